@@ -1,0 +1,57 @@
+"""ptoisa: a bit-exact Python model of the PTO tile ISA (TCMPS, TCI, TPARTMUL, TEXPANDS, TGATHER).
+
+    from ptoisa import *
+    SrcT = Tile[TileType.Vec, float, 16, 16]
+    DstT = Tile[TileType.Vec, uint8_t, 16, 32, BLayout.RowMajor, -1, -1]
+    src, dst = SrcT(), DstT(16, 2)
+    TCMPS(dst, src, 0.0, CmpMode.GT)
+
+Targets: `a2a3` (default), `a5`, `cpu`; choose with `target=`, `with ptoisa.target(...)` or $PTOISA_TARGET.
+"""
+
+from .api import TCI, TCMPS, TEXPANDS, TGATHER, TPARTMUL
+from .dtypes import (
+    DType,
+    bfloat16_t,
+    float8_e4m3_t,
+    float8_e5m2_t,
+    float32_t,
+    half,
+    int8_t,
+    int16_t,
+    int32_t,
+    uint8_t,
+    uint16_t,
+    uint32_t,
+)
+from .errors import (
+    ErratumWarning,
+    IllegalInstructionError,
+    ModeFallbackWarning,
+    NotModelledError,
+    OutOfBoundsError,
+    PlacementError,
+    PtoError,
+    PtoWarning,
+    TargetError,
+    TileSpecError,
+    UndefinedBehaviourError,
+)
+from .events import RecordEvent, TSYNC
+from .isa.enums import CmpMode, GatherAxis, MaskPattern
+from .memory import NPU_MEMORY_CLEAR, TASSIGN
+from .targets import Config, Target, current_config, get_profile, target
+from .tile import BLayout, CompactMode, ConvTile, Layout, PadValue, SLayout, Tile, TileSpec, TileType
+
+DYNAMIC = -1
+__version__ = "0.1.0"
+
+__all__ = [
+    "DYNAMIC", "TASSIGN", "TCI", "TCMPS", "TEXPANDS", "TGATHER", "TPARTMUL", "TSYNC", "NPU_MEMORY_CLEAR",
+    "BLayout", "CmpMode", "CompactMode", "Config", "ConvTile", "DType", "ErratumWarning", "GatherAxis",
+    "IllegalInstructionError", "Layout", "MaskPattern", "ModeFallbackWarning", "NotModelledError",
+    "OutOfBoundsError", "PadValue", "PlacementError", "PtoError", "PtoWarning", "RecordEvent", "SLayout", "Target",
+    "TargetError", "Tile", "TileSpec", "TileSpecError", "TileType", "UndefinedBehaviourError", "bfloat16_t",
+    "current_config", "float32_t", "float8_e4m3_t", "float8_e5m2_t", "get_profile", "half", "int16_t", "int32_t",
+    "int8_t", "target", "uint16_t", "uint32_t", "uint8_t",
+]

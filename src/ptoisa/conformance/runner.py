@@ -1,0 +1,164 @@
+"""Run conformance cases through the public API and compare with what they expect.
+
+Each case becomes one result line:
+    {"case_id", "op", "status": "ok"|"rejected"|"error", "message", "warnings": [...],
+     "outputs": {role: {"hex"}}, "verdict"}
+`outputs` holds every output and scratch tile after the call, rejected cases included, so that "nothing changed"
+can be checked. `verdict` is one of VERDICTS.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import api
+from ..dtypes import as_dtype
+from ..errors import PtoError
+from ..isa.enums import CmpMode, GatherAxis, MaskPattern
+from ..targets import Config
+from ..tile.tile import Tile
+from .vectors import Case, build_tile, scalar_value
+
+VERDICTS = ("matched", "mismatched", "rejected as expected", "wrongly rejected", "wrongly accepted", "errors")
+Runner = Callable[[Case, dict[str, Tile], Config], Any]
+
+
+def _run_texpands(case: Case, tiles: dict[str, Tile], config: Config) -> Any:
+    return api.TEXPANDS(tiles["dst"], scalar_value(case.params["scalar"]), target=config)
+
+
+def _run_tcmps(case: Case, tiles: dict[str, Tile], config: Config) -> Any:
+    mode = CmpMode[case.params["cmp_mode"]]
+    other = tiles["src1"] if "src1" in tiles else scalar_value(case.params["scalar"])
+    return api.TCMPS(tiles["dst"], tiles["src0"], other, mode, target=config)
+
+
+def _run_tci(case: Case, tiles: dict[str, Tile], config: Config) -> Any:
+    start = scalar_value(case.params["start"])
+    extra = (tiles["tmp"],) if "tmp" in tiles else ()
+    return api.TCI(tiles["dst"], start, *extra, descending=bool(case.params.get("descending", 0)), target=config)
+
+
+def _run_tpartmul(case: Case, tiles: dict[str, Tile], config: Config) -> Any:
+    return api.TPARTMUL(tiles["dst"], tiles["src0"], tiles["src1"], target=config)
+
+
+def _run_tgather(case: Case, tiles: dict[str, Tile], config: Config) -> Any:
+    params = case.params
+    if "mask_pattern" in params:
+        pattern = MaskPattern[params["mask_pattern"]]
+        axis = GatherAxis[params.get("gather_axis", "GATHER_ROW")]
+        return api.TGATHER(tiles["dst"], tiles["src"], pattern, axis, target=config)
+    if "k_value" in tiles:
+        return api.TGATHER(tiles["dst"], tiles["src0"], tiles["k_value"], tiles["cdst"], tiles.get("tmp"),
+                           int(params.get("offset", 0)), CmpMode[params["cmp_mode"]], target=config)
+    extra = (tiles["tmp"],) if "tmp" in tiles else ()
+    return api.TGATHER(tiles["dst"], tiles["src0"], tiles["indices"], *extra, target=config)
+
+
+RUNNERS: dict[str, Runner] = {
+    "texpands": _run_texpands, "tcmps": _run_tcmps, "tci": _run_tci, "tpartmul": _run_tpartmul,
+    "tgather": _run_tgather,
+}
+
+
+def run_case(case: Case, config: Config) -> dict[str, Any]:
+    """Run one case; never raises for a problem inside the library (that is status "error")."""
+    result: dict[str, Any] = {"case_id": case.case_id, "op": case.op, "status": "ok", "message": "",
+                              "warnings": []}
+    tiles: dict[str, Tile] = {}
+    try:
+        runner = RUNNERS[case.op]
+        for role in case.params.get("tiles", {}):
+            tiles[role] = build_tile(case.tile_record(role), case.initial_hex(role))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            runner(case, tiles, config)
+        result["warnings"] = [str(w.message) for w in caught]
+    except PtoError as exc:
+        result.update(status="rejected", message=str(exc))
+    except Exception as exc:  # noqa: BLE001 - a library bug must be reported, not crash the run
+        result.update(status="error", message=f"{type(exc).__name__}: {exc}")
+    result["outputs"] = {
+        role: {"hex": tiles[role].tobytes().hex() if role in tiles else case.initial_hex(role)}
+        for role in case.output_roles()
+    }
+    result["verdict"] = verdict(case, result)
+    return result
+
+
+def verdict(case: Case, result: dict[str, Any]) -> str:
+    status = result["status"]
+    if status == "error":
+        return "errors"
+    if case.expect == "reject":
+        if status != "rejected":
+            return "wrongly accepted"
+        unchanged = all(result["outputs"][r]["hex"] == case.initial_hex(r) for r in case.output_roles())
+        return "rejected as expected" if unchanged else "mismatched"
+    if status == "rejected":
+        return "wrongly rejected"
+    expected = case.record.get("outputs", {})
+    same = all(_same_storage(case, role, expected[role]["hex"], result["outputs"][role]["hex"])
+               for role in expected)
+    return "matched" if same else "mismatched"
+
+
+def _same_storage(case: Case, role: str, want: str, got: str) -> bool:
+    """Byte equality; for TPARTMUL float results any NaN matches an expected NaN (README rule)."""
+    if want == got:
+        return True
+    if case.op != "tpartmul":
+        return False
+    dtype = as_dtype(case.tile_record(role)["dtype"])
+    if not dtype.is_float or len(want) != len(got):
+        return False
+    a = np.frombuffer(bytes.fromhex(want), dtype=dtype.np).astype(np.float64)
+    b = np.frombuffer(bytes.fromhex(got), dtype=dtype.np).astype(np.float64)
+    nan = np.isnan(a)
+    want_bytes = np.frombuffer(bytes.fromhex(want), dtype=np.uint8).reshape(a.size, -1)
+    got_bytes = np.frombuffer(bytes.fromhex(got), dtype=np.uint8).reshape(a.size, -1)
+    return bool(np.all(np.isnan(b[nan])) and np.array_equal(want_bytes[~nan], got_bytes[~nan]))
+
+
+@dataclass
+class Summary:
+    """Per-op verdict counts."""
+
+    counts: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+
+    def add(self, result: dict[str, Any]) -> None:
+        self.counts[result["op"]][result["verdict"]] += 1
+
+    @property
+    def failed(self) -> bool:
+        return any(c["mismatched"] or c["errors"] or c["wrongly rejected"] or c["wrongly accepted"]
+                   for c in self.counts.values())
+
+    def table(self) -> str:
+        header = f"{'op':<10}" + "".join(f"{v:>22}" for v in VERDICTS) + f"{'agreement':>12}"
+        lines = [header]
+        total: Counter[str] = Counter()
+        for op in sorted(self.counts):
+            lines.append(self._row(op, self.counts[op]))
+            total.update(self.counts[op])
+        lines.append(self._row("total", total))
+        return "\n".join(lines)
+
+    @staticmethod
+    def _row(name: str, counts: Counter[str]) -> str:
+        n = sum(counts.values())
+        good = counts["matched"] + counts["rejected as expected"]
+        share = f"{100.0 * good / n:.1f}%" if n else "-"
+        return f"{name:<10}" + "".join(f"{counts[v]:>22}" for v in VERDICTS) + f"{share:>12}"
+
+
+def run_cases(cases: Iterable[Case], config: Config) -> Iterable[dict[str, Any]]:
+    for case in cases:
+        yield run_case(case, config)

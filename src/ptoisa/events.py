@@ -1,0 +1,56 @@
+"""Events: `RecordEvent` values returned by every instruction and accepted as trailing wait events.
+
+ptoisa runs instructions in program order, synchronously (DECISIONS 17), so events never change a result; they are
+checked (a wait event must be an event) and recorded, so that programs written with explicit synchronisation run
+unchanged.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from .errors import IllegalInstructionError
+
+
+class Pipe(StrEnum):
+    """Hardware pipes an instruction issues on (reference-facts section 2)."""
+
+    S = "PIPE_S"
+    V = "PIPE_V"
+    MTE2 = "PIPE_MTE2"
+
+
+_SEQUENCE = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class RecordEvent:
+    """What an instruction returns: the op that completed, its pipe and a sequence number."""
+
+    op: str
+    pipe: Pipe
+    seq: int
+
+    def Wait(self) -> None:
+        """Waiting is immediate: the op has already completed."""
+
+
+def record(op: str, pipe: Pipe) -> RecordEvent:
+    return RecordEvent(op, pipe, next(_SEQUENCE))
+
+
+def check_events(instr: str, target: str, events: tuple[Any, ...]) -> None:
+    for position, event in enumerate(events, start=1):
+        if not isinstance(event, RecordEvent):
+            raise IllegalInstructionError(
+                instr, target, f"wait event #{position}",
+                f"must be a RecordEvent returned by an earlier instruction (got {type(event).__name__})",
+            )
+
+
+def TSYNC(*events: RecordEvent) -> None:
+    """Wait for events; a no-op in program-order execution, but the arguments are checked."""
+    check_events("TSYNC", "any", events)

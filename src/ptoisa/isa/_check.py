@@ -1,0 +1,115 @@
+"""The single checker behind every refusal: messages of one shape, raised before any effect.
+
+    TCMPS on a2a3: src0 dtype int8 is not supported (allowed: int32, float, half, uint16, int16)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from typing import Any, NoReturn
+
+from ..dtypes import DType, names
+from ..errors import ErratumWarning, IllegalInstructionError, ModeFallbackWarning, UndefinedBehaviourError
+from ..targets import Config
+from ..targets.rules import Locs
+from ..tile.conv import ConvTile
+from ..tile.enums import TileType
+from ..tile.tile import Tile
+
+
+class Check:
+    """Raises IllegalInstructionError for one instruction on one target."""
+
+    __slots__ = ("instr", "target")
+
+    def __init__(self, instr: str, target: str) -> None:
+        self.instr = instr
+        self.target = target
+
+    def fail(self, operand: str | None, rule: str) -> NoReturn:
+        raise IllegalInstructionError(self.instr, self.target, operand, rule)
+
+    def undefined(self, operand: str | None, rule: str) -> NoReturn:
+        raise UndefinedBehaviourError(
+            self.instr, self.target, operand,
+            f"{rule}; the result is undefined on this target (use undefined='emulate' to reproduce the target)",
+        )
+
+    def dtype(self, role: str, dtype: DType, allowed: tuple[DType, ...]) -> None:
+        if dtype not in allowed:
+            self.fail(role, f"dtype {dtype.cname} is not supported (allowed: {names(allowed)})")
+
+    def loc(self, role: str, loc: TileType, allowed: Locs) -> None:
+        if allowed is not None and loc not in allowed:
+            ok = ", ".join(t.name for t in TileType if t in allowed)
+            self.fail(role, f"location {loc.name} is not supported (allowed: {ok})")
+
+    def row_major(self, role: str, spec: Any, required: tuple[str, ...]) -> None:
+        if role in required and not spec.is_row_major:
+            self.fail(role, f"must be row-major (got {spec.layout_name})")
+
+    def same_dtype(self, role: str, dtype: DType, other_role: str, other: DType) -> None:
+        if dtype is not other:
+            self.fail(role, f"dtype {dtype.cname} must equal the {other_role} dtype {other.cname}")
+
+    def tile(self, role: str, obj: Any) -> Tile:
+        if not isinstance(obj, Tile):
+            self.fail(role, f"must be a Tile (got {_kind(obj)})")
+        return obj
+
+    def tile_or_conv(self, role: str, obj: Any) -> Tile | ConvTile:
+        if not isinstance(obj, (Tile, ConvTile)):
+            self.fail(role, f"must be a Tile or ConvTile (got {_kind(obj)})")
+        return obj
+
+    def distinct_storage(self, writes: dict[str, Any]) -> None:
+        """Two outputs of one call must not be the same tile object."""
+        seen: dict[int, str] = {}
+        for role, tile in writes.items():
+            if id(tile) in seen:
+                self.fail(role, f"must be a different tile from {seen[id(tile)]}")
+            seen[id(tile)] = role
+
+
+def _kind(obj: Any) -> str:
+    return type(obj).__name__
+
+
+def announce_erratum(config: Config, instr: str, name: str) -> None:
+    """Warn that erratum `name` changed a result of `instr` on the configured target."""
+    description = config.profile.errata[name]
+    warnings.warn(
+        ErratumWarning(f"{instr} on {config.name}: erratum {name}: {description} "
+                       f"(switch it off with ptoisa.target({config.name!r}, errata=False))"),
+        stacklevel=_user_stacklevel(),
+    )
+
+
+def announce_fallback(config: Config, instr: str, message: str) -> None:
+    warnings.warn(ModeFallbackWarning(f"{instr} on {config.name}: {message}"), stacklevel=_user_stacklevel())
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_stacklevel() -> int:
+    """The stacklevel that points a warning at the first frame outside ptoisa (the user's call)."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        level += 1
+        frame = frame.f_back
+    return level
+
+
+def commit_variant(
+    config: Config, instr: str, erratum: str, storage: Any, contract: Any, target_result: Any
+) -> None:
+    """Store the target's result (erratum on) or the contract's (off); warn when the erratum changed bytes."""
+    if config.erratum(erratum):
+        if contract.tobytes() != target_result.tobytes():
+            announce_erratum(config, instr, erratum)
+        storage[...] = target_result
+    else:
+        storage[...] = contract

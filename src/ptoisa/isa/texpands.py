@@ -1,0 +1,155 @@
+"""TEXPANDS: broadcast a scalar into a tile (include/pto/*/TExpandS.hpp).
+
+    pto.texpands ins(%scalar : f32) outs(%dst : !pto.tile_buf<...>)
+
+    for i < dst.GetValidRow(), j < dst.GetValidCol():  dst[i, j] = scalar        # Vec (and other locations)
+    for every element of the Rows x Cols storage:       dst = scalar             # Mat tile
+    for every element of the conv shape:                dst = scalar             # Mat conv tile
+
+Target divergences (errata, on by default, announced when they change bytes):
+- cpu `texpands_mat_valid_only`: a Mat tile is filled over its valid region only.
+- a2a3 `texpands_static_valid_contiguous`: a Vec tile with a static valid width below Cols (static valid height
+  below Rows for col-major) and several valid rows (columns) gets validRow*validCol elements filled contiguously.
+- a2a3 `texpands_b8_pairs`: 8-bit tiles are filled in byte pairs; an odd count writes one extra byte.
+- a2a3 `texpands_conv_5d`: a 6-dim conv tile is filled over its first five dims only.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from math import prod
+from typing import Any
+
+import numpy as np
+
+from ..targets import Config
+from ..tile.conv import ConvTile, ConvTileSpec
+from ..tile.enums import BLOCK_BYTES, Layout, TileType
+from ..tile.layout import write_region
+from ..tile.spec import TileSpec
+from ..tile.tile import Tile
+from ._check import Check, commit_variant
+from ._scalar import to_element
+
+INSTR = "TEXPANDS"
+_BOUNDED_DIMS = {Layout.NC1HWC0: 4, Layout.FRACTAL_Z: 4, Layout.NDC1HWC0: 5, Layout.FRACTAL_Z_3D: 5}
+_CONV_LIMIT = 32767
+
+
+def texpands(config: Config, dst: Any, scalar: Any) -> None:
+    check = Check(INSTR, config.name)
+    dst = check.tile_or_conv("dst", dst)
+    kind = _static_kind(dst.spec, config)
+    value = to_element(scalar, dst.spec.dtype, check, "scalar")
+    if kind == "conv":
+        _fill_conv(config, check, dst, value)
+    elif kind == "mat":
+        _fill_mat(config, dst, value)
+    elif kind == "a2a3_vec":
+        _fill_a2a3_vec(config, dst, value)
+    else:
+        write_region(dst.storage, dst.spec, dst.valid_row, dst.valid_col, value)
+
+
+@lru_cache(maxsize=4096)
+def _static_kind(spec: TileSpec | ConvTileSpec, config: Config) -> str:
+    """Check what the type alone decides (once per spec and target) and pick the kernel."""
+    rules = config.profile.texpands
+    check = Check(INSTR, config.name)
+    check.dtype("dst", spec.dtype, rules.dtypes)
+    check.loc("dst", spec.loc, rules.locs)
+    if isinstance(spec, ConvTileSpec):
+        _check_conv_static(check, spec, config)
+        return "conv"
+    if spec.loc is TileType.Mat:
+        _check_mat_blocks(check, spec, rules.mat_blocks)
+        return "mat"
+    if not spec.is_boxed and "texpands_static_valid_contiguous" in config.profile.errata:
+        return "a2a3_vec"
+    return "vec"
+
+
+def _check_mat_blocks(check: Check, spec: TileSpec, bounds: tuple[int, int] | None) -> None:
+    if bounds is None:
+        return
+    blocks = spec.nbytes // BLOCK_BYTES
+    if not bounds[0] <= blocks <= bounds[1]:
+        check.fail("dst", f"Rows * Cols * sizeof(dtype) / 32 must be in [{bounds[0]}, {bounds[1]}] (got {blocks})")
+
+
+def _check_conv_static(check: Check, spec: ConvTileSpec, config: Config) -> None:
+    if spec.loc is not TileType.Mat:
+        check.fail("dst", f"a conv tile must be in Mat (got {spec.loc.name})")
+    layouts = config.profile.texpands.conv_layouts
+    if spec.layout not in layouts:
+        check.fail("dst", f"conv layout {spec.layout.name} is not supported (allowed: "
+                          f"{', '.join(x.name for x in layouts)})")
+    needed = _BOUNDED_DIMS[spec.layout] + 1
+    if len(spec.shape) < needed:
+        check.fail("dst", f"a {spec.layout.name} conv tile needs at least {needed} dims (got {len(spec.shape)})")
+    if "texpands_conv_5d" in config.profile.errata and len(spec.shape) < 5:
+        check.fail("dst", "the A2A3 backend reads conv dim 4, so the conv tile needs at least 5 dims")
+
+
+def _fill_conv(config: Config, check: Check, dst: ConvTile, value: np.generic) -> None:
+    shape = dst.shape
+    bounded = prod(shape[:_BOUNDED_DIMS[dst.spec.layout]])
+    if not 1 <= bounded <= _CONV_LIMIT:
+        check.fail("dst", f"the product of the first {_BOUNDED_DIMS[dst.spec.layout]} conv dims must be in "
+                          f"[1, {_CONV_LIMIT}] (got {bounded})")
+    count = prod(shape)
+    if len(shape) == 6 and config.erratum("texpands_conv_5d"):
+        contract = dst.storage.copy()
+        contract[:count] = value
+        target = dst.storage.copy()
+        target[:prod(shape[:5])] = value
+        commit_variant(config, INSTR, "texpands_conv_5d", dst.storage, contract, target)
+        return
+    dst.storage[:count] = value
+
+
+def _fill_mat(config: Config, dst: Tile, value: np.generic) -> None:
+    if "texpands_mat_valid_only" not in config.profile.errata:
+        dst.storage[:] = value
+        return
+    contract = np.full_like(dst.storage, value)
+    target = dst.storage.copy()
+    write_region(target, dst.spec, dst.valid_row, dst.valid_col, value)
+    commit_variant(config, INSTR, "texpands_mat_valid_only", dst.storage, contract, target)
+
+
+def _fill_a2a3_vec(config: Config, dst: Tile, value: np.generic) -> None:
+    spec, vr, vc = dst.spec, dst.valid_row, dst.valid_col
+    contract = dst.storage.copy()
+    write_region(contract, spec, vr, vc, value)
+    pairs = spec.dtype.itemsize == 1 and config.erratum("texpands_b8_pairs")
+    contiguous = config.erratum("texpands_static_valid_contiguous") and _a2a3_contiguous(spec, vr, vc)
+    if not pairs and not contiguous:
+        dst.storage[:] = contract
+        return
+    target = dst.storage.copy()
+    if contiguous:
+        count = vr * vc
+        target[:count + (count % 2 if pairs else 0)] = value
+    else:
+        outer, inner = (vr, vc) if spec.is_row_major else (vc, vr)
+        pitch = spec.cols if spec.is_row_major else spec.rows
+        inner += inner % 2 if pairs else 0
+        target.reshape(-1, pitch)[:outer, :inner] = value
+    name = "texpands_static_valid_contiguous" if contiguous and not _rectangle_is_prefix(spec, vr, vc) \
+        else "texpands_b8_pairs"
+    commit_variant(config, INSTR, name, dst.storage, contract, target)
+
+
+def _a2a3_contiguous(spec: TileSpec, vr: int, vc: int) -> bool:
+    """The A2A3 kernel's test for a contiguous fill (reference-facts 8.2)."""
+    if spec.is_row_major:
+        return spec.rows == 1 or spec.valid_col == spec.cols or vr == 1 or vc == spec.valid_col
+    return spec.cols == 1 or spec.valid_row == spec.rows or vc == 1 or vr == spec.valid_row
+
+
+def _rectangle_is_prefix(spec: TileSpec, vr: int, vc: int) -> bool:
+    """True when the valid rectangle is exactly the first vr*vc storage elements."""
+    if spec.is_row_major:
+        return vr <= 1 or vc == spec.cols
+    return vc <= 1 or vr == spec.rows

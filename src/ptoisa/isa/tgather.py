@@ -1,0 +1,246 @@
+"""TGATHER: gather by index tile, by mask pattern, or by comparison (include/pto/*/TGather.hpp).
+
+Index form, `TGATHER(dst, src0, indices, tmp)`:
+    for i < dst.GetValidRow(), j < dst.GetValidCol():
+        n = indices[i, j]; dst[i, j] = src0[n // src0.Cols, n % src0.Cols]      (DECISIONS 11)
+    An index outside [0, Rows*Cols) is undefined on a2a3/a5 (refused, or emulated as a raw read of the on-chip
+    buffer the tile is bound to); the cpu reference writes 0 (DECISIONS 12).
+Mask form, `TGATHER<Dst, Src, pattern, axis>(dst, src)`: a bit copy of the selected columns (GATHER_ROW, one
+    contiguous row-major stream from dst's first element; DECISIONS 14) or rows (GATHER_COL; DECISIONS 15).
+Comparison form, `TGATHER<..., cmpMode>(dst, src0, k_value, cdst, tmp, offset)`:
+    dst row i <- offset + i * src0.Cols + j for each valid j with src0[i, j] <cmpMode> k[i], in order;
+    cdst[i] <- the number of matches (DECISIONS 16).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ..errors import NotModelledError
+from ..targets import Config
+from ..tile.layout import offset_table, read_region
+from ..tile.spec import TileSpec
+from ..tile.tile import Tile
+from ._check import Check
+from .enums import CmpMode, GatherAxis, MaskPattern
+
+INSTR = "TGATHER"
+
+
+# --- index form --------------------------------------------------------------------------------------------
+def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -> None:
+    check = Check(INSTR, config.name)
+    dst, src0, indices = check.tile("dst", dst), check.tile("src0", src0), check.tile("indices", indices)
+    if tmp is not None:
+        tmp = check.tile("tmp", tmp)
+    _static_index(dst.spec, src0.spec, indices.spec, tmp.spec if tmp is not None else None, config)
+    _check_index_runtime(check, config, dst, indices, tmp)
+    vr, vc = dst.valid_shape
+    raw = read_region(indices.storage, indices.spec, vr, vc).astype(np.int64)
+    if config.profile.tgather_index.unsigned_indices:
+        raw &= (1 << indices.spec.dtype.bits) - 1
+    numel = src0.spec.numel
+    outside = (raw < 0) | (raw >= numel)
+    inside_raw = np.where(outside, 0, raw)
+    values = src0.storage[offset_table(src0.spec)[inside_raw // src0.spec.cols, inside_raw % src0.spec.cols]]
+    if outside.any():
+        values = _out_of_range(check, config, src0, raw, outside, values)
+    _write(dst, vr, vc, values)
+
+
+@lru_cache(maxsize=4096)
+def _static_index(dst: TileSpec, src0: TileSpec, idx: TileSpec, tmp: TileSpec | None, config: Config) -> None:
+    rules = config.profile.tgather_index
+    check = Check(INSTR, config.name)
+    check.dtype("dst", dst.dtype, rules.dst_dtypes)
+    check.same_dtype("src0", src0.dtype, "dst", dst.dtype)
+    check.dtype("indices", idx.dtype, rules.idx_dtypes)
+    for role, spec in (("dst", dst), ("src0", src0), ("indices", idx)):
+        check.loc(role, spec.loc, rules.locs)
+    if tmp is None:
+        if rules.tmp == "required":
+            check.fail("tmp", "is required on this target: call TGATHER(dst, src0, indices, tmp)")
+        return
+    if rules.tmp_matches_idx:
+        check.same_dtype("tmp", tmp.dtype, "indices", idx.dtype)
+
+
+def _check_index_runtime(check: Check, config: Config, dst: Tile, idx: Tile, tmp: Tile | None) -> None:
+    rules = config.profile.tgather_index
+    if tmp is not None and rules.tmp_matches_idx and (tmp.spec.rows, tmp.spec.cols) != idx.valid_shape:
+        check.fail("tmp", f"static shape {tmp.spec.rows}x{tmp.spec.cols} must equal the indices' valid shape "
+                          f"{idx.valid_row}x{idx.valid_col}")
+    if rules.dst_full_cols and dst.valid_col != dst.spec.cols:
+        check.fail("dst", f"valid cols ({dst.valid_col}) must equal its static Cols ({dst.spec.cols}): "
+                          "dst storage must be continuous")
+    if rules.idx_full_cols and idx.valid_col != idx.spec.cols:
+        check.fail("indices", f"valid cols ({idx.valid_col}) must equal its static Cols ({idx.spec.cols})")
+    if dst.valid_row > idx.spec.rows or dst.valid_col > idx.spec.cols:
+        check.fail("indices", f"a {idx.spec.rows}x{idx.spec.cols} tile cannot index dst's valid region "
+                              f"{dst.valid_row}x{dst.valid_col}")
+
+
+def _out_of_range(check: Check, config: Config, src0: Tile, raw: np.ndarray, outside: np.ndarray,
+                  values: np.ndarray) -> np.ndarray:
+    values = values.copy()
+    if config.profile.tgather_index.out_of_range == "zero":
+        values[outside] = 0
+        return values
+    r, c = (int(x[0]) for x in np.nonzero(outside))
+    if config.undefined == "raise":
+        check.undefined("indices", f"index {int(raw[r, c])} at ({r}, {c}) is outside src0's "
+                                   f"{src0.spec.numel} elements")
+    binding = src0.binding
+    if binding is None:
+        raise NotModelledError(f"{INSTR} on {config.name}: an out-of-range index reads on-chip memory outside "
+                               "src0; TASSIGN src0 so that ptoisa can emulate the raw read")
+    item = src0.spec.dtype.itemsize
+    byte = binding.offset + raw[outside] * item
+    if (byte < 0).any() or (byte + item > binding.buffer.size).any():
+        raise NotModelledError(f"{INSTR} on {config.name}: an out-of-range index reads past the "
+                               f"{binding.region} buffer")
+    pieces = binding.buffer[byte[:, None] + np.arange(item)[None, :]]
+    values[outside] = np.ascontiguousarray(pieces).view(src0.spec.np_dtype).reshape(-1)
+    return values
+
+
+def _write(dst: Tile, vr: int, vc: int, values: np.ndarray) -> None:
+    dst.storage[offset_table(dst.spec)[:vr, :vc]] = values
+
+
+# --- mask form ---------------------------------------------------------------------------------------------
+def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) -> None:
+    check = Check(INSTR, config.name)
+    dst, src = check.tile("dst", dst), check.tile("src", src)
+    pattern = _enum(check, MaskPattern, pattern, "maskPattern")
+    axis = _enum(check, GatherAxis, axis, "gatherAxis")
+    _static_mask(dst.spec, src.spec, config)
+    vr, vc = src.valid_shape
+    values = read_region(src.storage, src.spec, vr, vc)
+    if axis is GatherAxis.GATHER_ROW:
+        _gather_row(check, dst, values[:, pattern.selected(vc)])
+    else:
+        _gather_col(check, config, dst, values[pattern.selected(vr), :])
+
+
+def _enum(check: Check, enum: Any, value: Any, role: str) -> Any:
+    try:
+        return value if isinstance(value, enum) else enum[value] if isinstance(value, str) else enum(value)
+    except (KeyError, ValueError):
+        check.fail(role, f"must be one of {', '.join(m.name for m in enum)} (got {value!r})")
+
+
+@lru_cache(maxsize=4096)
+def _static_mask(dst: TileSpec, src: TileSpec, config: Config) -> None:
+    rules = config.profile.tgather_mask
+    check = Check(INSTR, config.name)
+    for role, spec in (("src", src), ("dst", dst)):
+        check.loc(role, spec.loc, rules.locs)
+        check.dtype(role, spec.dtype, rules.dtypes)
+        check.row_major(role, spec, ("src", "dst"))
+    if dst.dtype.itemsize != src.dtype.itemsize:
+        check.fail("dst", f"element size {dst.dtype.itemsize} must equal src's {src.dtype.itemsize} "
+                          f"({dst.dtype.cname} vs {src.dtype.cname})")
+
+
+def _gather_row(check: Check, dst: Tile, selected: np.ndarray) -> None:
+    if dst.valid_col != dst.spec.cols:
+        check.fail("dst", f"valid cols ({dst.valid_col}) must equal its static Cols ({dst.spec.cols}) for "
+                          "GATHER_ROW: the gathered stream is written contiguously")
+    stream = selected.reshape(-1)
+    if stream.size > dst.spec.numel:
+        check.fail("dst", f"the gathered stream of {stream.size} elements does not fit its "
+                          f"{dst.spec.numel} elements")
+    dst.storage.view(stream.dtype)[:stream.size] = stream
+
+
+def _gather_col(check: Check, config: Config, dst: Tile, rows: np.ndarray) -> None:
+    count, width = rows.shape
+    if dst.valid_row != count:
+        check.fail("dst", f"valid rows ({dst.valid_row}) must equal the number of selected src rows ({count}) "
+                          "for GATHER_COL")
+    if config.profile.tgather_mask.col_dst_static_rows and dst.valid_row != dst.spec.rows:
+        check.fail("dst", f"valid rows ({dst.valid_row}) must equal its static Rows ({dst.spec.rows}) for "
+                          "GATHER_COL on this target")
+    if width > dst.spec.cols:
+        check.fail("dst", f"its {dst.spec.cols} columns cannot hold src's {width} valid columns")
+    view = dst.storage.view(rows.dtype)
+    view[offset_table(dst.spec)[:count, :width]] = rows
+
+
+# --- comparison form ---------------------------------------------------------------------------------------
+def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tmp: Any, offset: Any,
+                mode: Any) -> None:
+    check = Check(INSTR, config.name)
+    dst, src0 = check.tile("dst", dst), check.tile("src0", src0)
+    k_value, cdst = check.tile("k_value", k_value), check.tile("cdst", cdst)
+    tmp = check.tile("tmp", tmp) if tmp is not None else None
+    check.distinct_storage({"dst": dst, "cdst": cdst})
+    mode = _enum(check, CmpMode, mode, "cmpMode")
+    offset = _offset(check, offset)
+    _static_cmp(dst.spec, src0.spec, k_value.spec, cdst.spec, tmp.spec if tmp is not None else None, mode, config)
+    vr, vc = src0.valid_shape
+    for role, tile in (("dst", dst), ("k_value", k_value), ("cdst", cdst)):
+        size = tile.spec.rows if role == "dst" else tile.spec.numel
+        if size < vr:
+            check.fail(role, f"must hold one entry per valid src0 row ({vr}), but holds {size}")
+    matches = _cmp_matches(src0, k_value, vr, vc, mode)
+    counts = matches.sum(axis=1)
+    if vr and counts.max() > dst.spec.cols:
+        row = int(np.argmax(counts))
+        check.fail("dst", f"row {row} has {int(counts[row])} matches but dst rows hold {dst.spec.cols}")
+    rows, cols = np.nonzero(matches)
+    slots = (np.cumsum(matches, axis=1) - 1)[rows, cols]
+    index = (offset + rows.astype(np.int64) * src0.spec.cols + cols) & 0xFFFFFFFF
+    dst.storage[offset_table(dst.spec)[rows, slots]] = index.astype(np.uint32).astype(dst.spec.np_dtype)
+    cdst.storage[:vr] = counts.astype(np.int64).astype(cdst.spec.np_dtype)
+
+
+def _offset(check: Check, offset: Any) -> int:
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
+        check.fail("offset", f"must be an integer (got {offset!r})")
+    return int(offset) & 0xFFFFFFFF
+
+
+@lru_cache(maxsize=4096)
+def _static_cmp(dst: TileSpec, src0: TileSpec, k: TileSpec, cdst: TileSpec, tmp: TileSpec | None,
+                mode: CmpMode, config: Config) -> None:
+    rules = config.profile.tgather_cmp
+    check = Check(INSTR, config.name)
+    check.dtype("dst", dst.dtype, rules.dst_dtypes)
+    check.dtype("src0", src0.dtype, rules.src_dtypes)
+    check.dtype("k_value", k.dtype, rules.k_dtypes)
+    if cdst.dtype.is_float:
+        check.fail("cdst", f"dtype must be an integer type (got {cdst.dtype.cname})")
+    if mode not in rules.modes:
+        check.fail("cmpMode", f"{mode.name} is not supported (allowed: {', '.join(m.name for m in rules.modes)})")
+    if src0.dtype in rules.eq_only_src_dtypes and mode is not CmpMode.EQ:
+        check.fail("src0", f"dtype {src0.dtype.cname} is supported with EQ only (got {mode.name})")
+    for role, spec in (("dst", dst), ("src0", src0)):
+        check.loc(role, spec.loc, rules.locs)
+    if rules.tmp == "required":
+        _check_cmp_tmp(check, dst, src0, tmp)
+
+
+def _check_cmp_tmp(check: Check, dst: TileSpec, src0: TileSpec, tmp: TileSpec | None) -> None:
+    if tmp is None:
+        check.fail("tmp", "is required on this target")
+    need = tmp.rows * tmp.cols + src0.numel * dst.dtype.itemsize + src0.rows * src0.dtype.itemsize
+    if tmp.nbytes < need:
+        check.fail("tmp", f"must hold at least {need} bytes (bitmap {tmp.rows * tmp.cols}, indices "
+                          f"{src0.numel * dst.dtype.itemsize}, thresholds {src0.rows * src0.dtype.itemsize}); "
+                          f"got {tmp.nbytes}")
+
+
+def _cmp_matches(src0: Tile, k_value: Tile, vr: int, vc: int, mode: CmpMode) -> np.ndarray:
+    """src0[i, j] <mode> k[i], with k[i] (element i of k's storage) converted to src0's type."""
+    dtype = src0.spec.dtype
+    wide = np.float64 if dtype.is_float else np.int64
+    values = read_region(src0.storage, src0.spec, vr, vc).astype(wide)
+    with np.errstate(over="ignore", invalid="ignore"):
+        k = k_value.storage[:vr].astype(src0.spec.np_dtype).astype(wide)
+    op = np.greater if mode is CmpMode.GT else np.equal
+    return op(values, k[:, None])

@@ -1,0 +1,123 @@
+"""TPARTMUL: elementwise multiply over mismatched valid regions (include/pto/*/TPartMul.hpp).
+
+    pto.tpartmul ins(%src0, %src1 : !pto.tile_buf<...>, !pto.tile_buf<...>) outs(%dst : !pto.tile_buf<...>)
+
+    for i < dst.GetValidRow(), j < dst.GetValidCol():
+        both valid:     dst[i, j] = src0[i, j] * src1[i, j]   (element-type arithmetic: integers wrap)
+        only src0:      dst[i, j] = src0[i, j]
+        only src1:      dst[i, j] = src1[i, j]
+
+Legal patterns (DECISIONS 9): a zero dst valid region returns at once; otherwise one source's valid region equals
+dst's and the other's does not exceed dst's in either dimension. Anything else is undefined: refused by default;
+under undefined='emulate' each target's observable behaviour is reproduced (cpu writes 0 where neither source is
+valid; a2a3 writes nothing unless a source equals dst; a5 copies the larger source's data).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ..targets import Config
+from ..tile.layout import read_region, write_region
+from ..tile.spec import TileSpec
+from ..tile.tile import Tile
+from ._check import Check
+
+INSTR = "TPARTMUL"
+
+
+def tpartmul(config: Config, dst: Any, src0: Any, src1: Any) -> None:
+    check = Check(INSTR, config.name)
+    dst, src0, src1 = check.tile("dst", dst), check.tile("src0", src0), check.tile("src1", src1)
+    _static(dst.spec, src0.spec, src1.spec, config)
+    vr, vc = dst.valid_shape
+    if vr == 0 or vc == 0:
+        return
+    if not _legal_pattern(dst.valid_shape, src0.valid_shape, src1.valid_shape):
+        if config.undefined == "raise":
+            check.undefined(None, f"valid shapes dst {_shape(dst)}, src0 {_shape(src0)}, src1 {_shape(src1)} are "
+                                  "not a supported pattern (one source must equal dst, the other must not exceed it)")
+        _EMULATE[config.profile.tpartmul.neither_valid](dst, src0, src1)
+        return
+    write_region(dst.storage, dst.spec, vr, vc, _combine(dst, src0, src1))
+
+
+def _shape(tile: Tile) -> str:
+    return f"{tile.valid_row}x{tile.valid_col}"
+
+
+@lru_cache(maxsize=4096)
+def _static(dst: TileSpec, src0: TileSpec, src1: TileSpec, config: Config) -> None:
+    rules = config.profile.tpartmul
+    check = Check(INSTR, config.name)
+    check.dtype("dst", dst.dtype, rules.dtypes)
+    check.same_dtype("src0", src0.dtype, "dst", dst.dtype)
+    check.same_dtype("src1", src1.dtype, "dst", dst.dtype)
+    for role, spec in (("dst", dst), ("src0", src0), ("src1", src1)):
+        check.row_major(role, spec, rules.row_major)
+
+
+def _legal_pattern(d: tuple[int, int], a: tuple[int, int], b: tuple[int, int]) -> bool:
+    def within(s: tuple[int, int]) -> bool:
+        return s[0] <= d[0] and s[1] <= d[1]
+
+    return (a == d and within(b)) or (b == d and within(a))
+
+
+def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a * b rounded once into the element type (products of 16-bit floats are exact in float32)."""
+    if a.dtype.itemsize == 2 and a.dtype.kind not in "iu":
+        return (a.astype(np.float32) * b.astype(np.float32)).astype(a.dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return a * b
+
+
+def _combine(dst: Tile, src0: Tile, src1: Tile, fill: Any = 0) -> np.ndarray:
+    """The CPU simulator's per-element rule over dst's valid region; `fill` where neither source is valid."""
+    vr, vc = dst.valid_shape
+    out = np.full((vr, vc), fill, dtype=dst.spec.np_dtype)
+    (r0, c0), (r1, c1) = _clip(src0, vr, vc), _clip(src1, vr, vc)
+    out[:r0, :c0] = read_region(src0.storage, src0.spec, r0, c0)
+    out[:r1, :c1] = read_region(src1.storage, src1.spec, r1, c1)
+    rb, cb = min(r0, r1), min(c0, c1)
+    a = read_region(src0.storage, src0.spec, rb, cb)
+    b = read_region(src1.storage, src1.spec, rb, cb)
+    out[:rb, :cb] = _product(a, b)
+    return out
+
+
+def _clip(tile: Tile, vr: int, vc: int) -> tuple[int, int]:
+    return min(tile.valid_row, vr), min(tile.valid_col, vc)
+
+
+def _emulate_cpu(dst: Tile, src0: Tile, src1: Tile) -> None:
+    write_region(dst.storage, dst.spec, dst.valid_row, dst.valid_col, _combine(dst, src0, src1))
+
+
+def _emulate_a2a3(dst: Tile, src0: Tile, src1: Tile) -> None:
+    """A2A3 writes nothing unless a source's valid shape equals dst's (reference-facts 7.2)."""
+    if dst.valid_shape in (src0.valid_shape, src1.valid_shape):
+        # With one source equal to dst every element has a valid source, so the CPU rule is the A2A3 result.
+        _emulate_cpu(dst, src0, src1)
+
+
+def _emulate_a5(dst: Tile, src0: Tile, src1: Tile) -> None:
+    """A5: product over the element-wise minimum shape, the "big" source's data elsewhere (reference-facts 7.3)."""
+    vr, vc = dst.valid_shape
+    (r0, c0), (r1, c1) = src0.valid_shape, src1.valid_shape
+    if r0 == 0 or c0 == 0 or r1 == 0 or c1 == 0:
+        src = src1 if (r0 == 0 or c0 == 0) else src0
+        r, c = min(vr, src.valid_row), min(vc, src.valid_col)
+        write_region(dst.storage, dst.spec, r, c, read_region(src.storage, src.spec, r, c))
+        return
+    big = src1 if (r0 < r1 or c0 < c1) else src0
+    out = np.array(read_region(big.storage, big.spec, vr, vc))
+    rs, cs = min(r0, r1, vr), min(c0, c1, vc)
+    out[:rs, :cs] = _product(read_region(src0.storage, src0.spec, rs, cs), read_region(src1.storage, src1.spec, rs, cs))
+    write_region(dst.storage, dst.spec, vr, vc, out)
+
+
+_EMULATE = {"cpu": _emulate_cpu, "a2a3": _emulate_a2a3, "a5": _emulate_a5}

@@ -1,0 +1,125 @@
+"""Target profiles and the target selection in force.
+
+The target of a call is, in order: the call's `target=` keyword, the innermost `with ptoisa.target(...)` block,
+the `PTOISA_TARGET` environment variable, and finally `a2a3` (PTOAS's default).
+
+    with ptoisa.target("a5"):
+        TCMPS(dst, src, 0.0, CmpMode.GT)
+    with ptoisa.target("cpu", errata=False):          # contract meaning with the cpu encodings
+        ...
+    with ptoisa.target("a2a3", undefined="emulate"):  # reproduce what the NPU does with undefined input
+        ...
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from ..errors import TargetError
+from . import a2a3, a5, cpu
+from .profile import Target, TargetProfile
+
+REGISTRY: dict[Target, TargetProfile] = {p.target: p for p in (a2a3.PROFILE, a5.PROFILE, cpu.PROFILE)}
+DEFAULT_TARGET = Target.A2A3
+ENV_VAR = "PTOISA_TARGET"
+
+Undefined = Literal["raise", "emulate"]
+
+
+@dataclass(frozen=True, eq=False)  # interned by make_config: identity hash keeps cache lookups cheap
+class Config:
+    """The target in force for a call.
+
+    Attributes:
+        profile: the target profile.
+        errata: the names of the errata reproduced (default: all of the profile's).
+        undefined: "raise" (default) refuses undefined behaviour; "emulate" reproduces what the target does.
+    """
+
+    profile: TargetProfile
+    errata: frozenset[str]
+    undefined: Undefined = "raise"
+
+    @property
+    def name(self) -> str:
+        return self.profile.target.value
+
+    def erratum(self, name: str) -> bool:
+        return name in self.errata
+
+
+def get_profile(target: str | Target) -> TargetProfile:
+    try:
+        return REGISTRY[Target(target.lower() if isinstance(target, str) else target)]
+    except (ValueError, AttributeError):
+        known = ", ".join(t.value for t in Target)
+        raise TargetError(f"unknown target {target!r} (known: {known})") from None
+
+
+@lru_cache(maxsize=256)
+def make_config(target: str | Target, errata: bool | frozenset[str] = True, undefined: Undefined = "raise") -> Config:
+    """Build (and intern) a Config. `errata` is True (all), False (none) or the set of errata to reproduce."""
+    profile = get_profile(target)
+    if errata is True:
+        enabled = frozenset(profile.errata)
+    elif errata is False:
+        enabled = frozenset()
+    else:
+        unknown = set(errata) - set(profile.errata)
+        if unknown:
+            known = ", ".join(sorted(profile.errata)) or "none"
+            raise TargetError(f"unknown errata for {profile.name}: {', '.join(sorted(unknown))} (known: {known})")
+        enabled = frozenset(errata)
+    if undefined not in ("raise", "emulate"):
+        raise TargetError(f"undefined must be 'raise' or 'emulate', but got {undefined!r}")
+    return Config(profile, enabled, undefined)
+
+
+_CURRENT: ContextVar[Config | None] = ContextVar("ptoisa_target", default=None)
+
+
+def current_config() -> Config:
+    """The Config in force: the innermost `target()` block, else $PTOISA_TARGET, else a2a3."""
+    config = _CURRENT.get()
+    if config is not None:
+        return config
+    return make_config(os.environ.get(ENV_VAR) or DEFAULT_TARGET)
+
+
+def resolve(target: str | Target | Config | None) -> Config:
+    """The Config for a call's `target=` argument (None: the one in force)."""
+    if target is None:
+        return current_config()
+    if isinstance(target, Config):
+        return target
+    return make_config(target)
+
+
+@contextmanager
+def target(
+    name: str | Target | None = None,
+    *,
+    errata: bool | Iterable[str] = True,
+    undefined: Undefined = "raise",
+) -> Iterator[Config]:
+    """Select the target (and errata / undefined-behaviour policy) for the calls inside the block."""
+    chosen = name if name is not None else current_config().profile.target
+    errata_key = errata if isinstance(errata, bool) else frozenset(errata)
+    config = make_config(chosen, errata_key, undefined)
+    token = _CURRENT.set(config)
+    try:
+        yield config
+    finally:
+        _CURRENT.reset(token)
+
+
+__all__ = [
+    "DEFAULT_TARGET", "ENV_VAR", "REGISTRY", "Config", "Target", "TargetProfile", "current_config",
+    "get_profile", "make_config", "resolve", "target",
+]

@@ -1,0 +1,87 @@
+"""A2/A3 (Ascend 910B/910C class) profile: seed-page legality, include/pto/npu/a2a3 behaviour."""
+
+from __future__ import annotations
+
+from ..dtypes import DType as D
+from ..isa.enums import CmpMode
+from ..tile.enums import Layout, TileType
+from .profile import Target, TargetProfile
+from .rules import (
+    VEC_ONLY,
+    MemoryRules,
+    TCIRules,
+    TCmpsRules,
+    TExpandsRules,
+    TGatherCmpRules,
+    TGatherIndexRules,
+    TGatherMaskRules,
+    TPartMulRules,
+)
+
+KIB = 1024
+NINE = (D.U8, D.I8, D.U16, D.I16, D.U32, D.I32, D.F16, D.BF16, D.F32)
+CONV_LAYOUTS = (Layout.NC1HWC0, Layout.NDC1HWC0, Layout.FRACTAL_Z, Layout.FRACTAL_Z_3D)
+
+MEMORY = MemoryRules(
+    regions={"UB": 192 * KIB, "L1": 512 * KIB, "L0A": 64 * KIB, "L0B": 64 * KIB, "L0C": 128 * KIB,
+             "BT": 1 * KIB, "FB": 7 * KIB, "L0A_MX": 4 * KIB, "L0B_MX": 4 * KIB},
+    region_of={TileType.Vec: "UB", TileType.Mat: "L1", TileType.Left: "L0A", TileType.Right: "L0B",
+               TileType.Acc: "L0C", TileType.Bias: "BT", TileType.Scaling: "FB", TileType.ScaleLeft: "L0A_MX",
+               TileType.ScaleRight: "L0B_MX", TileType.Ctrl: "UB"},
+    alignment=32,
+)
+
+PROFILE = TargetProfile(
+    target=Target.A2A3,
+    description="Ascend A2/A3 NPU (include/pto/npu/a2a3): uint8 predicates, 8 per byte",
+    memory=MEMORY,
+    tcmps=TCmpsRules(
+        src_dtypes=(D.I32, D.F32, D.F16, D.U16, D.I16),
+        dst_dtypes=(D.U8,),
+        locs=VEC_ONLY,
+        row_major=("src0", "dst"),
+        packing="a2a3_rows",
+        bits_per_dst_byte_only=False,
+        int32_eq_only=True,
+    ),
+    tci=TCIRules(
+        dtypes=(D.I32, D.U32, D.I16, D.U16),
+        tmp="checked",
+        tmp_dtypes=(D.F32, D.I32, D.U32),
+        tmp_min_bytes={4: 768, 2: 1792},
+    ),
+    tpartmul=TPartMulRules(dtypes=(D.I32, D.I16, D.F16, D.F32), row_major=("dst", "src0", "src1"),
+                           neither_valid="a2a3"),
+    texpands=TExpandsRules(locs=frozenset({TileType.Vec, TileType.Mat}), dtypes=NINE, mat_blocks=(1, 32767),
+                           conv_layouts=CONV_LAYOUTS),
+    tgather_index=TGatherIndexRules(
+        dst_dtypes=(D.I16, D.U16, D.I32, D.U32, D.F16, D.BF16, D.F32),
+        idx_dtypes=(D.I32, D.U32),
+        tmp="required",
+        tmp_matches_idx=True,
+        dst_full_cols=True,
+        idx_full_cols=False,
+        out_of_range="undefined",
+        unsigned_indices=True,
+    ),
+    tgather_mask=TGatherMaskRules(dtypes=(D.I16, D.U16, D.I32, D.U32, D.F16, D.BF16, D.F32),
+                                  col_dst_static_rows=False),
+    tgather_cmp=TGatherCmpRules(
+        dst_dtypes=(D.I32, D.U32),
+        src_dtypes=(D.F32, D.F16, D.I32),
+        k_dtypes=(D.I32, D.U32),
+        eq_only_src_dtypes=(D.I32,),
+        modes=(CmpMode.GT, CmpMode.EQ),
+        tmp="required",
+    ),
+    errata={
+        "tcmps_int16_as_half": "TCMPS compares int16/uint16 sources as half-precision bit patterns",
+        "tcmps_repeat_tail": "TCMPS writes whole 256-byte repeats: bits past the valid columns compare the data "
+                             "that follows in src storage, and NE inverts validRow x dst Cols bytes",
+        "tci_tmp_descending_negates": "TCI with a tmp tile and descending=1 yields -(S + k) instead of S - k",
+        "texpands_static_valid_contiguous": "TEXPANDS on a Vec tile with a static valid size smaller than the "
+                                            "tile fills validRow x validCol elements contiguously",
+        "texpands_b8_pairs": "TEXPANDS fills 8-bit tiles as 16-bit pairs: an odd count writes one extra byte",
+        "texpands_conv_5d": "TEXPANDS on a conv tile fills the product of the first five dims only",
+    },
+)

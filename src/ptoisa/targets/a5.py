@@ -1,0 +1,70 @@
+"""A5 (Ascend 950 class) profile: seed-page legality, include/pto/npu/a5 behaviour."""
+
+from __future__ import annotations
+
+from ..dtypes import DType as D
+from ..isa.enums import CmpMode
+from ..tile.enums import Layout, TileType
+from .profile import Target, TargetProfile
+from .rules import (
+    VEC_ONLY,
+    MemoryRules,
+    TCIRules,
+    TCmpsRules,
+    TExpandsRules,
+    TGatherCmpRules,
+    TGatherIndexRules,
+    TGatherMaskRules,
+    TPartMulRules,
+)
+
+KIB = 1024
+NINE = (D.U8, D.I8, D.U16, D.I16, D.U32, D.I32, D.F16, D.BF16, D.F32)
+
+MEMORY = MemoryRules(
+    regions={"UB": 256 * KIB, "L1": 512 * KIB, "L0A": 64 * KIB, "L0B": 64 * KIB, "L0C": 256 * KIB,
+             "BT": 1 * KIB, "FB": 7 * KIB, "L0A_MX": 4 * KIB, "L0B_MX": 4 * KIB},
+    region_of={TileType.Vec: "UB", TileType.Mat: "L1", TileType.Left: "L0A", TileType.Right: "L0B",
+               TileType.Acc: "L0C", TileType.Bias: "BT", TileType.Scaling: "FB", TileType.ScaleLeft: "L0A_MX",
+               TileType.ScaleRight: "L0B_MX", TileType.Ctrl: "UB"},
+    alignment=32,
+)
+
+PROFILE = TargetProfile(
+    target=Target.A5,
+    description="Ascend A5 NPU (include/pto/npu/a5): predicates packed 32 per uint32 word (uint8 also accepted)",
+    memory=MEMORY,
+    tcmps=TCmpsRules(
+        src_dtypes=(D.I32, D.U32, D.F32, D.I16, D.U16, D.F16, D.U8, D.I8, D.BF16),
+        dst_dtypes=(D.U32, D.U8),
+        locs=VEC_ONLY,
+        row_major=("src0", "dst"),
+        packing="a5_rows",
+        bits_per_dst_byte_only=False,
+    ),
+    tci=TCIRules(dtypes=(D.I32, D.U32, D.I16, D.U16), tmp="ignored"),
+    tpartmul=TPartMulRules(dtypes=(D.U8, D.I8, D.U16, D.I16, D.U32, D.I32, D.F16, D.F32, D.BF16),
+                           row_major=("dst", "src0", "src1"), neither_valid="a5"),
+    texpands=TExpandsRules(locs=frozenset({TileType.Vec, TileType.Mat}), dtypes=NINE, mat_blocks=(1, 32767),
+                           conv_layouts=(Layout.NC1HWC0, Layout.NDC1HWC0, Layout.FRACTAL_Z, Layout.FRACTAL_Z_3D)),
+    tgather_index=TGatherIndexRules(
+        dst_dtypes=(D.I16, D.U16, D.I32, D.U32, D.F16, D.F32),
+        idx_dtypes=(D.I16, D.U16, D.I32, D.U32),
+        tmp="optional",
+        tmp_matches_idx=False,
+        dst_full_cols=True,
+        idx_full_cols=True,
+        out_of_range="undefined",
+        unsigned_indices=True,
+    ),
+    tgather_mask=TGatherMaskRules(dtypes=NINE + (D.F8E4M3, D.F8E5M2), col_dst_static_rows=False),
+    tgather_cmp=TGatherCmpRules(
+        dst_dtypes=(D.I32, D.U32),
+        src_dtypes=(D.I16, D.U16, D.I32, D.U32, D.F16, D.F32),
+        k_dtypes=(D.U16, D.U32),
+        eq_only_src_dtypes=(),
+        modes=(CmpMode.GT, CmpMode.EQ),
+        tmp="optional",
+    ),
+    errata={},
+)

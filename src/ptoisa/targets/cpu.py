@@ -1,0 +1,75 @@
+"""The reference C++ CPU simulator (include/pto/cpu, built with -D__CPU_SIM) as a target.
+
+Its static checks are few (it has no dtype list for most instructions, no location or layout checks); ptoisa
+applies exactly those, plus the contract's shape rules that DECISIONS.md makes universal. Legal programs the
+simulator cannot compile (tile-form TCMPS, TCI with tmp, comparison TGATHER, conv-tile TEXPANDS) run with the
+contract's meaning (DECISIONS principle 6).
+"""
+
+from __future__ import annotations
+
+from ..dtypes import STANDARD_DTYPES
+from ..dtypes import DType as D
+from ..isa.enums import CmpMode
+from ..tile.enums import Layout, TileType
+from .profile import Target, TargetProfile
+from .rules import (
+    MemoryRules,
+    TCIRules,
+    TCmpsRules,
+    TExpandsRules,
+    TGatherCmpRules,
+    TGatherIndexRules,
+    TGatherMaskRules,
+    TPartMulRules,
+)
+
+KIB = 1024
+
+MEMORY = MemoryRules(
+    # The simulator raises UB to max(arch size, 512 KiB) (cpu/NPUMemoryModel.hpp).
+    regions={"UB": 512 * KIB, "L1": 512 * KIB, "L0A": 64 * KIB, "L0B": 64 * KIB, "L0C": 128 * KIB,
+             "L0A_MX": 4 * KIB, "L0B_MX": 4 * KIB},
+    region_of={TileType.Vec: "UB", TileType.Mat: "L1", TileType.Left: "L0A", TileType.Right: "L0B",
+               TileType.Acc: "L0C", TileType.Bias: "UB", TileType.Scaling: "UB", TileType.ScaleLeft: "L0A_MX",
+               TileType.ScaleRight: "L0B_MX", TileType.Ctrl: "UB"},
+    alignment=1,
+)
+
+PROFILE = TargetProfile(
+    target=Target.CPU,
+    description="reference C++ CPU simulator (include/pto/cpu): one predicate byte per dst element",
+    memory=MEMORY,
+    tcmps=TCmpsRules(src_dtypes=STANDARD_DTYPES, dst_dtypes=STANDARD_DTYPES, locs=None, row_major=(),
+                     packing="cpu_stream", bits_per_dst_byte_only=True),
+    tci=TCIRules(dtypes=STANDARD_DTYPES, tmp="ignored"),
+    tpartmul=TPartMulRules(dtypes=(D.I32, D.I16, D.F16, D.BF16, D.F32, D.I8, D.U8), row_major=(),
+                           neither_valid="cpu"),
+    texpands=TExpandsRules(locs=None, dtypes=STANDARD_DTYPES, mat_blocks=None,
+                           conv_layouts=(Layout.NC1HWC0, Layout.NDC1HWC0, Layout.FRACTAL_Z, Layout.FRACTAL_Z_3D)),
+    tgather_index=TGatherIndexRules(
+        dst_dtypes=STANDARD_DTYPES,
+        idx_dtypes=(D.I32, D.U32),
+        tmp="optional",
+        tmp_matches_idx=False,
+        dst_full_cols=False,
+        idx_full_cols=False,
+        out_of_range="zero",
+        unsigned_indices=False,
+    ),
+    tgather_mask=TGatherMaskRules(dtypes=STANDARD_DTYPES, col_dst_static_rows=True),
+    # No CPU implementation exists: the union of the NPU contracts (principle 6).
+    tgather_cmp=TGatherCmpRules(
+        dst_dtypes=(D.I32, D.U32),
+        src_dtypes=(D.F32, D.F16, D.I32, D.U32, D.I16, D.U16),
+        k_dtypes=(D.I32, D.U32, D.U16),
+        eq_only_src_dtypes=(),
+        modes=(CmpMode.GT, CmpMode.EQ),
+        tmp="optional",
+    ),
+    errata={
+        "tcmps_eq_tolerance": "TCMPS EQ/NE compare |a - b| against 1e-9 in double (inf == inf is false, values "
+                              "closer than 1e-9 are equal)",
+        "texpands_mat_valid_only": "TEXPANDS on a Mat tile fills only the valid region, not the whole tile",
+    },
+)

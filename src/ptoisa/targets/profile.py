@@ -1,0 +1,64 @@
+"""TargetProfile: everything ptoisa knows about one target, as data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ..errors import TargetError
+from .rules import (
+    MemoryRules,
+    TCIRules,
+    TCmpsRules,
+    TExpandsRules,
+    TGatherCmpRules,
+    TGatherIndexRules,
+    TGatherMaskRules,
+    TPartMulRules,
+)
+
+
+class Target(StrEnum):
+    A2A3 = "a2a3"
+    A5 = "a5"
+    CPU = "cpu"
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class TargetProfile:
+    """One target's legality tables, encodings and errata.
+
+    Attributes:
+        target: the target's name.
+        description: one line for `ptoisa targets`.
+        memory: on-chip buffers and TASSIGN alignment.
+        tcmps, tci, tpartmul, texpands, tgather_index, tgather_mask, tgather_cmp: per-instruction tables.
+        errata: erratum name -> what the target does differently from the contract. Errata are on by default and
+            can be switched off per call or per context (`ptoisa.target(..., errata=False)`).
+    """
+
+    target: Target
+    description: str
+    memory: MemoryRules
+    tcmps: TCmpsRules
+    tci: TCIRules
+    tpartmul: TPartMulRules
+    texpands: TExpandsRules
+    tgather_index: TGatherIndexRules
+    tgather_mask: TGatherMaskRules
+    tgather_cmp: TGatherCmpRules
+    errata: dict[str, str]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.target, Target):
+            raise TargetError(f"target must be a Target, but got {self.target!r}")
+        for name in self.errata:
+            if "." in name or not name.isidentifier():
+                raise TargetError(f"erratum names must be identifiers, but got {name!r}")
+
+    @property
+    def name(self) -> str:
+        return self.target.value
+
+    def __repr__(self) -> str:
+        return f"TargetProfile({self.target.value})"

@@ -1,0 +1,148 @@
+"""Record types for per-target legality tables and behaviour switches, one record per instruction form.
+
+Each target module (`a2a3.py`, `a5.py`, `cpu.py`) fills these records with data; the instruction modules read
+them. `None` in a set-valued field means "the target does not check this".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..dtypes import DType
+from ..isa.enums import CmpMode
+from ..tile.enums import Layout, TileType
+
+DTypes = tuple[DType, ...]
+Locs = frozenset[TileType] | None
+VEC_ONLY: frozenset[TileType] = frozenset({TileType.Vec})
+
+
+@dataclass(frozen=True, kw_only=True)
+class TCmpsRules:
+    """Attributes:
+    src_dtypes / dst_dtypes: allowed element types (table order is the message order).
+    locs: allowed locations of every operand (None: unchecked).
+    row_major: operand roles that must be row-major.
+    packing: how the predicate bits land in dst:
+        "cpu_stream": the reference CPU byte stream (floor(src Cols/8) bytes per static src row, reflowed over
+            dst's valid shape, one byte per dst element, dst zeroed first);
+        "a2a3_rows": src row i -> dst row i, 256-byte repeats, LSB first;
+        "a5_rows": src row i -> dst row i, 128-element (256 for 8-bit) chunks, zero tail bits.
+    bits_per_dst_byte_only: each dst element holds one byte of predicates whatever its width (cpu).
+    int32_eq_only: int32 sources compare LT/LE/GT/GE as EQ (documented fallback).
+    """
+
+    src_dtypes: DTypes
+    dst_dtypes: DTypes
+    locs: Locs
+    row_major: tuple[str, ...]
+    packing: Literal["cpu_stream", "a2a3_rows", "a5_rows"]
+    bits_per_dst_byte_only: bool
+    int32_eq_only: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class TCIRules:
+    """Attributes:
+    dtypes: allowed dst / start types.
+    tmp: "checked" validates the tmp tile (dtype, byte size), "ignored" accepts any tile.
+    tmp_dtypes: allowed tmp types when checked.
+    tmp_min_bytes: minimum tmp size in bytes, keyed by the dst element size.
+    """
+
+    dtypes: DTypes
+    tmp: Literal["checked", "ignored"]
+    tmp_dtypes: DTypes = ()
+    tmp_min_bytes: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TPartMulRules:
+    """Attributes:
+    dtypes: allowed element type (all three operands share it).
+    row_major: operand roles that must be row-major.
+    neither_valid: what the target writes, under undefined-behaviour emulation, for an unsupported pattern:
+        "cpu" (0 where neither source is valid), "a2a3" (nothing unless one source equals dst), "a5" (copies the
+        bigger source's data).
+    """
+
+    dtypes: DTypes
+    row_major: tuple[str, ...]
+    neither_valid: Literal["cpu", "a2a3", "a5"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TExpandsRules:
+    """Attributes:
+    locs: allowed dst locations (None: any).
+    dtypes: allowed dst element types.
+    mat_blocks: allowed range of Rows*Cols*sizeof/32 for Mat tiles, or None when unchecked.
+    conv_layouts: conv-tile layouts accepted on Mat.
+    """
+
+    locs: Locs
+    dtypes: DTypes
+    mat_blocks: tuple[int, int] | None
+    conv_layouts: tuple[Layout, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TGatherIndexRules:
+    """Attributes:
+    dst_dtypes / idx_dtypes: allowed types (dst and src0 must also be equal).
+    tmp: "required" (a2a3) or "optional" (accepted and ignored).
+    tmp_matches_idx: the tmp dtype equals the index dtype and tmp's static shape equals the index valid shape.
+    dst_full_cols / idx_full_cols: dst (index) valid cols must equal its static Cols.
+    out_of_range: "zero" (cpu writes 0) or "undefined".
+    unsigned_indices: indices are read as unsigned (negative values are huge).
+    """
+
+    dst_dtypes: DTypes
+    idx_dtypes: DTypes
+    tmp: Literal["required", "optional"]
+    tmp_matches_idx: bool
+    dst_full_cols: bool
+    idx_full_cols: bool
+    out_of_range: Literal["zero", "undefined"]
+    unsigned_indices: bool
+    locs: Locs = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TGatherMaskRules:
+    """Attributes:
+    dtypes: allowed src/dst types (they must also have equal sizes).
+    col_dst_static_rows: GATHER_COL requires dst valid rows == dst static Rows (a reference assertion).
+    """
+
+    dtypes: DTypes
+    col_dst_static_rows: bool
+    locs: Locs = VEC_ONLY
+
+
+@dataclass(frozen=True, kw_only=True)
+class TGatherCmpRules:
+    """Attributes:
+    dst_dtypes, src_dtypes, k_dtypes: allowed types.
+    eq_only_src_dtypes: source types allowed only with CmpMode.EQ.
+    modes: allowed comparison modes.
+    tmp: "required" (a2a3: validated scratch) or "optional" (ignored).
+    """
+
+    dst_dtypes: DTypes
+    src_dtypes: DTypes
+    k_dtypes: DTypes
+    eq_only_src_dtypes: DTypes
+    modes: tuple[CmpMode, ...]
+    tmp: Literal["required", "optional"]
+    locs: Locs = VEC_ONLY
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryRules:
+    """On-chip buffers: region name and size in bytes per tile location, and the TASSIGN alignment."""
+
+    regions: dict[str, int]
+    region_of: dict[TileType, str]
+    alignment: int

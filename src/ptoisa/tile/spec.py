@@ -1,0 +1,234 @@
+"""TileSpec: the static description of a tile, mirroring the reference's `Tile<...>` template.
+
+    Tile<TileType, DType, Rows, Cols, BLayout = RowMajor, ValidRow = Rows, ValidCol = Cols,
+         SLayout = NoneBox, SFractalSize = 512, PadVal = Null, Compact = Null>
+
+A `TileSpec` is immutable and hashable (a cache key for legality checks), and callable: calling it creates a tile
+instance, with runtime valid sizes for the dynamic dimensions, exactly as the C++ constructors take them:
+
+    DstT = Tile[TileType.Vec, uint8_t, 16, 32, BLayout.RowMajor, -1, -1]
+    dst = DstT(16, 2)
+
+Construction applies the reference's compile-time checks (pto_tile.hpp): positive sizes, valid <= static size,
+fractal sizes, box divisibility and the 32-byte alignment rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..dtypes import DType, as_dtype
+from ..errors import TileSpecError
+from .enums import (
+    BLOCK_BYTES,
+    DYNAMIC,
+    FRACTAL_C_SIZE,
+    FRACTAL_MX_SIZE,
+    FRACTAL_SIZES,
+    BLayout,
+    CompactMode,
+    PadValue,
+    SLayout,
+    TileType,
+)
+
+if TYPE_CHECKING:
+    from .tile import Tile
+
+_LAYOUT_NAMES = {
+    (BLayout.RowMajor, SLayout.NoneBox): "ND",
+    (BLayout.ColMajor, SLayout.NoneBox): "DN",
+    (BLayout.ColMajor, SLayout.RowMajor): "NZ",
+    (BLayout.RowMajor, SLayout.ColMajor): "ZN",
+    (BLayout.RowMajor, SLayout.RowMajor): "ZZ",
+    (BLayout.ColMajor, SLayout.ColMajor): "NN",
+}
+
+
+@dataclass(frozen=True, eq=True)
+class TileSpec:
+    """Static tile description. Valid sizes are ints; -1 (`DYNAMIC`) marks a runtime dimension.
+
+    Attributes:
+        loc: TileType (Vec, Mat, Left, Right, Acc, Bias, Scaling, ...).
+        dtype: element type.
+        rows, cols: static storage shape.
+        blayout: outer layout (default RowMajor).
+        valid_row, valid_col: static valid sizes, or -1 for dynamic (default: rows / cols).
+        slayout: fractal box layout (default NoneBox).
+        fractal_size: box size in bytes, 512 (default), 1024 or 32.
+        pad: pad value (unused by the five instructions).
+        compact: compact mode (unused by the five instructions).
+    """
+
+    loc: TileType
+    dtype: DType
+    rows: int
+    cols: int
+    blayout: BLayout = BLayout.RowMajor
+    valid_row: int | None = None
+    valid_col: int | None = None
+    slayout: SLayout = SLayout.NoneBox
+    fractal_size: int = 512
+    pad: PadValue = PadValue.Null
+    compact: CompactMode = CompactMode.Null
+    # Derived, filled in __post_init__.
+    inner_rows: int = field(init=False, compare=False, repr=False)
+    inner_cols: int = field(init=False, compare=False, repr=False)
+    _hash: int = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "loc", _coerce_enum(TileType, self.loc, "location"))
+        set_(self, "dtype", as_dtype(self.dtype))
+        set_(self, "blayout", _coerce_enum(BLayout, self.blayout, "BLayout"))
+        set_(self, "slayout", _coerce_enum(SLayout, self.slayout, "SLayout"))
+        set_(self, "pad", _coerce_enum(PadValue, self.pad, "PadValue"))
+        set_(self, "compact", _coerce_enum(CompactMode, self.compact, "CompactMode"))
+        for name in ("rows", "cols", "fractal_size"):
+            _require_int(getattr(self, name), name)
+        set_(self, "valid_row", self.rows if self.valid_row is None else _require_int(self.valid_row, "valid_row"))
+        set_(self, "valid_col", self.cols if self.valid_col is None else _require_int(self.valid_col, "valid_col"))
+        inner_rows, inner_cols = _inner_box(self.fractal_size, self.slayout, self.dtype.itemsize)
+        set_(self, "inner_rows", inner_rows)
+        set_(self, "inner_cols", inner_cols)
+        self._validate()
+        set_(self, "_hash", hash((self.loc, self.dtype, self.rows, self.cols, self.blayout, self.valid_row,
+                                  self.valid_col, self.slayout, self.fractal_size, self.pad, self.compact)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    # --- the reference's static_asserts (pto_tile.hpp), with its rule numbers from reference-facts 1.3 -------
+    def _validate(self) -> None:
+        if self.rows <= 0 or self.cols <= 0:
+            self._fail(f"Rows and Cols must be positive (got {self.rows}x{self.cols})")
+        for name, valid, static in (("ValidRow", self.valid_row, self.rows), ("ValidCol", self.valid_col, self.cols)):
+            if valid != DYNAMIC and not 0 <= valid <= static:
+                self._fail(f"{name} must be -1 (dynamic) or within [0, {static}] (got {valid})")
+        if self.fractal_size not in FRACTAL_SIZES:
+            self._fail(f"SFractalSize must be one of 512, 1024, 32 (got {self.fractal_size})")
+        if self.slayout is SLayout.NoneBox:
+            self._check_alignment()
+        else:
+            self._check_boxes()
+
+    def _check_alignment(self) -> None:
+        if self.blayout is BLayout.RowMajor and self.cols * self.dtype.itemsize % BLOCK_BYTES:
+            self._fail(
+                f"a row-major tile needs Cols * sizeof(dtype) to be a multiple of {BLOCK_BYTES} bytes "
+                f"(got {self.cols} * {self.dtype.itemsize} = {self.cols * self.dtype.itemsize})"
+            )
+        if self.blayout is BLayout.ColMajor and self.rows * self.dtype.itemsize % BLOCK_BYTES:
+            self._fail(
+                f"a col-major tile needs Rows * sizeof(dtype) to be a multiple of {BLOCK_BYTES} bytes "
+                f"(got {self.rows} * {self.dtype.itemsize} = {self.rows * self.dtype.itemsize})"
+            )
+
+    def _check_boxes(self) -> None:
+        rows_exempt = self.loc is TileType.Vec or self.fractal_size == FRACTAL_MX_SIZE or self.rows == 1
+        if not rows_exempt and self.rows % self.inner_rows:
+            self._fail(f"Rows must be a multiple of the fractal box height {self.inner_rows} (got {self.rows})")
+        if self.cols % self.inner_cols:
+            self._fail(f"Cols must be a multiple of the fractal box width {self.inner_cols} (got {self.cols})")
+
+    def _fail(self, rule: str) -> None:
+        raise TileSpecError(f"illegal tile {self.describe()}: {rule}")
+
+    # --- derived properties ---------------------------------------------------------------------------------
+    @property
+    def numel(self) -> int:
+        return self.rows * self.cols
+
+    @property
+    def nbytes(self) -> int:
+        return self.rows * self.cols * self.dtype.itemsize
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return self.dtype.np
+
+    @property
+    def is_row_major(self) -> bool:
+        return self.blayout is BLayout.RowMajor
+
+    @property
+    def is_boxed(self) -> bool:
+        return self.slayout is not SLayout.NoneBox
+
+    @property
+    def dynamic_row(self) -> bool:
+        return self.valid_row == DYNAMIC
+
+    @property
+    def dynamic_col(self) -> bool:
+        return self.valid_col == DYNAMIC
+
+    @property
+    def layout_name(self) -> str:
+        """ND, DN, NZ, ZN, ZZ or NN."""
+        return _LAYOUT_NAMES[(self.blayout, self.slayout)]
+
+    @property
+    def is_conv(self) -> bool:
+        return False
+
+    def describe(self) -> str:
+        """A compact C++-like rendering: Tile<Vec, float, 16, 16, RowMajor, -1, -1>."""
+        parts = [self.loc.name, self.dtype.cname, str(self.rows), str(self.cols), self.blayout.name,
+                 str(self.valid_row), str(self.valid_col)]
+        if self.slayout is not SLayout.NoneBox or self.fractal_size != 512:
+            parts += [self.slayout.name, str(self.fractal_size)]
+        return "Tile<" + ", ".join(parts) + ">"
+
+    def __repr__(self) -> str:
+        return self.describe()
+
+    def __call__(self, *valid: int, data: Any = None) -> Tile:
+        """Create a tile of this type (C++: `DstT dst(16, 2);`)."""
+        from .tile import Tile
+
+        return Tile(self, *valid, data=data)
+
+
+def _inner_box(fractal_size: int, slayout: SLayout, itemsize: int) -> tuple[int, int]:
+    """InnerRows x InnerCols of the fractal box (reference-facts 1.2)."""
+    if fractal_size == FRACTAL_C_SIZE:
+        return 16, 16
+    if fractal_size == FRACTAL_MX_SIZE:
+        return (16, 2) if slayout is SLayout.RowMajor else (2, 16)
+    if slayout is SLayout.RowMajor:
+        return 16, max(1, BLOCK_BYTES // itemsize)
+    if slayout is SLayout.ColMajor:
+        return max(1, BLOCK_BYTES // itemsize), 16
+    return 1, 1
+
+
+def _coerce_enum(enum_type: type, value: Any, what: str) -> Any:
+    if isinstance(value, enum_type):
+        return value
+    try:
+        if isinstance(value, str):
+            return enum_type[value]
+        return enum_type(value)
+    except (KeyError, ValueError):
+        names = ", ".join(m.name for m in enum_type)
+        raise TileSpecError(f"unknown {what} {value!r} (known: {names})") from None
+
+
+def _require_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TileSpecError(f"tile {name} must be an integer (got {value!r})")
+    return int(value)
+
+
+def make_spec(args: tuple[Any, ...]) -> TileSpec:
+    """Build a TileSpec from positional template arguments in the C++ order."""
+    if len(args) < 4:
+        raise TileSpecError("Tile[...] needs at least TileType, DType, Rows, Cols")
+    if len(args) > 11:
+        raise TileSpecError(f"Tile[...] takes at most 11 template arguments (got {len(args)})")
+    return TileSpec(*args)

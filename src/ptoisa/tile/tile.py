@@ -1,0 +1,150 @@
+"""Tile instances: a TileSpec, its physical storage and its runtime valid sizes.
+
+    SrcT = Tile[TileType.Vec, float, 16, 16]          # a TileSpec (the C++ `using SrcT = Tile<...>`)
+    src = SrcT()                                      # a Tile with zero-filled private storage
+    dst = Tile[TileType.Vec, uint8_t, 16, 32, BLayout.RowMajor, -1, -1](16, 2)
+
+Storage is a 1-D NumPy array of the element type holding the tile's bytes in the reference's physical layout. A
+tile owns private zero-filled storage ("auto" placement) until TASSIGN binds it into an on-chip buffer, after which
+its storage is a view of that buffer and tiles whose byte ranges overlap alias.
+
+Valid sizes follow the C++ constructors: `DstT(vr, vc)` when both are dynamic, `DstT(vr)` / `DstT(vc)` when only
+one is. A dynamic size not given at construction defaults to the static size (the C++ value is uninitialised).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import TileSpecError
+from .enums import DYNAMIC
+from .layout import logical_copy, read_region, write_region
+from .spec import TileSpec, make_spec
+
+
+class Tile:
+    """A tile instance. `Tile[...]` (subscript) builds a TileSpec, mirroring `Tile<...>`."""
+
+    __slots__ = ("spec", "storage", "_valid_row", "_valid_col", "binding", "__weakref__")
+
+    spec: TileSpec
+    storage: np.ndarray
+
+    def __class_getitem__(cls, args: Any) -> TileSpec:
+        return make_spec(args if isinstance(args, tuple) else (args,))
+
+    def __init__(self, spec: TileSpec, *valid: int, data: Any = None) -> None:
+        if not isinstance(spec, TileSpec):
+            raise TileSpecError(f"Tile() needs a TileSpec (got {type(spec).__name__}); write Tile[...](...)")
+        self.spec = spec
+        self._valid_row, self._valid_col = _runtime_valid(spec, valid)
+        self.storage = np.zeros(spec.numel, dtype=spec.np_dtype)
+        self.binding: Any = None
+        if data is not None:
+            self.set_logical(data)
+
+    # --- C++-style accessors -----------------------------------------------------------------------------
+    def GetValidRow(self) -> int:
+        return self._valid_row
+
+    def GetValidCol(self) -> int:
+        return self._valid_col
+
+    def SetValidRow(self, value: int) -> None:
+        self._set_valid("row", value)
+
+    def SetValidCol(self, value: int) -> None:
+        self._set_valid("col", value)
+
+    def SetValidShape(self, rows: int, cols: int) -> None:
+        self._check_valid_value("row", rows)
+        self._check_valid_value("col", cols)
+        self._set_valid("row", rows)
+        self._set_valid("col", cols)
+
+    @property
+    def valid_row(self) -> int:
+        return self._valid_row
+
+    @property
+    def valid_col(self) -> int:
+        return self._valid_col
+
+    @property
+    def valid_shape(self) -> tuple[int, int]:
+        return self._valid_row, self._valid_col
+
+    def _set_valid(self, which: str, value: int) -> None:
+        static = self.spec.valid_row if which == "row" else self.spec.valid_col
+        if static != DYNAMIC:
+            raise TileSpecError(f"SetValid{which.capitalize()} on {self.spec}: the valid {which} count is static")
+        self._check_valid_value(which, value)
+        if which == "row":
+            self._valid_row = int(value)
+        else:
+            self._valid_col = int(value)
+
+    def _check_valid_value(self, which: str, value: int) -> None:
+        limit = self.spec.rows if which == "row" else self.spec.cols
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= limit:
+            raise TileSpecError(f"valid {which} count of {self.spec} must be an integer in [0, {limit}] (got {value!r})")
+
+    # --- data access ---------------------------------------------------------------------------------------
+    @property
+    def dtype(self) -> Any:
+        return self.spec.dtype
+
+    @property
+    def data(self) -> np.ndarray:
+        """The whole logical (rows, cols) tile; a view for ND/DN layouts, a copy for boxed ones."""
+        return read_region(self.storage, self.spec, self.spec.rows, self.spec.cols)
+
+    @property
+    def valid(self) -> np.ndarray:
+        """The logical valid region; a view for ND/DN layouts, a copy for boxed ones."""
+        return read_region(self.storage, self.spec, self._valid_row, self._valid_col)
+
+    def to_numpy(self) -> np.ndarray:
+        """A copy of the whole logical tile."""
+        return logical_copy(self.storage, self.spec)
+
+    def set_logical(self, values: Any) -> None:
+        """Write a logical array: shape (rows, cols) fills the tile, a smaller 2-D array fills its top-left corner."""
+        arr = np.asarray(values)
+        if arr.ndim == 0:
+            arr = np.broadcast_to(arr, (self.spec.rows, self.spec.cols))
+        if arr.ndim != 2 or arr.shape[0] > self.spec.rows or arr.shape[1] > self.spec.cols:
+            raise TileSpecError(f"cannot store an array of shape {arr.shape} into {self.spec}")
+        write_region(self.storage, self.spec, arr.shape[0], arr.shape[1], arr.astype(self.spec.np_dtype))
+
+    def tobytes(self) -> bytes:
+        """The raw storage bytes, in physical order."""
+        return self.storage.tobytes()
+
+    def load_bytes(self, raw: bytes) -> None:
+        """Overwrite the raw storage bytes (exactly `spec.nbytes` of them)."""
+        if len(raw) != self.spec.nbytes:
+            raise TileSpecError(f"{self.spec} holds {self.spec.nbytes} bytes (got {len(raw)})")
+        self.storage.view(np.uint8)[:] = np.frombuffer(raw, dtype=np.uint8)
+
+    def __repr__(self) -> str:
+        where = f" @ {self.binding}" if self.binding is not None else ""
+        return f"{self.spec} valid=({self._valid_row}, {self._valid_col}){where}"
+
+
+def _runtime_valid(spec: TileSpec, valid: tuple[int, ...]) -> tuple[int, int]:
+    """Resolve the constructor arguments the way the C++ constructors do."""
+    dyn_r, dyn_c = spec.dynamic_row, spec.dynamic_col
+    expected = int(dyn_r) + int(dyn_c)
+    if len(valid) not in (0, expected):
+        what = {0: "no dynamic valid size", 1: "one dynamic valid size", 2: "two dynamic valid sizes"}[expected]
+        raise TileSpecError(f"{spec} has {what}; its constructor takes {expected} or 0 arguments (got {len(valid)})")
+    values = list(valid)
+    vr = values.pop(0) if dyn_r and values else (spec.rows if dyn_r else spec.valid_row)
+    vc = values.pop(0) if dyn_c and values else (spec.cols if dyn_c else spec.valid_col)
+    for which, value, limit in (("row", vr, spec.rows), ("col", vc, spec.cols)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= limit:
+            raise TileSpecError(f"valid {which} count of {spec} must be an integer in [0, {limit}] (got {value!r})")
+    return int(vr), int(vc)

@@ -1,0 +1,224 @@
+"""The `ptoisa` command line.
+
+Exit status: 0 success; 1 the job ran and found problems (mismatches, refused example, diagnostics);
+2 bad usage or unreadable input; 3 an internal error (a bug: please report it with PTOISA_DEBUG=1 output).
+No Python traceback reaches the user unless PTOISA_DEBUG=1 is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from .. import __version__
+from ..errors import PtoError, VectorFormatError
+from ..targets import DEFAULT_TARGET, ENV_VAR, REGISTRY, Config, make_config
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+DESCRIPTION = """\
+ptoisa: a bit-exact Python model of the PTO tile ISA (TCMPS, TCI, TPARTMUL, TEXPANDS, TGATHER)
+for the a2a3 and a5 NPU targets and the reference C++ CPU simulator (cpu)."""
+
+EPILOG = f"""\
+examples:
+  ptoisa example --list                       list the seed pages' examples
+  ptoisa example tcmps_auto --target a5       run one on the A5 profile
+  ptoisa vectors run shared/conformance/*.jsonl --target cpu --results out.jsonl
+  ptoisa targets                              what each target allows, its buffers and errata
+
+The target is --target, else ${ENV_VAR}, else {DEFAULT_TARGET.value}. Every output names the target used."""
+
+
+def _add_target_options(parser: argparse.ArgumentParser, default: str | None = None) -> None:
+    parser.add_argument("--target", "-t", choices=[t.value for t in REGISTRY], default=default,
+                        help=f"target profile (default: ${ENV_VAR} or {DEFAULT_TARGET.value})")
+    parser.add_argument("--no-errata", action="store_true",
+                        help="give the contract's results instead of reproducing the target's errata")
+    parser.add_argument("--emulate-undefined", action="store_true",
+                        help="reproduce what the target does with undefined input instead of refusing it")
+
+
+def _config(args: argparse.Namespace) -> Config:
+    name = args.target or os.environ.get(ENV_VAR) or DEFAULT_TARGET.value
+    return make_config(name, not args.no_errata, "emulate" if args.emulate_undefined else "raise")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ptoisa", description=DESCRIPTION, epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"ptoisa {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    ex = sub.add_parser("example", help="run the seed pages' examples", description=_doc("example"),
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ex.add_argument("names", nargs="*", metavar="NAME", help="example names (default: all); see --list")
+    ex.add_argument("--list", action="store_true", help="list the examples and exit")
+    _add_target_options(ex)
+    ex.set_defaults(func=cmd_example)
+
+    vec = sub.add_parser("vectors", help="run conformance vectors", description=_doc("vectors"),
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    vec_sub = vec.add_subparsers(dest="vectors_command", metavar="ACTION")
+    vec_sub.required = True
+    run = vec_sub.add_parser("run", help="run JSONL vector files and compare with their expectations",
+                             description=_doc("vectors"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("files", nargs="+", metavar="FILE.jsonl")
+    run.add_argument("--results", metavar="OUT.jsonl", help="write one JSON result line per case")
+    run.add_argument("--quiet", "-q", action="store_true", help="print only the summary table")
+    _add_target_options(run, default="cpu")
+    run.set_defaults(func=cmd_vectors_run)
+
+    tg = sub.add_parser("targets", help="describe the target profiles")
+    tg.add_argument("names", nargs="*", metavar="TARGET", help="targets to describe (default: all)")
+    tg.set_defaults(func=cmd_targets)
+    return parser
+
+
+def _doc(name: str) -> str:
+    return {
+        "example": "Run the C++ examples of the seed pages, written in the Python API, and print their tiles.\n"
+                   "The two TGATHER examples are defective in the seed pages and are refused as DECISIONS.md\n"
+                   "says (tgather_auto runs on a5 and cpu only; tgather_manual overflows its dst).",
+        "vectors": "Run conformance vectors (shared/conformance/README.md format) through the public API.\n"
+                   "Each case is built from params.tiles and the hex storage of inputs/initial_outputs, run,\n"
+                   "and compared byte for byte with its expectation. Exits 1 on any mismatch or error.\n\n"
+                   "example:\n  ptoisa vectors run shared/conformance/*.jsonl --target cpu --results out.jsonl",
+    }[name]
+
+
+# --- example -----------------------------------------------------------------------------------------------
+def cmd_example(args: argparse.Namespace, out: TextIO) -> int:
+    from ..examples import EXAMPLES
+
+    if args.list:
+        for name, fn in EXAMPLES.items():
+            out.write(f"{name:<18} {(fn.__doc__ or '').strip()}\n")
+        return EXIT_OK
+    unknown = [n for n in args.names if n not in EXAMPLES]
+    if unknown:
+        raise _UsageError(f"unknown example {', '.join(unknown)} (see: ptoisa example --list)")
+    from ..targets import target as use_target
+
+    config = _config(args)
+    status = EXIT_OK
+    for name in args.names or list(EXAMPLES):
+        out.write(f"== {name} on {config.name}\n")
+        try:
+            with use_target(config.profile.target, errata=not args.no_errata, undefined=config.undefined), \
+                    warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                tiles = EXAMPLES[name]()
+        except PtoError as exc:
+            out.write(f"refused: {exc}\n")
+            status = EXIT_PROBLEMS
+            continue
+        for w in caught:
+            out.write(f"warning: {w.message}\n")
+        for role, tile in tiles.items():
+            out.write(f"{role}: {tile.spec} valid {tile.valid_row}x{tile.valid_col}\n")
+            out.write(_format_tile(tile) + "\n")
+    return status
+
+
+def _format_tile(tile: Any) -> str:
+    data = tile.to_numpy()
+    with np.printoptions(linewidth=110, threshold=200, edgeitems=4):
+        return "  " + str(data).replace("\n", "\n  ")
+
+
+# --- vectors run -------------------------------------------------------------------------------------------
+def cmd_vectors_run(args: argparse.Namespace, out: TextIO) -> int:
+    from ..conformance.runner import Summary, run_case
+    from ..conformance.vectors import read_cases
+
+    config = _config(args)
+    summary = Summary()
+    sink = _open_results(args.results)
+    try:
+        for path in args.files:
+            cases = list(read_cases(path))
+            for result in (run_case(case, config) for case in cases):
+                summary.add(result)
+                if sink:
+                    sink.write(json.dumps(_public(result)) + "\n")
+                if not args.quiet and result["verdict"] not in ("matched", "rejected as expected"):
+                    out.write(f"{result['case_id']}: {result['verdict']}: {result['message']}\n")
+            if not args.quiet:
+                sys.stderr.write(f"ran {len(cases)} cases from {path}\n")
+    finally:
+        if sink:
+            sink.close()
+    out.write(f"target: {config.name}{'' if config.errata == frozenset(config.profile.errata) else ' (errata off)'}\n")
+    out.write(summary.table() + "\n")
+    return EXIT_PROBLEMS if summary.failed else EXIT_OK
+
+
+def _open_results(path: str | None) -> TextIO | None:
+    if not path:
+        return None
+    try:
+        return open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by the caller
+    except OSError as exc:
+        raise _UsageError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _public(result: dict[str, Any]) -> dict[str, Any]:
+    keys = ("case_id", "status", "message", "warnings", "outputs", "verdict")
+    return {k: result[k] for k in keys}
+
+
+# --- targets -----------------------------------------------------------------------------------------------
+def cmd_targets(args: argparse.Namespace, out: TextIO) -> int:
+    from ..targets import get_profile
+
+    profiles = [get_profile(n) for n in args.names] if args.names else list(REGISTRY.values())
+    for profile in profiles:
+        out.write(f"{profile.name}: {profile.description}\n")
+        sizes = ", ".join(f"{k} {v // 1024} KiB" for k, v in profile.memory.regions.items())
+        out.write(f"  on-chip buffers: {sizes}; TASSIGN alignment {profile.memory.alignment} bytes\n")
+        out.write(f"  TCMPS src dtypes: {', '.join(d.cname for d in profile.tcmps.src_dtypes)}\n")
+        out.write(f"  TPARTMUL dtypes: {', '.join(d.cname for d in profile.tpartmul.dtypes)}\n")
+        out.write(f"  TCI dtypes: {', '.join(d.cname for d in profile.tci.dtypes)}\n")
+        for name, text in profile.errata.items():
+            out.write(f"  erratum {name}: {text}\n")
+    return EXIT_OK
+
+
+class _UsageError(Exception):
+    pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args, sys.stdout))
+    except (_UsageError, VectorFormatError) as exc:
+        sys.stderr.write(f"ptoisa: error: {exc}\n")
+        return EXIT_USAGE
+    except PtoError as exc:
+        sys.stderr.write(f"ptoisa: error: {exc}\n")
+        return EXIT_PROBLEMS
+    except KeyboardInterrupt:
+        sys.stderr.write("ptoisa: interrupted\n")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - never show a traceback to a user unless asked
+        if os.environ.get("PTOISA_DEBUG"):
+            raise
+        sys.stderr.write(f"ptoisa: internal error: {type(exc).__name__}: {exc}\n"
+                         "  This is a bug in ptoisa; rerun with PTOISA_DEBUG=1 and report the traceback.\n")
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -39,7 +39,7 @@ from .tile.tile import Tile
 def _split_events(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """Split trailing RecordEvents off positional arguments."""
     end = len(args)
-    while end and isinstance(args[end - 1], RecordEvent):
+    while end and type(args[end - 1]) is RecordEvent:
         end -= 1
     return args[:end], args[end:]
 

@@ -8,9 +8,8 @@ unchanged.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import IllegalInstructionError
 
@@ -26,8 +25,7 @@ class Pipe(StrEnum):
 _SEQUENCE = itertools.count(1)
 
 
-@dataclass(frozen=True)
-class RecordEvent:
+class RecordEvent(NamedTuple):
     """What an instruction returns: the op that completed, its pipe and a sequence number."""
 
     op: str
@@ -40,6 +38,10 @@ class RecordEvent:
 
 def record(op: str, pipe: Pipe) -> RecordEvent:
     return RecordEvent(op, pipe, next(_SEQUENCE))
+
+
+def is_event(value: Any) -> bool:
+    return type(value) is RecordEvent
 
 
 def check_events(instr: str, target: str, events: tuple[Any, ...]) -> None:

@@ -19,6 +19,11 @@ def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.gener
     truncation when the truncated value fits (otherwise the C++ conversion is undefined, so it is refused).
     """
     np_dtype = dtype.np
+    kind = type(value)
+    if kind is float and dtype.is_float:
+        return _round_double(value, dtype)
+    if kind is int and not dtype.is_float and _INT_RANGE[dtype][0] <= value <= _INT_RANGE[dtype][1]:
+        return np_dtype.type(value)
     if isinstance(value, np.generic) and value.dtype == np_dtype:
         return value
     if isinstance(value, (bool, np.bool_)):
@@ -34,6 +39,9 @@ def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.gener
     return _from_float(as_float, dtype, check, operand)
 
 
+_INT_RANGE = {d: (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max)) for d in DType if not d.is_float}
+
+
 def _from_int(value: int, dtype: DType) -> np.generic:
     if dtype.is_float:
         return np.array(float(value)).astype(dtype.np)[()]
@@ -44,9 +52,23 @@ def _from_int(value: int, dtype: DType) -> np.generic:
     return np.array(wrapped, dtype=dtype.np)[()]
 
 
+def _round_double(value: float, dtype: DType) -> np.generic:
+    """Round a double once into a float type (C++ semantics), also for types that ml_dtypes reaches via float32."""
+    if dtype in (DType.F32, DType.F16):
+        return dtype.np.type(value)  # NumPy rounds doubles to these directly
+    narrow = np.float32(value)
+    if math.isfinite(value) and float(narrow) != value:
+        # Round to odd into float32 (truncate, then set the sticky bit) so that the second rounding is exact.
+        if abs(float(narrow)) > abs(value):
+            narrow = np.nextafter(narrow, np.float32(0.0))
+        narrow = np.array(narrow).view(np.uint32) | np.uint32(1)
+        narrow = narrow.view(np.float32)[()]
+    return dtype.np.type(narrow)
+
+
 def _from_float(value: float, dtype: DType, check: Check, operand: str) -> np.generic:
     if dtype.is_float:
-        return np.array(value, dtype=np.float64).astype(dtype.np)[()]
+        return _round_double(value, dtype)
     info = np.iinfo(dtype.np)
     if math.isnan(value) or math.isinf(value) or not info.min <= math.trunc(value) <= info.max:
         check.fail(operand, f"value {value!r} does not convert to {dtype.cname} (C++ leaves that undefined)")

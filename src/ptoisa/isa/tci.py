@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..targets import Config
-from ..tile.layout import offset_table
+from ..tile.layout import write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, commit_variant
@@ -37,15 +37,14 @@ def tci(config: Config, dst: Any, start: Any, descending: Any, tmp: Any = None) 
     value = _start(check, start, dst)
     count = dst.valid_col
     contract = _sequence(value, count, descending, dst.spec)
-    positions = offset_table(dst.spec)[0, :count]
     if tmp is not None and descending and "tci_tmp_descending_negates" in config.profile.errata:
         target = dst.storage.copy()
-        target[positions] = _negated_ascending(value, count, dst.spec)
+        write_region(target, dst.spec, 1, count, _negated_ascending(value, count, dst.spec))
         result = dst.storage.copy()
-        result[positions] = contract
+        write_region(result, dst.spec, 1, count, contract)
         commit_variant(config, INSTR, "tci_tmp_descending_negates", dst.storage, result, target)
         return
-    dst.storage[positions] = contract
+    write_region(dst.storage, dst.spec, 1, count, contract)
 
 
 def _descending(check: Check, descending: Any) -> bool:
@@ -93,5 +92,5 @@ def _negated_ascending(start: np.generic, count: int, spec: TileSpec) -> np.ndar
 
 
 def _wrap(values: np.ndarray, spec: TileSpec) -> np.ndarray:
-    bits = spec.dtype.bits
-    return (values & ((1 << bits) - 1)).astype(np.uint64).astype(spec.np_dtype)
+    """int64 -> the element type, modulo 2**bits (NumPy's integer casts truncate like C)."""
+    return values.astype(spec.np_dtype)

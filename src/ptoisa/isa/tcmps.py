@@ -27,7 +27,7 @@ import numpy as np
 
 from ..dtypes import DType
 from ..targets import Config
-from ..tile.layout import offset_table, read_region
+from ..tile.layout import read_region, write_stream
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum, announce_fallback, commit_variant
@@ -96,8 +96,10 @@ def _check_valid_shapes(check: Check, config: Config, dst: Tile, src0: Tile) -> 
 
 # --- comparison --------------------------------------------------------------------------------------------
 def _as_wide(values: np.ndarray, dtype: DType) -> np.ndarray:
-    """Exact widening for comparison: float64 for float types, int64 for integers."""
-    return values.astype(np.float64 if dtype.is_float else np.int64)
+    """Values NumPy compares exactly: native for NumPy's own types, float32 for ml_dtypes floats (exact)."""
+    if dtype in (DType.BF16, DType.F8E4M3, DType.F8E5M2):
+        return values.astype(np.float32)
+    return values
 
 
 def _predicate(config: Config, values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DType) -> np.ndarray:
@@ -143,18 +145,16 @@ def _tolerant(a: np.ndarray, b: np.ndarray, mode: CmpMode) -> np.ndarray:
 # --- packing per target ------------------------------------------------------------------------------------
 def _write_cpu_stream(dst: Tile, src0: Tile, bits: np.ndarray) -> None:
     """The CPU simulator's byte stream, reflowed over dst's valid shape (reference-facts 5.1)."""
-    rows, cols = src0.spec.rows, src0.spec.cols
-    grid = np.zeros((rows, cols), dtype=bool)
-    grid[:bits.shape[0], :bits.shape[1]] = bits
-    per_row = cols // 8
-    stream = np.packbits(grid[:, :per_row * 8], axis=1, bitorder="little").reshape(-1)
-    out = np.zeros(dst.spec.numel, dtype=dst.spec.np_dtype)
-    vr, vc = dst.valid_shape
-    if vc:
-        count = min(stream.size, dst.spec.numel, vr * vc)
-        pos = np.arange(count)
-        out[offset_table(dst.spec)[pos // vc, pos % vc]] = stream[:count]
-    dst.storage[:] = out
+    per_row = src0.spec.cols // 8
+    if bits.shape == (src0.spec.rows, per_row * 8):
+        grid = bits
+    else:
+        grid = np.zeros((src0.spec.rows, per_row * 8), dtype=bool)
+        width = min(bits.shape[1], per_row * 8)  # trailing Cols % 8 columns are dropped
+        grid[:bits.shape[0], :width] = bits[:, :width]
+    stream = np.packbits(grid, axis=1, bitorder="little").reshape(-1)
+    dst.storage.fill(0)
+    write_stream(dst.storage, dst.spec, dst.valid_row, dst.valid_col, stream[:dst.spec.numel])
 
 
 def _write_a5_rows(dst: Tile, src0: Tile, bits: np.ndarray) -> None:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import NotModelledError
 from ..targets import Config
-from ..tile.layout import offset_table, read_region
+from ..tile.layout import offset_table, read_region, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check
@@ -39,16 +39,28 @@ def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -
     _static_index(dst.spec, src0.spec, indices.spec, tmp.spec if tmp is not None else None, config)
     _check_index_runtime(check, config, dst, indices, tmp)
     vr, vc = dst.valid_shape
-    raw = read_region(indices.storage, indices.spec, vr, vc).astype(np.int64)
+    raw = read_region(indices.storage, indices.spec, vr, vc)
+    numel = src0.spec.numel
+    # One reduction decides the common case: as unsigned, a negative index is huge, so max() finds both kinds.
+    unsigned = raw.view(raw.dtype.str.replace("i", "u"))
+    if raw.size and int(unsigned.max()) >= numel:
+        values = _gather_with_outside(check, config, src0, indices, raw.astype(np.int64))
+    else:
+        values = src0.storage[_through_layout(src0.spec, raw)]
+    write_region(dst.storage, dst.spec, vr, vc, values)
+
+
+def _through_layout(spec: TileSpec, flat: np.ndarray) -> np.ndarray:
+    """Storage positions of row-major flat indices (DECISIONS 11: the index is read through src0's layout)."""
+    return flat if spec.layout_name == "ND" else offset_table(spec).reshape(-1)[flat]
+
+
+def _gather_with_outside(check: Check, config: Config, src0: Tile, indices: Tile, raw: np.ndarray) -> np.ndarray:
     if config.profile.tgather_index.unsigned_indices:
         raw &= (1 << indices.spec.dtype.bits) - 1
-    numel = src0.spec.numel
-    outside = (raw < 0) | (raw >= numel)
-    inside_raw = np.where(outside, 0, raw)
-    values = src0.storage[offset_table(src0.spec)[inside_raw // src0.spec.cols, inside_raw % src0.spec.cols]]
-    if outside.any():
-        values = _out_of_range(check, config, src0, raw, outside, values)
-    _write(dst, vr, vc, values)
+    outside = (raw < 0) | (raw >= src0.spec.numel)
+    values = src0.storage[_through_layout(src0.spec, np.where(outside, 0, raw))]
+    return _out_of_range(check, config, src0, raw, outside, values)
 
 
 @lru_cache(maxsize=4096)
@@ -107,10 +119,6 @@ def _out_of_range(check: Check, config: Config, src0: Tile, raw: np.ndarray, out
     return values
 
 
-def _write(dst: Tile, vr: int, vc: int, values: np.ndarray) -> None:
-    dst.storage[offset_table(dst.spec)[:vr, :vc]] = values
-
-
 # --- mask form ---------------------------------------------------------------------------------------------
 def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) -> None:
     check = Check(INSTR, config.name)
@@ -120,10 +128,11 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
     _static_mask(dst.spec, src.spec, config)
     vr, vc = src.valid_shape
     values = read_region(src.storage, src.spec, vr, vc)
+    picked = slice(pattern.phase, None, pattern.period)
     if axis is GatherAxis.GATHER_ROW:
-        _gather_row(check, dst, values[:, pattern.selected(vc)])
+        _gather_row(check, dst, values[:, picked])
     else:
-        _gather_col(check, config, dst, values[pattern.selected(vr), :])
+        _gather_col(check, config, dst, values[picked, :])
 
 
 def _enum(check: Check, enum: Any, value: Any, role: str) -> Any:
@@ -167,8 +176,7 @@ def _gather_col(check: Check, config: Config, dst: Tile, rows: np.ndarray) -> No
                           "GATHER_COL on this target")
     if width > dst.spec.cols:
         check.fail("dst", f"its {dst.spec.cols} columns cannot hold src's {width} valid columns")
-    view = dst.storage.view(rows.dtype)
-    view[offset_table(dst.spec)[:count, :width]] = rows
+    write_region(dst.storage.view(rows.dtype), dst.spec, count, width, rows)
 
 
 # --- comparison form ---------------------------------------------------------------------------------------

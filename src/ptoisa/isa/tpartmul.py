@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..targets import Config
-from ..tile.layout import read_region, write_region
+from ..tile.layout import plain_view, read_region, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check
@@ -42,7 +42,32 @@ def tpartmul(config: Config, dst: Any, src0: Any, src1: Any) -> None:
                                   "not a supported pattern (one source must equal dst, the other must not exceed it)")
         _EMULATE[config.profile.tpartmul.neither_valid](dst, src0, src1)
         return
-    write_region(dst.storage, dst.spec, vr, vc, _combine(dst, src0, src1))
+    if not _multiply_in_place(dst, src0, src1):
+        write_region(dst.storage, dst.spec, vr, vc, _combine(dst, src0, src1))
+
+
+def _multiply_in_place(dst: Tile, src0: Tile, src1: Tile) -> bool:
+    """Fast path for plain layouts: copy the full source into dst, multiply the overlap in place.
+
+    Returns False (nothing written) for boxed layouts, and when the copy could clobber a source still to be
+    read (dst overlapping a source other than by being that very tile)."""
+    views = [plain_view(t.storage, t.spec) for t in (dst, src0, src1)]
+    if any(v is None for v in views):
+        return False
+    out, a, b = views
+    src0_full = src0.valid_shape == dst.valid_shape
+    full, part = (a, b) if src0_full else (b, a)
+    full_tile, part_tile = (src0, src1) if src0_full else (src1, src0)
+    vr, vc = dst.valid_shape
+    pr, pc = part_tile.valid_shape
+    copies = (pr, pc) != (vr, vc)
+    if copies and (np.may_share_memory(dst.storage, part_tile.storage) or (
+            full_tile is not dst and np.may_share_memory(dst.storage, full_tile.storage))):
+        return False
+    if copies:
+        out[:vr, :vc] = full[:vr, :vc]
+    out[:pr, :pc] = _product(full[:pr, :pc], part[:pr, :pc])
+    return True
 
 
 def _shape(tile: Tile) -> str:

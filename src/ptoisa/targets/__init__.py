@@ -45,10 +45,7 @@ class Config:
     profile: TargetProfile
     errata: frozenset[str]
     undefined: Undefined = "raise"
-
-    @property
-    def name(self) -> str:
-        return self.profile.target.value
+    name: str = ""  # the target's name, filled by make_config (a plain field: read on every call)
 
     def erratum(self, name: str) -> bool:
         return name in self.errata
@@ -78,7 +75,7 @@ def make_config(target: str | Target, errata: bool | frozenset[str] = True, unde
         enabled = frozenset(errata)
     if undefined not in ("raise", "emulate"):
         raise TargetError(f"undefined must be 'raise' or 'emulate', but got {undefined!r}")
-    return Config(profile, enabled, undefined)
+    return Config(profile, enabled, undefined, profile.target.value)
 
 
 _CURRENT: ContextVar[Config | None] = ContextVar("ptoisa_target", default=None)
@@ -89,7 +86,16 @@ def current_config() -> Config:
     config = _CURRENT.get()
     if config is not None:
         return config
-    return make_config(os.environ.get(ENV_VAR) or DEFAULT_TARGET)
+    name = os.environ.get(ENV_VAR) or DEFAULT_TARGET
+    cached = _DEFAULT[0]
+    if cached is not None and cached[0] == name:
+        return cached[1]
+    config = make_config(name)
+    _DEFAULT[0] = (name, config)
+    return config
+
+
+_DEFAULT: list[tuple[str, Config] | None] = [None]
 
 
 def resolve(target: str | Target | Config | None) -> Config:

@@ -82,3 +82,19 @@ def write_region(storage: np.ndarray, spec: TileSpec, vr: int, vc: int, values: 
 def logical_copy(storage: np.ndarray, spec: TileSpec) -> np.ndarray:
     """The whole logical (rows, cols) tile as a new array."""
     return np.array(read_region(storage, spec, spec.rows, spec.cols))
+
+
+def write_stream(storage: np.ndarray, spec: TileSpec, vr: int, vc: int, stream: np.ndarray) -> None:
+    """Store `stream` row-major over logical [0, vr) x [0, vc), as far as it reaches (at most vr * vc values)."""
+    if vc == 0 or vr == 0:
+        return
+    count = min(stream.size, vr * vc)
+    full, rest = divmod(count, vc)
+    view = plain_view(storage, spec)
+    if view is not None:
+        view[:full, :vc] = stream[:full * vc].reshape(full, vc)
+        if rest:
+            view[full, :rest] = stream[full * vc:count]
+        return
+    pos = np.arange(count)
+    storage[offset_table(spec)[pos // vc, pos % vc]] = stream[:count]

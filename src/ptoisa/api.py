@@ -155,9 +155,9 @@ def _tgather(dst: Tile, src0: Tile, *args: Any, target: Any = None, maskPattern:
         if len(rest) > 2 or (maskPattern is not None and rest):
             raise IllegalInstructionError("TGATHER", config.name, None, "mask form takes (dst, src, pattern[, axis])")
         tgather_mask(config, dst, src0, pattern, axis)
-    elif len(rest) >= 5:
-        mode = cmpMode if cmpMode is not None else (rest[5] if len(rest) > 5 else None)
-        if mode is None or len(rest) > 6:
+    elif len(rest) >= 4:
+        mode = cmpMode if cmpMode is not None else (rest[4] if len(rest) > 4 else None)
+        if mode is None or len(rest) > 5:
             raise IllegalInstructionError("TGATHER", config.name, "cmpMode",
                                           "comparison form takes (dst, src0, k_value, cdst, tmp, offset, cmpMode)")
         tgather_cmp(config, dst, src0, rest[0], rest[1], rest[2], rest[3], mode)

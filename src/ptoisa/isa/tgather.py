@@ -24,7 +24,7 @@ from ..targets import Config
 from ..tile.layout import offset_table, read_region, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
-from ._check import Check
+from ._check import Check, announce_erratum
 from .enums import CmpMode, GatherAxis, MaskPattern
 
 INSTR = "TGATHER"
@@ -195,14 +195,20 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
         size = tile.spec.rows if role == "dst" else tile.spec.numel
         if size < vr:
             check.fail(role, f"must hold one entry per valid src0 row ({vr}), but holds {size}")
-    matches = _cmp_matches(src0, k_value, vr, vc, mode)
+    matches = _cmp_matches(config, src0, k_value, vr, vc, mode)
     counts = matches.sum(axis=1)
     if vr and counts.max() > dst.spec.cols:
         row = int(np.argmax(counts))
         check.fail("dst", f"row {row} has {int(counts[row])} matches but dst rows hold {dst.spec.cols}")
     rows, cols = np.nonzero(matches)
     slots = (np.cumsum(matches, axis=1) - 1)[rows, cols]
-    index = (offset + rows.astype(np.int64) * src0.spec.cols + cols) & 0xFFFFFFFF
+    row_stride = src0.spec.cols
+    if config.erratum("tgather_cmp_running_index"):
+        running = 64 * -(-vc // 64)
+        if running != row_stride and rows.size and rows.max() > 0:
+            announce_erratum(config, INSTR, "tgather_cmp_running_index")
+        row_stride = running
+    index = (offset + rows.astype(np.int64) * row_stride + cols) & 0xFFFFFFFF
     dst.storage[offset_table(dst.spec)[rows, slots]] = index.astype(np.uint32).astype(dst.spec.np_dtype)
     cdst.storage[:vr] = counts.astype(np.int64).astype(cdst.spec.np_dtype)
 
@@ -243,12 +249,35 @@ def _check_cmp_tmp(check: Check, dst: TileSpec, src0: TileSpec, tmp: TileSpec | 
                           f"got {tmp.nbytes}")
 
 
-def _cmp_matches(src0: Tile, k_value: Tile, vr: int, vc: int, mode: CmpMode) -> np.ndarray:
+def _cmp_matches(config: Config, src0: Tile, k_value: Tile, vr: int, vc: int, mode: CmpMode) -> np.ndarray:
     """src0[i, j] <mode> k[i], with k[i] (element i of k's storage) converted to src0's type."""
     dtype = src0.spec.dtype
-    wide = np.float64 if dtype.is_float else np.int64
-    values = read_region(src0.storage, src0.spec, vr, vc).astype(wide)
-    with np.errstate(over="ignore", invalid="ignore"):
-        k = k_value.storage[:vr].astype(src0.spec.np_dtype).astype(wide)
     op = np.greater if mode is CmpMode.GT else np.equal
-    return op(values, k[:, None])
+    values = read_region(src0.storage, src0.spec, vr, vc)
+    contract = op(_wide(values), _wide(_as_src_type(k_value.storage[:vr], src0)[:, None]))
+    if config.erratum("tgather_cmp_k_signed_src_width"):
+        signed = np.dtype(f"<i{dtype.itemsize}")
+        k_raw = k_value.storage.view(np.uint8)[:vr * dtype.itemsize].view(signed)
+        target = op(_wide(values), _wide(_as_src_type(k_raw, src0)[:, None]))
+        return _announced(config, "tgather_cmp_k_signed_src_width", contract, target)
+    if config.erratum("tgather_cmp_unsigned") and not dtype.is_float:
+        unsigned = np.dtype(f"<u{dtype.itemsize}")
+        k_bits = k_value.storage[:vr].astype(np.int64) & ((1 << dtype.bits) - 1)
+        target = op(values.view(unsigned).astype(np.int64), k_bits[:, None])
+        return _announced(config, "tgather_cmp_unsigned", contract, target)
+    return contract
+
+
+def _as_src_type(k: np.ndarray, src0: Tile) -> np.ndarray:
+    with np.errstate(over="ignore", invalid="ignore"):
+        return k.astype(src0.spec.np_dtype)
+
+
+def _wide(values: np.ndarray) -> np.ndarray:
+    return values.astype(np.float64 if values.dtype.kind == "f" or values.dtype.kind == "V" else np.int64)
+
+
+def _announced(config: Config, name: str, contract: np.ndarray, target: np.ndarray) -> np.ndarray:
+    if not np.array_equal(contract, target):
+        announce_erratum(config, INSTR, name)
+    return target

@@ -83,5 +83,7 @@ PROFILE = TargetProfile(
                                             "tile fills validRow x validCol elements contiguously",
         "texpands_b8_pairs": "TEXPANDS fills 8-bit tiles as 16-bit pairs: an odd count writes one extra byte",
         "texpands_conv_5d": "TEXPANDS on a conv tile fills the product of the first five dims only",
+        "tgather_cmp_k_signed_src_width": "comparison TGATHER reads threshold k[i] from the k tile's storage as a "
+                                          "signed integer as wide as the source element (int16 for half)",
     },
 )

@@ -66,5 +66,10 @@ PROFILE = TargetProfile(
         modes=(CmpMode.GT, CmpMode.EQ),
         tmp="optional",
     ),
-    errata={},
+    errata={
+        "tgather_cmp_running_index": "comparison TGATHER numbers elements with a running 64-lane counter: "
+                                     "offset + 64 * ceil(validCol / 64) * i + j instead of offset + i * Cols + j",
+        "tgather_cmp_unsigned": "comparison TGATHER compares 32-bit and 16-bit integer sources with k as "
+                                "unsigned (zero-extended) integers",
+    },
 )

@@ -10,12 +10,15 @@ import sys
 import warnings
 from typing import Any, NoReturn
 
+import numpy as np
+
 from ..dtypes import DType, names
 from ..errors import ErratumWarning, IllegalInstructionError, ModeFallbackWarning, UndefinedBehaviourError
 from ..targets import Config
 from ..targets.rules import Locs
 from ..tile.conv import ConvTile
 from ..tile.enums import TileType
+from ..tile.layout import spills
 from ..tile.tile import Tile
 
 
@@ -49,6 +52,12 @@ class Check:
     def row_major(self, role: str, spec: Any, required: tuple[str, ...]) -> None:
         if role in required and not spec.is_row_major:
             self.fail(role, f"must be row-major (got {spec.layout_name})")
+
+    def fits(self, role: str, spec: Any) -> None:
+        """Refuse a tile whose layout places elements past its storage (the reference would write past it)."""
+        if not spec.is_conv and spills(spec):
+            self.fail(role, f"{spec.layout_name} layout with {spec.rows} rows (not a multiple of the box height "
+                            f"{spec.inner_rows}) places elements past the tile's storage")
 
     def same_dtype(self, role: str, dtype: DType, other_role: str, other: DType) -> None:
         if dtype is not other:
@@ -108,7 +117,7 @@ def commit_variant(
 ) -> None:
     """Store the target's result (erratum on) or the contract's (off); warn when the erratum changed bytes."""
     if config.erratum(erratum):
-        if contract.tobytes() != target_result.tobytes():
+        if not np.array_equal(contract.view(np.uint8), target_result.view(np.uint8)):
             announce_erratum(config, instr, erratum)
         storage[...] = target_result
     else:

@@ -32,6 +32,8 @@ def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.gener
         return _from_int(int(value), dtype)
     if isinstance(value, (np.floating, float)):
         return _from_float(float(value), dtype, check, operand)
+    if isinstance(value, (str, bytes)):
+        check.fail(operand, f"must be a number (got {type(value).__name__})")
     try:  # ml_dtypes scalars (bfloat16, fp8) are np.generic with their own kinds
         as_float = float(value)
     except (TypeError, ValueError):
@@ -44,7 +46,7 @@ _INT_RANGE = {d: (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max)) for d in DTy
 
 def _from_int(value: int, dtype: DType) -> np.generic:
     if dtype.is_float:
-        return np.array(float(value)).astype(dtype.np)[()]
+        return _round_double(_int_to_double_odd(value), dtype)
     bits = dtype.bits
     wrapped = value % (1 << bits)
     if dtype.is_signed and wrapped >= 1 << (bits - 1):
@@ -52,8 +54,27 @@ def _from_int(value: int, dtype: DType) -> np.generic:
     return np.array(wrapped, dtype=dtype.np)[()]
 
 
+def _int_to_double_odd(value: int) -> float:
+    """The integer as a double, rounded to odd when inexact, so that one more rounding is still exact (C++
+    converts an integer to float in one step)."""
+    if abs(value) < 1 << 53:
+        return float(value)
+    magnitude = abs(value)
+    shift = magnitude.bit_length() - 53
+    mantissa = magnitude >> shift
+    if mantissa << shift != magnitude:
+        mantissa |= 1
+    result = math.ldexp(float(mantissa), shift) if shift < 1100 else math.inf
+    return -result if value < 0 else result
+
+
 def _round_double(value: float, dtype: DType) -> np.generic:
     """Round a double once into a float type (C++ semantics), also for types that ml_dtypes reaches via float32."""
+    with np.errstate(over="ignore"):  # overflow to inf is the correctly rounded result
+        return _round_double_quiet(value, dtype)
+
+
+def _round_double_quiet(value: float, dtype: DType) -> np.generic:
     if dtype in (DType.F32, DType.F16):
         return dtype.np.type(value)  # NumPy rounds doubles to these directly
     narrow = np.float32(value)

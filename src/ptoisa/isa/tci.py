@@ -65,6 +65,7 @@ def _static(dst: TileSpec, tmp: TileSpec | None, config: Config) -> None:
     rules = config.profile.tci
     check = Check(INSTR, config.name)
     check.dtype("dst", dst.dtype, rules.dtypes)
+    check.fits("dst", dst)
     if dst.rows != 1:
         check.fail("dst", f"must be a single-row tile: Rows must be 1 (got {dst.rows})")
     if dst.cols == 1:

@@ -31,14 +31,11 @@ from ..tile.layout import read_region, write_stream
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum, announce_fallback, commit_variant
+from ._compare import INF_BITS_16, compare, compare_bits16, is_inf16
 from ._scalar import to_element
 from .enums import CmpMode
 
 INSTR = "TCMPS"
-_OPS = {
-    CmpMode.EQ: np.equal, CmpMode.NE: np.not_equal, CmpMode.LT: np.less,
-    CmpMode.LE: np.less_equal, CmpMode.GT: np.greater, CmpMode.GE: np.greater_equal,
-}
 _TOLERANCE = 1e-9
 
 
@@ -51,12 +48,19 @@ def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
     _check_valid_shapes(check, config, dst, src0)
     scalar = src1.storage[0] if tile_form else to_element(src1, src0.spec.dtype, check, "scalar")
     packing = config.profile.tcmps.packing
-    if packing == "cpu_stream":
-        _write_cpu_stream(dst, src0, _predicate(config, src0.valid, scalar, mode, src0.spec.dtype))
-    elif packing == "a5_rows":
-        _write_a5_rows(dst, src0, _predicate(config, src0.valid, scalar, mode, src0.spec.dtype))
-    else:
+    if packing == "a2a3_rows":
         _write_a2a3_rows(config, dst, src0, scalar, mode)
+        return
+    write = _write_cpu_stream if packing == "cpu_stream" else _write_a5_rows
+    pending: list[tuple[Any, np.ndarray]] = []
+    bits = _predicate(config, src0.valid, scalar, mode, src0.spec.dtype, pending)
+    before = dst.storage.copy() if pending else None
+    write(dst.storage, dst, src0, bits)
+    for announce, contract_bits in pending:  # warn only when the deviation reaches dst's bytes
+        alternative = before.copy()
+        write(alternative, dst, src0, contract_bits)
+        if not np.array_equal(alternative.view(np.uint8), dst.storage.view(np.uint8)):
+            announce()
 
 
 def _mode(check: Check, mode: Any) -> CmpMode:
@@ -76,6 +80,7 @@ def _static(dst: TileSpec, src0: TileSpec, src1: TileSpec | None, config: Config
     for role, spec in roles.items():
         check.loc(role, spec.loc, rules.locs)
         check.row_major(role, spec, rules.row_major)
+        check.fits(role, spec)
     if src1 is not None:
         check.same_dtype("src1", src1.dtype, "src0", src0.dtype)
 
@@ -95,55 +100,54 @@ def _check_valid_shapes(check: Check, config: Config, dst: Tile, src0: Tile) -> 
 
 
 # --- comparison --------------------------------------------------------------------------------------------
-def _as_wide(values: np.ndarray, dtype: DType) -> np.ndarray:
-    """Values NumPy compares exactly: native for NumPy's own types, float32 for ml_dtypes floats (exact)."""
-    if dtype in (DType.BF16, DType.F8E4M3, DType.F8E5M2):
-        return values.astype(np.float32)
-    return values
+def _predicate(config: Config, values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DType,
+               pending: list[tuple[Any, np.ndarray]] | None = None) -> np.ndarray:
+    """Boolean comparison under the configured target.
 
-
-def _predicate(config: Config, values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DType) -> np.ndarray:
-    """Boolean (rows, cols) comparison under the configured target, announcing errata and fallbacks."""
-    a = _as_wide(values, dtype)
-    b = _as_wide(np.asarray(scalar), dtype)
-    result = _OPS[mode](a, b)
+    Where a fallback or erratum changes bits, it is announced at once, or, with `pending`, recorded as
+    (announce, bits without it) so that the caller can announce it only if the change reaches dst."""
+    result = compare(values, scalar, mode, dtype)
     if config.profile.tcmps.int32_eq_only and dtype is DType.I32 and mode not in (CmpMode.EQ, CmpMode.NE):
-        fallback = np.equal(a, b)
-        if not np.array_equal(fallback, result):
-            announce_fallback(config, INSTR, f"int32 {mode.name} is executed as EQ on this target")
-        result = fallback
-    if dtype in (DType.I16, DType.U16) and "tcmps_int16_as_half" in config.profile.errata:
-        result = _maybe_erratum(config, "tcmps_int16_as_half", result,
-                                lambda: _OPS[mode](_as_half(values), _as_half(np.asarray(scalar))))
-    if mode in (CmpMode.EQ, CmpMode.NE) and "tcmps_eq_tolerance" in config.profile.errata:
-        result = _maybe_erratum(config, "tcmps_eq_tolerance", result, lambda: _tolerant(a, b, mode))
+        message = f"int32 {mode.name} is executed as EQ on this target"
+        result = _deviate(result, values == scalar, pending, lambda: announce_fallback(config, INSTR, message))
+    if dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half"):
+        half = compare_bits16(values.view(np.uint16), np.asarray(scalar).view(np.uint16), mode,
+                              INF_BITS_16[DType.F16])
+        result = _deviate(result, half, pending, lambda: announce_erratum(config, INSTR, "tcmps_int16_as_half"))
+    if mode in (CmpMode.EQ, CmpMode.NE) and dtype.is_float and config.erratum("tcmps_eq_tolerance"):
+        tolerant = _tolerant(values, scalar, mode, dtype, result)
+        result = _deviate(result, tolerant, pending, lambda: announce_erratum(config, INSTR, "tcmps_eq_tolerance"))
     return result
 
 
-def _maybe_erratum(config: Config, name: str, contract: np.ndarray, target: Any) -> np.ndarray:
-    if not config.erratum(name):
-        return contract
-    result = target()
-    if not np.array_equal(result, contract):
-        announce_erratum(config, INSTR, name)
-    return result
+def _deviate(contract: np.ndarray, target: np.ndarray, pending: list[tuple[Any, np.ndarray]] | None,
+             announce: Any) -> np.ndarray:
+    if not np.array_equal(target, contract):
+        if pending is None:
+            announce()
+        else:
+            pending.append((announce, contract))
+    return target
 
 
-def _as_half(values: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(values).view(np.float16).astype(np.float64)
-
-
-def _tolerant(a: np.ndarray, b: np.ndarray, mode: CmpMode) -> np.ndarray:
-    a, b = np.broadcast_arrays(a.astype(np.float64), b.astype(np.float64))
+def _tolerant(values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DType, exact: np.ndarray) -> np.ndarray:
+    """The simulator's EQ/NE: |a - b| against 1e-9 in double (integers are never affected)."""
+    if dtype is DType.F16:
+        # Distinct finite halves differ by at least 2**-24 > 1e-9: only inf == inf changes (it becomes false).
+        if mode is CmpMode.NE:
+            return exact
+        return exact & ~is_inf16(values.view(np.uint16), INF_BITS_16[DType.F16])
+    a = values.astype(np.float64)
+    b = np.float64(scalar)
     with np.errstate(invalid="ignore"):
         distance = np.abs(a - b)
         if mode is CmpMode.EQ:
             return distance < _TOLERANCE
-        return np.isnan(a) | np.isnan(b) | (distance > _TOLERANCE)
+        return np.isnan(a) | bool(np.isnan(b)) | (distance > _TOLERANCE)
 
 
 # --- packing per target ------------------------------------------------------------------------------------
-def _write_cpu_stream(dst: Tile, src0: Tile, bits: np.ndarray) -> None:
+def _write_cpu_stream(out: np.ndarray, dst: Tile, src0: Tile, bits: np.ndarray) -> None:
     """The CPU simulator's byte stream, reflowed over dst's valid shape (reference-facts 5.1)."""
     per_row = src0.spec.cols // 8
     if bits.shape == (src0.spec.rows, per_row * 8):
@@ -153,11 +157,11 @@ def _write_cpu_stream(dst: Tile, src0: Tile, bits: np.ndarray) -> None:
         width = min(bits.shape[1], per_row * 8)  # trailing Cols % 8 columns are dropped
         grid[:bits.shape[0], :width] = bits[:, :width]
     stream = np.packbits(grid, axis=1, bitorder="little").reshape(-1)
-    dst.storage.fill(0)
-    write_stream(dst.storage, dst.spec, dst.valid_row, dst.valid_col, stream[:dst.spec.numel])
+    out.fill(0)
+    write_stream(out, dst.spec, dst.valid_row, dst.valid_col, stream[:dst.spec.numel])
 
 
-def _write_a5_rows(dst: Tile, src0: Tile, bits: np.ndarray) -> None:
+def _write_a5_rows(out: np.ndarray, dst: Tile, src0: Tile, bits: np.ndarray) -> None:
     """Row i -> dst row i, whole chunks of 128 elements (256 for 8-bit sources), zero tail bits."""
     vr, vc = bits.shape
     chunk = 256 if src0.spec.dtype.itemsize == 1 else 128
@@ -166,7 +170,7 @@ def _write_a5_rows(dst: Tile, src0: Tile, bits: np.ndarray) -> None:
     padded[:, :vc] = bits
     packed = np.packbits(padded, axis=1, bitorder="little")
     pitch = dst.spec.cols * dst.spec.dtype.itemsize
-    dst.storage.view(np.uint8).reshape(dst.spec.rows, pitch)[:vr, :packed.shape[1]] = packed
+    out.view(np.uint8).reshape(dst.spec.rows, pitch)[:vr, :packed.shape[1]] = packed
 
 
 def _write_a2a3_rows(config: Config, dst: Tile, src0: Tile, scalar: np.generic, mode: CmpMode) -> None:

@@ -33,6 +33,7 @@ from ._scalar import to_element
 
 INSTR = "TEXPANDS"
 _BOUNDED_DIMS = {Layout.NC1HWC0: 4, Layout.FRACTAL_Z: 4, Layout.NDC1HWC0: 5, Layout.FRACTAL_Z_3D: 5}
+_MIN_DIMS = {Layout.NC1HWC0: 5, Layout.FRACTAL_Z: 4, Layout.NDC1HWC0: 6, Layout.FRACTAL_Z_3D: 5}
 _CONV_LIMIT = 32767
 
 
@@ -63,7 +64,10 @@ def _static_kind(spec: TileSpec | ConvTileSpec, config: Config) -> str:
         return "conv"
     if spec.loc is TileType.Mat:
         _check_mat_blocks(check, spec, rules.mat_blocks)
+        if "texpands_mat_valid_only" in config.profile.errata:
+            check.fits("dst", spec)  # the valid-region fill goes through the layout
         return "mat"
+    check.fits("dst", spec)
     if not spec.is_boxed and "texpands_static_valid_contiguous" in config.profile.errata:
         return "a2a3_vec"
     return "vec"
@@ -84,7 +88,7 @@ def _check_conv_static(check: Check, spec: ConvTileSpec, config: Config) -> None
     if spec.layout not in layouts:
         check.fail("dst", f"conv layout {spec.layout.name} is not supported (allowed: "
                           f"{', '.join(x.name for x in layouts)})")
-    needed = _BOUNDED_DIMS[spec.layout] + 1
+    needed = _MIN_DIMS[spec.layout]
     if len(spec.shape) < needed:
         check.fail("dst", f"a {spec.layout.name} conv tile needs at least {needed} dims (got {len(spec.shape)})")
     if "texpands_conv_5d" in config.profile.errata and len(spec.shape) < 5:
@@ -109,8 +113,10 @@ def _fill_conv(config: Config, check: Check, dst: ConvTile, value: np.generic) -
 
 
 def _fill_mat(config: Config, dst: Tile, value: np.generic) -> None:
-    if "texpands_mat_valid_only" not in config.profile.errata:
-        dst.storage[:] = value
+    spec = dst.spec
+    whole = dst.valid_shape == (spec.rows, spec.cols)
+    if whole or not config.erratum("texpands_mat_valid_only"):
+        dst.storage.fill(value)
         return
     contract = np.full_like(dst.storage, value)
     target = dst.storage.copy()
@@ -120,13 +126,13 @@ def _fill_mat(config: Config, dst: Tile, value: np.generic) -> None:
 
 def _fill_a2a3_vec(config: Config, dst: Tile, value: np.generic) -> None:
     spec, vr, vc = dst.spec, dst.valid_row, dst.valid_col
-    contract = dst.storage.copy()
-    write_region(contract, spec, vr, vc, value)
     pairs = spec.dtype.itemsize == 1 and config.erratum("texpands_b8_pairs")
     contiguous = config.erratum("texpands_static_valid_contiguous") and _a2a3_contiguous(spec, vr, vc)
-    if not pairs and not contiguous:
-        dst.storage[:] = contract
+    if not pairs and (not contiguous or _rectangle_is_prefix(spec, vr, vc)):
+        write_region(dst.storage, spec, vr, vc, value)  # the erratum cannot change anything here
         return
+    contract = dst.storage.copy()
+    write_region(contract, spec, vr, vc, value)
     target = dst.storage.copy()
     if contiguous:
         count = vr * vc

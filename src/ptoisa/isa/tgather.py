@@ -72,6 +72,7 @@ def _static_index(dst: TileSpec, src0: TileSpec, idx: TileSpec, tmp: TileSpec | 
     check.dtype("indices", idx.dtype, rules.idx_dtypes)
     for role, spec in (("dst", dst), ("src0", src0), ("indices", idx)):
         check.loc(role, spec.loc, rules.locs)
+        check.fits(role, spec)
     if tmp is None:
         if rules.tmp == "required":
             check.fail("tmp", "is required on this target: call TGATHER(dst, src0, indices, tmp)")
@@ -150,6 +151,7 @@ def _static_mask(dst: TileSpec, src: TileSpec, config: Config) -> None:
         check.loc(role, spec.loc, rules.locs)
         check.dtype(role, spec.dtype, rules.dtypes)
         check.row_major(role, spec, ("src", "dst"))
+        check.fits(role, spec)
     if dst.dtype.itemsize != src.dtype.itemsize:
         check.fail("dst", f"element size {dst.dtype.itemsize} must equal src's {src.dtype.itemsize} "
                           f"({dst.dtype.cname} vs {src.dtype.cname})")
@@ -171,6 +173,9 @@ def _gather_col(check: Check, config: Config, dst: Tile, rows: np.ndarray) -> No
     if dst.valid_row != count:
         check.fail("dst", f"valid rows ({dst.valid_row}) must equal the number of selected src rows ({count}) "
                           "for GATHER_COL")
+    if config.profile.tgather_mask.col_dst_full_cols and dst.valid_col != dst.spec.cols:
+        check.fail("dst", f"valid cols ({dst.valid_col}) must equal its static Cols ({dst.spec.cols}): dst storage "
+                          "must be continuous")
     if config.profile.tgather_mask.col_dst_static_rows and dst.valid_row != dst.spec.rows:
         check.fail("dst", f"valid rows ({dst.valid_row}) must equal its static Rows ({dst.spec.rows}) for "
                           "GATHER_COL on this target")
@@ -233,8 +238,9 @@ def _static_cmp(dst: TileSpec, src0: TileSpec, k: TileSpec, cdst: TileSpec, tmp:
         check.fail("cmpMode", f"{mode.name} is not supported (allowed: {', '.join(m.name for m in rules.modes)})")
     if src0.dtype in rules.eq_only_src_dtypes and mode is not CmpMode.EQ:
         check.fail("src0", f"dtype {src0.dtype.cname} is supported with EQ only (got {mode.name})")
-    for role, spec in (("dst", dst), ("src0", src0)):
-        check.loc(role, spec.loc, rules.locs)
+    for role, spec in (("dst", dst), ("src0", src0), ("k_value", k), ("cdst", cdst)):
+        check.loc(role, spec.loc, rules.locs if role in ("dst", "src0") else None)
+        check.fits(role, spec)
     if rules.tmp == "required":
         _check_cmp_tmp(check, dst, src0, tmp)
 
@@ -262,8 +268,8 @@ def _cmp_matches(config: Config, src0: Tile, k_value: Tile, vr: int, vc: int, mo
         return _announced(config, "tgather_cmp_k_signed_src_width", contract, target)
     if config.erratum("tgather_cmp_unsigned") and not dtype.is_float:
         unsigned = np.dtype(f"<u{dtype.itemsize}")
-        k_bits = k_value.storage[:vr].astype(np.int64) & ((1 << dtype.bits) - 1)
-        target = op(values.view(unsigned).astype(np.int64), k_bits[:, None])
+        k_full = k_value.storage[:vr].astype(np.int64)  # k is uint16/uint32: compared whole, not narrowed
+        target = op(values.view(unsigned).astype(np.int64), k_full[:, None])
         return _announced(config, "tgather_cmp_unsigned", contract, target)
     return contract
 

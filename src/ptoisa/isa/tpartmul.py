@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import NotModelledError
 from ..targets import Config
 from ..tile.layout import plain_view, read_region, write_region
 from ..tile.spec import TileSpec
@@ -66,7 +67,7 @@ def _multiply_in_place(dst: Tile, src0: Tile, src1: Tile) -> bool:
         return False
     if copies:
         out[:vr, :vc] = full[:vr, :vc]
-    out[:pr, :pc] = _product(full[:pr, :pc], part[:pr, :pc])
+    _product(full[:pr, :pc], part[:pr, :pc], out[:pr, :pc])
     return True
 
 
@@ -83,6 +84,7 @@ def _static(dst: TileSpec, src0: TileSpec, src1: TileSpec, config: Config) -> No
     check.same_dtype("src1", src1.dtype, "dst", dst.dtype)
     for role, spec in (("dst", dst), ("src0", src0), ("src1", src1)):
         check.row_major(role, spec, rules.row_major)
+        check.fits(role, spec)
 
 
 def _legal_pattern(d: tuple[int, int], a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -92,12 +94,18 @@ def _legal_pattern(d: tuple[int, int], a: tuple[int, int], b: tuple[int, int]) -
     return (a == d and within(b)) or (b == d and within(a))
 
 
-def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _product(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """a * b rounded once into the element type (products of 16-bit floats are exact in float32)."""
     if a.dtype.itemsize == 2 and a.dtype.kind not in "iu":
-        return (a.astype(np.float32) * b.astype(np.float32)).astype(a.dtype)
+        with np.errstate(over="ignore"):  # overflow to inf is the correctly rounded result
+            result = (a.astype(np.float32) * b.astype(np.float32)).astype(a.dtype)
+        if out is not None:
+            out[...] = result
+        return result
+    if a.dtype.kind in "iu":  # integer products wrap silently in NumPy
+        return np.multiply(a, b, out=out)
     with np.errstate(over="ignore", invalid="ignore"):
-        return a * b
+        return np.multiply(a, b, out=out)
 
 
 def _combine(dst: Tile, src0: Tile, src1: Tile, fill: Any = 0) -> np.ndarray:
@@ -123,10 +131,8 @@ def _emulate_cpu(dst: Tile, src0: Tile, src1: Tile) -> None:
 
 
 def _emulate_a2a3(dst: Tile, src0: Tile, src1: Tile) -> None:
-    """A2A3 writes nothing unless a source's valid shape equals dst's (reference-facts 7.2)."""
-    if dst.valid_shape in (src0.valid_shape, src1.valid_shape):
-        # With one source equal to dst every element has a valid source, so the CPU rule is the A2A3 result.
-        _emulate_cpu(dst, src0, src1)
+    """A2A3 writes nothing for an unsupported pattern: with no source equal to dst it returns, and with a source
+    larger than dst it reaches its assertion-only case (reference-facts 7.2)."""
 
 
 def _emulate_a5(dst: Tile, src0: Tile, src1: Tile) -> None:
@@ -139,9 +145,12 @@ def _emulate_a5(dst: Tile, src0: Tile, src1: Tile) -> None:
         write_region(dst.storage, dst.spec, r, c, read_region(src.storage, src.spec, r, c))
         return
     big = src1 if (r0 < r1 or c0 < c1) else src0
+    if vr > big.spec.rows or vc > big.spec.cols:
+        raise NotModelledError(f"{INSTR}: emulating this pattern on a5 reads past the {big.spec} source's storage")
     out = np.array(read_region(big.storage, big.spec, vr, vc))
     rs, cs = min(r0, r1, vr), min(c0, c1, vc)
-    out[:rs, :cs] = _product(read_region(src0.storage, src0.spec, rs, cs), read_region(src1.storage, src1.spec, rs, cs))
+    out[:rs, :cs] = _product(read_region(src0.storage, src0.spec, rs, cs),
+                             read_region(src1.storage, src1.spec, rs, cs))
     write_region(dst.storage, dst.spec, vr, vc, out)
 
 

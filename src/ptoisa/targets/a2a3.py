@@ -65,7 +65,7 @@ PROFILE = TargetProfile(
         unsigned_indices=True,
     ),
     tgather_mask=TGatherMaskRules(dtypes=(D.I16, D.U16, D.I32, D.U32, D.F16, D.BF16, D.F32),
-                                  col_dst_static_rows=False),
+                                  col_dst_full_cols=True, col_dst_static_rows=False),
     tgather_cmp=TGatherCmpRules(
         dst_dtypes=(D.I32, D.U32),
         src_dtypes=(D.F32, D.F16, D.I32),

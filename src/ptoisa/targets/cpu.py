@@ -57,7 +57,7 @@ PROFILE = TargetProfile(
         out_of_range="zero",
         unsigned_indices=False,
     ),
-    tgather_mask=TGatherMaskRules(dtypes=STANDARD_DTYPES, col_dst_static_rows=True),
+    tgather_mask=TGatherMaskRules(dtypes=STANDARD_DTYPES, col_dst_full_cols=False, col_dst_static_rows=True),
     # No CPU implementation exists: the union of the NPU contracts (principle 6).
     tgather_cmp=TGatherCmpRules(
         dst_dtypes=(D.I32, D.U32),

@@ -113,10 +113,13 @@ class TGatherIndexRules:
 class TGatherMaskRules:
     """Attributes:
     dtypes: allowed src/dst types (they must also have equal sizes).
+    col_dst_full_cols: GATHER_COL also requires dst valid cols == dst Cols (the seed's continuity rule, which
+        the NPU pages state for the mask form without naming an axis).
     col_dst_static_rows: GATHER_COL requires dst valid rows == dst static Rows (a reference assertion).
     """
 
     dtypes: DTypes
+    col_dst_full_cols: bool
     col_dst_static_rows: bool
     locs: Locs = VEC_ONLY
 

@@ -19,6 +19,7 @@ import numpy as np
 from ..dtypes import DType, as_dtype
 from ..errors import TileSpecError
 from .enums import DYNAMIC, Layout, TileType
+from .tile import private_storage
 
 CONV_LAYOUTS = (Layout.NC1HWC0, Layout.NDC1HWC0, Layout.FRACTAL_Z, Layout.FRACTAL_Z_3D)
 
@@ -104,7 +105,7 @@ class ConvTile:
             raise TileSpecError(f"runtime shape {shape} of {spec} must be positive and fit BufferSize")
         self.spec = spec
         self.shape = shape
-        self.storage = np.zeros(spec.buffer_size, dtype=spec.np_dtype)
+        self.storage = private_storage(spec.nbytes, spec.np_dtype)
         self.binding: Any = None
 
     def GetShape(self, dim: int) -> int:

@@ -53,6 +53,13 @@ def offset_table(spec: TileSpec) -> np.ndarray:
     return table
 
 
+@lru_cache(maxsize=1024)
+def spills(spec: TileSpec) -> bool:
+    """True when the layout maps some element past the storage: boxed tiles whose Rows are not a multiple of
+    the box height (allowed by the Vec / MX / Rows == 1 exemptions) whose row boxes are laid out row after row."""
+    return spec.is_boxed and spec.rows % spec.inner_rows != 0 and int(offset_table(spec).max()) >= spec.numel
+
+
 def plain_view(storage: np.ndarray, spec: TileSpec) -> np.ndarray | None:
     """A writable (rows, cols) view of the storage for ND and DN tiles; None for boxed layouts."""
     if spec.slayout is not SLayout.NoneBox:

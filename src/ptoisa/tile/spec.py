@@ -95,9 +95,9 @@ class TileSpec:
         inner_rows, inner_cols = _inner_box(self.fractal_size, self.slayout, self.dtype.itemsize)
         set_(self, "inner_rows", inner_rows)
         set_(self, "inner_cols", inner_cols)
-        self._validate()
         set_(self, "_hash", hash((self.loc, self.dtype, self.rows, self.cols, self.blayout, self.valid_row,
                                   self.valid_col, self.slayout, self.fractal_size, self.pad, self.compact)))
+        self._validate()
 
     def __hash__(self) -> int:
         return self._hash
@@ -134,6 +134,7 @@ class TileSpec:
             self._fail(f"Rows must be a multiple of the fractal box height {self.inner_rows} (got {self.rows})")
         if self.cols % self.inner_cols:
             self._fail(f"Cols must be a multiple of the fractal box width {self.inner_cols} (got {self.cols})")
+
 
     def _fail(self, rule: str) -> None:
         raise TileSpecError(f"illegal tile {self.describe()}: {rule}")

@@ -1,0 +1,1190 @@
+"""TGATHER on a2a3, a5 and cpu: index form, mask-pattern form (row and column axis) and comparison form.
+
+Hand-worked values, the seed's (defective) examples as DECISIONS 13/14 resolve them, every legality rule with
+its exact message and a no-byte-changed check, and property tests against _oracle_tcmps_tgather.py.
+Sources: seeds/004 (TGATHER), DECISIONS 11-16, reference-facts 9.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ptoisa
+from ptoisa import (
+    NPU_MEMORY_CLEAR,
+    TASSIGN,
+    TGATHER,
+    BLayout,
+    CmpMode,
+    ErratumWarning,
+    GatherAxis,
+    IllegalInstructionError,
+    MaskPattern,
+    NotModelledError,
+    RecordEvent,
+    Tile,
+    TileType,
+    UndefinedBehaviourError,
+)
+
+sys.path.insert(0, os.path.dirname(__file__))
+import _oracle_tcmps_tgather as O  # noqa: E402
+
+TARGETS = ("a2a3", "a5", "cpu")
+RM, CM = BLayout.RowMajor, BLayout.ColMajor
+ROW, COL = GatherAxis.GATHER_ROW, GatherAxis.GATHER_COL
+F32, F16, I32, U32, I16, U16, I8, U8 = (ptoisa.float32_t, ptoisa.half, ptoisa.int32_t, ptoisa.uint32_t,
+                                        ptoisa.int16_t, ptoisa.uint16_t, ptoisa.int8_t, ptoisa.uint8_t)
+BF16 = ptoisa.bfloat16_t
+NP = {"int8": np.int8, "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16, "int32": np.int32,
+      "uint32": np.uint32, "half": np.float16, "float": np.float32, "bfloat16": ml_dtypes.bfloat16,
+      "float8_e4m3": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}
+
+
+def tile(dtype, rows, cols, vr=None, vc=None, layout=RM, loc=TileType.Vec, fill=None):
+    t = Tile[loc, dtype, rows, cols, layout, -1, -1](rows if vr is None else vr, cols if vc is None else vc)
+    if fill is not None:
+        t.storage.view(np.uint8)[:] = fill
+    return t
+
+
+def grid(rows, cols, dtype=np.float32):
+    """Logical values 10*r + c."""
+    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    return (10 * r + c).astype(dtype)
+
+
+def assert_refused(call, tiles, message, exc=IllegalInstructionError):
+    before = O.snapshot(*tiles)
+    with O.no_ptoisa_warnings():
+        with pytest.raises(exc) as info:
+            call()
+    assert type(info.value) is exc
+    assert str(info.value) == message
+    assert O.snapshot(*tiles) == before, "a refused call changed a tile"
+    return info.value
+
+
+def _pre(*tiles):
+    rng = np.random.default_rng(11)
+    for t in tiles:
+        t.storage.view(np.uint8)[:] = rng.integers(0, 256, t.spec.nbytes, dtype=np.uint8)
+    return tiles
+
+
+def idx_tmp(target, idx):
+    """The tmp tile a2a3 requires (index dtype, static shape = the indices' valid shape); None elsewhere."""
+    if target != "a2a3":
+        return None
+    return tile(idx.spec.dtype, idx.valid_row, idx.valid_col)
+
+
+def gather(target, dst, src0, idx, tmp=None):
+    tmp = tmp if tmp is not None else idx_tmp(target, idx)
+    if tmp is None:
+        return TGATHER(dst, src0, idx, target=target)
+    return TGATHER(dst, src0, idx, tmp, target=target)
+
+
+# ======================================================================================================
+# Index form
+# ======================================================================================================
+class TestIndexForm:
+    IDX = [[0, 31, 8, 9, 1, 2, 3, 4], [31, 30, 16, 0, 0, 0, 7, 24]]
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_row_major_src(self, target):
+        src0 = tile(F32, 4, 8)
+        src0.set_logical(grid(4, 8))
+        idx = tile(I32, 2, 8)
+        idx.set_logical(np.array(self.IDX, dtype=np.int32))
+        dst = tile(F32, 2, 8)
+        with O.no_ptoisa_warnings():
+            ev = gather(target, dst, src0, idx)
+        assert isinstance(ev, RecordEvent) and ev.op == "TGATHER"
+        # n -> src0[n // 8, n % 8] = 10 * (n // 8) + n % 8
+        assert dst.data.tolist() == [[0, 37, 10, 11, 1, 2, 3, 4], [37, 36, 20, 0, 0, 0, 7, 30]]
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_col_major_src_is_indexed_row_major_through_layout(self, target):
+        # DECISIONS 11: n is a flat row-major position over src0's static Rows x Cols, read through its layout.
+        src0 = tile(F32, 8, 4, layout=CM)
+        src0.set_logical(grid(8, 4))
+        idx = tile(I32, 2, 8)
+        idx.set_logical(np.array([[0, 1, 2, 3, 4, 5, 6, 7], [31, 30, 29, 28, 27, 26, 25, 24]], dtype=np.int32))
+        dst = tile(F32, 2, 8)
+        gather(target, dst, src0, idx)
+        assert dst.data.tolist() == [[0, 1, 2, 3, 10, 11, 12, 13], [73, 72, 71, 70, 63, 62, 61, 60]]
+        # ... and not the raw storage offset (which would give src0 storage[1] = logical (1, 0) = 10).
+        assert dst.data[0, 1] != 10
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_col_major_indices_read_through_layout(self, target):
+        src0 = tile(F32, 4, 8)
+        src0.set_logical(grid(4, 8))
+        idx = tile(I32, 8, 8, layout=CM)
+        v = np.zeros((8, 8), dtype=np.int32)
+        v[:2] = self.IDX
+        idx.set_logical(v)
+        dst = tile(F32, 2, 8)
+        gather(target, dst, src0, idx)
+        assert dst.data.tolist() == [[0, 37, 10, 11, 1, 2, 3, 4], [37, 36, 20, 0, 0, 0, 7, 30]]
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_only_dst_valid_rows_written(self, target):
+        src0 = tile(F32, 4, 8)
+        src0.set_logical(grid(4, 8))
+        idx = tile(I32, 2, 8)
+        idx.set_logical(np.array(self.IDX, dtype=np.int32))
+        dst = tile(F32, 2, 8, 1, 8, fill=0xAA)
+        gather(target, dst, src0, idx)
+        assert dst.data[0].tolist() == [0, 37, 10, 11, 1, 2, 3, 4]
+        assert dst.tobytes()[32:] == b"\xAA" * 32
+
+    def test_cpu_partial_valid_cols(self):
+        src0 = tile(F32, 4, 8)
+        src0.set_logical(grid(4, 8))
+        idx = tile(I32, 2, 8)
+        idx.set_logical(np.array(self.IDX, dtype=np.int32))
+        dst = tile(F32, 2, 8, 2, 3, fill=0xAA)
+        gather("cpu", dst, src0, idx)
+        raw = np.frombuffer(dst.tobytes(), dtype=np.uint8).reshape(2, 32)
+        assert dst.data[:, :3].tolist() == [[0, 37, 10], [37, 36, 20]]
+        assert (raw[:, 12:] == 0xAA).all()
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_col_major_dst_written_through_layout(self, target):
+        src0 = tile(F32, 4, 8)
+        src0.set_logical(grid(4, 8))
+        idx = tile(I32, 8, 8)
+        v = np.zeros((8, 8), dtype=np.int32)
+        v[:, :2] = [[n, 31 - n] for n in range(8)]
+        idx.set_logical(v)
+        dst = tile(F32, 8, 2, 8, 2, layout=CM)
+        gather(target, dst, src0, idx, tmp=tile(I32, 8, 8) if target == "a2a3" else None)
+        # DN storage: column 0 (src0 flat 0..7 = 0..7) then column 1 (flat 31..24 = 37..30)
+        assert dst.storage.tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 37, 36, 35, 34, 33, 32, 31, 30]
+
+    @pytest.mark.parametrize("target", ("a5", "cpu"))
+    def test_src0_valid_region_is_ignored(self, target):
+        src0 = tile(F32, 4, 8, 1, 1)
+        src0.set_logical(grid(4, 8))
+        idx = tile(I32, 1, 8)
+        idx.set_logical(np.array([[31, 9, 0, 1, 2, 3, 4, 5]], dtype=np.int32))
+        dst = tile(F32, 1, 8)
+        gather(target, dst, src0, idx)
+        assert dst.data[0].tolist() == [37, 11, 0, 1, 2, 3, 4, 5]
+
+    @pytest.mark.parametrize("target,dtype,idx_dtype", [
+        ("a2a3", F16, I32), ("a2a3", I16, U32), ("a2a3", BF16, I32), ("a2a3", U32, U32),
+        ("a5", F16, I16), ("a5", U16, U16), ("a5", I32, U32), ("a5", F32, I16),
+        ("cpu", I8, I32), ("cpu", U8, U32), ("cpu", BF16, I32), ("cpu", F16, U32),
+    ])
+    def test_dtypes(self, target, dtype, idx_dtype):
+        npd = NP[dtype.cname]
+        cols = 32 // np.dtype(npd).itemsize
+        src0 = tile(dtype, 2, cols)
+        src0.set_logical((np.arange(2 * cols) * 3 % 97).reshape(2, cols).astype(npd))
+        icols = max(cols, 32 // np.dtype(NP[idx_dtype.cname]).itemsize)
+        idx = tile(idx_dtype, 1, icols)
+        order = (np.arange(icols) * 7 + 3) % (2 * cols)
+        idx.set_logical(order.reshape(1, -1).astype(NP[idx_dtype.cname]))
+        dst = tile(dtype, 1, cols)
+        gather(target, dst, src0, idx)
+        expected = (order[:cols] * 3 % 97).astype(npd)
+        assert dst.data[0].tobytes() == expected.tobytes()
+
+    def test_out_of_range_cpu_writes_zero(self):
+        src0 = tile(F32, 4, 8)
+        src0.set_logical(grid(4, 8) + 1)
+        idx = tile(I32, 1, 8)
+        idx.set_logical(np.array([[32, -1, 5, 1_000_000, -2**31, 31, 0, 33]], dtype=np.int32))
+        dst = tile(F32, 1, 8, fill=0xAA)
+        with O.no_ptoisa_warnings():
+            TGATHER(dst, src0, idx, target="cpu")
+        assert dst.data[0].tolist() == [0, 0, 6, 0, 0, 38, 1, 0]
+
+    def test_out_of_range_cpu_unsigned_huge_index(self):
+        src0 = tile(F32, 4, 8)
+        src0.set_logical(grid(4, 8) + 1)
+        idx = tile(U32, 1, 8)
+        idx.set_logical(np.array([[0xFFFFFFFF, 1, 0x80000000, 2, 3, 4, 5, 6]], dtype=np.uint32))
+        dst = tile(F32, 1, 8, fill=0xAA)
+        TGATHER(dst, src0, idx, target="cpu")
+        assert dst.data[0].tolist() == [0, 2, 0, 3, 4, 5, 6, 7]
+
+    @pytest.mark.parametrize("target", ("a2a3", "a5"))
+    @pytest.mark.parametrize("bad,col,shown", [(32, 0, 32), (-1, 3, 2**32 - 1), (1000, 7, 1000)])
+    def test_out_of_range_npu_is_undefined(self, target, bad, col, shown):
+        src0 = tile(F32, 4, 8)
+        src0.set_logical(grid(4, 8))
+        idx = tile(I32, 1, 8)
+        v = np.array([[0, 1, 2, 3, 4, 5, 6, 7]], dtype=np.int32)
+        v[0, col] = bad
+        idx.set_logical(v)
+        dst = tile(F32, 1, 8, fill=0x11)
+        tmp = idx_tmp(target, idx)
+        tiles = [src0, idx, dst] + ([tmp] if tmp is not None else [])
+        call = (lambda: TGATHER(dst, src0, idx, tmp, target=target)) if tmp is not None else \
+            (lambda: TGATHER(dst, src0, idx, target=target))
+        err = assert_refused(call, tiles,
+                             f"TGATHER on {target}: indices index {shown} at (0, {col}) is outside src0's 32 "
+                             "elements; the result is undefined on this target (use undefined='emulate' to "
+                             "reproduce the target)", exc=UndefinedBehaviourError)
+        assert err.instr == "TGATHER" and err.target == target and err.operand == "indices"
+
+    def test_a5_int16_negative_index_is_unsigned(self):
+        src0 = tile(F16, 2, 16)
+        idx = tile(I16, 1, 16)
+        v = np.arange(16, dtype=np.int16).reshape(1, 16)
+        v[0, 5] = -1
+        idx.set_logical(v)
+        dst = tile(F16, 1, 16)
+        assert_refused(lambda: TGATHER(dst, src0, idx, target="a5"), [src0, idx, dst],
+                       "TGATHER on a5: indices index 65535 at (0, 5) is outside src0's 32 elements; the result is "
+                       "undefined on this target (use undefined='emulate' to reproduce the target)",
+                       exc=UndefinedBehaviourError)
+
+    def test_emulate_reads_the_bound_buffer(self):
+        with ptoisa.target("a5", undefined="emulate"):
+            NPU_MEMORY_CLEAR()
+            src0, after, idx, dst = tile(F32, 1, 8), tile(F32, 1, 8), tile(I32, 1, 8), tile(F32, 1, 8)
+            TASSIGN(src0, 0x1000)
+            TASSIGN(after, 0x1020)  # right behind src0's 32 bytes
+            src0.set_logical(np.arange(8, dtype=np.float32).reshape(1, 8))
+            after.set_logical(np.arange(100, 108, dtype=np.float32).reshape(1, 8))
+            idx.set_logical(np.array([[8, 9, 15, 0, 7, 1, 2, 3]], dtype=np.int32))
+            TGATHER(dst, src0, idx)
+        assert dst.data[0].tolist() == [100, 101, 107, 0, 7, 1, 2, 3]
+
+    def test_emulate_without_binding_is_not_modelled(self):
+        src0, idx, dst = tile(F32, 1, 8), tile(I32, 1, 8), tile(F32, 1, 8)
+        idx.set_logical(np.array([[8, 0, 0, 0, 0, 0, 0, 0]], dtype=np.int32))
+        before = O.snapshot(src0, idx, dst)
+        with ptoisa.target("a5", undefined="emulate"), pytest.raises(NotModelledError):
+            TGATHER(dst, src0, idx)
+        assert O.snapshot(src0, idx, dst) == before
+
+    @pytest.mark.parametrize("target", ("a5", "cpu"))
+    def test_tmp_accepted_and_ignored(self, target):
+        src0 = tile(F32, 4, 8)
+        src0.set_logical(grid(4, 8))
+        idx = tile(I32, 2, 8)
+        idx.set_logical(np.array(self.IDX, dtype=np.int32))
+        tmp = tile(F16, 4, 16, fill=0x5A)  # wrong dtype and shape for a2a3's rules: ignored here
+        dst = tile(F32, 2, 8)
+        TGATHER(dst, src0, idx, tmp, target=target)
+        assert dst.data.tolist() == [[0, 37, 10, 11, 1, 2, 3, 4], [37, 36, 20, 0, 0, 0, 7, 30]]
+        assert tmp.tobytes() == b"\x5A" * tmp.spec.nbytes
+
+
+# ======================================================================================================
+# Mask-pattern form
+# ======================================================================================================
+PATTERN_COLS = {  # selected column indices among 0..7 (reference-facts section 2)
+    MaskPattern.P0101: [0, 2, 4, 6], MaskPattern.P1010: [1, 3, 5, 7], MaskPattern.P0001: [0, 4],
+    MaskPattern.P0010: [1, 5], MaskPattern.P0100: [2, 6], MaskPattern.P1000: [3, 7],
+    MaskPattern.P1111: [0, 1, 2, 3, 4, 5, 6, 7],
+}
+
+
+class TestMaskRow:
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("pattern", list(MaskPattern))
+    def test_every_pattern_one_contiguous_stream(self, target, pattern):
+        src = tile(F32, 2, 8)
+        src.set_logical(grid(2, 8))
+        dst = tile(F32, 2, 8, fill=0xAA)
+        with O.no_ptoisa_warnings():
+            TGATHER(dst, src, pattern, target=target)
+        cols = PATTERN_COLS[pattern]
+        stream = [float(10 * r + c) for r in range(2) for c in cols]
+        flat = dst.storage
+        assert flat[:len(stream)].tolist() == stream
+        assert dst.tobytes()[4 * len(stream):] == b"\xAA" * (64 - 4 * len(stream))
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_partial_valid_pattern_restarts_each_row(self, target):
+        src = tile(F32, 3, 8, 2, 5)
+        src.set_logical(grid(3, 8))
+        dst = tile(F32, 1, 8, fill=0xAA)
+        TGATHER(dst, src, MaskPattern.P0101, target=target)
+        assert dst.storage[:6].tolist() == [0, 2, 4, 10, 12, 14]
+        assert dst.tobytes()[24:] == b"\xAA" * 8
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_stream_exactly_fills_dst(self, target):
+        src = tile(F32, 4, 8)
+        src.set_logical(grid(4, 8))
+        dst = tile(F32, 1, 8)
+        TGATHER(dst, src, MaskPattern.P0001, ROW, target=target)
+        assert dst.data[0].tolist() == [0, 4, 10, 14, 20, 24, 30, 34]
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_bit_copy_float_into_int32(self, target):
+        src = tile(F32, 1, 8)
+        src.set_logical(np.array([[1.0, -0.0, np.nan, np.inf, 2.5, 0, 0, 0]], dtype=np.float32))
+        dst = tile(I32, 1, 8, fill=0)
+        TGATHER(dst, src, MaskPattern.P1111, target=target)
+        assert dst.data[0, :5].tolist() == [0x3F800000, -2**31, 0x7FC00000, 0x7F800000, 0x40200000]
+
+    @pytest.mark.parametrize("target", ("a5", "cpu"))
+    def test_8bit_sources(self, target):
+        src = tile(I8, 2, 32)
+        src.set_logical((np.arange(64) - 32).astype(np.int8).reshape(2, 32))
+        dst = tile(U8, 1, 32)
+        TGATHER(dst, src, MaskPattern.P1000, target=target)
+        expected = [(v - 32) & 0xFF for r in range(2) for v in range(32 * r + 3, 32 * r + 32, 4)]
+        assert dst.storage[:16].tolist() == expected
+
+    def test_half_nan_payload_preserved(self):
+        src = tile(F16, 1, 16)
+        raw = np.arange(0x7C01, 0x7C11, dtype=np.uint16)  # 16 distinct NaN payloads
+        src.storage.view(np.uint16)[:] = raw
+        dst = tile(U16, 1, 16)
+        TGATHER(dst, src, MaskPattern.P1010, target="a2a3")
+        assert dst.storage[:8].tolist() == raw[1::2].tolist()
+
+    def test_template_form(self):
+        DstT, SrcT = Tile[TileType.Vec, F32, 1, 8], Tile[TileType.Vec, F32, 2, 8]
+        src, dst = SrcT(), DstT()
+        src.set_logical(grid(2, 8))
+        TGATHER[DstT, SrcT, MaskPattern.P1010](dst, src, target="a5")
+        assert dst.data[0].tolist() == [1, 3, 5, 7, 11, 13, 15, 17]
+        wrong = Tile[TileType.Vec, F32, 2, 8]()
+        assert_refused(lambda: TGATHER[DstT, SrcT, MaskPattern.P1010](wrong, src), [wrong, src],
+                       "TGATHER on any: template arguments dst must be a Tile<Vec, float, 1, 8, RowMajor, 1, 8> "
+                       "(got Tile<Vec, float, 2, 8, RowMajor, 2, 8>)")
+
+    def test_keyword_pattern(self):
+        src, dst = tile(F32, 2, 8), tile(F32, 1, 8)
+        src.set_logical(grid(2, 8))
+        TGATHER(dst, src, maskPattern=MaskPattern.P0100, target="cpu")
+        assert dst.data[0, :4].tolist() == [2, 6, 12, 16]
+
+
+class TestMaskCol:
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_p0101_rows_to_dst_rows(self, target):
+        src = tile(F32, 8, 8, 7, 8)
+        src.set_logical(grid(8, 8))
+        dst = tile(F32, 4, 16, fill=0xAA)
+        TGATHER(dst, src, MaskPattern.P0101, COL, target=target)
+        for k, r in enumerate([0, 2, 4, 6]):
+            assert dst.data[k, :8].tolist() == [10 * r + c for c in range(8)]
+        raw = np.frombuffer(dst.tobytes(), dtype=np.uint8).reshape(4, 64)
+        assert (raw[:, 32:] == 0xAA).all()  # dst columns past src's valid columns are untouched
+
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("pattern,rows", [(MaskPattern.P1010, [1, 3, 5]), (MaskPattern.P0001, [0, 4]),
+                                              (MaskPattern.P0010, [1, 5]), (MaskPattern.P0100, [2, 6]),
+                                              (MaskPattern.P1000, [3]), (MaskPattern.P1111, list(range(7)))])
+    def test_patterns(self, target, pattern, rows):
+        src = tile(I32, 8, 8, 7, 6)
+        src.set_logical(grid(8, 8, np.int32))
+        dst = tile(I32, len(rows), 8, fill=0xFF)
+        TGATHER(dst, src, pattern, COL, target=target)
+        for k, r in enumerate(rows):
+            assert dst.data[k].tolist() == [10 * r + c for c in range(6)] + [-1, -1]
+
+    @pytest.mark.parametrize("target", ("a2a3", "a5"))
+    def test_reference_shape_32x64_to_16x128(self, target):
+        src = tile(F16, 32, 64)
+        src.set_logical((grid(32, 64) % 2048).astype(np.float16))
+        dst = tile(F16, 16, 128)
+        TGATHER(dst, src, MaskPattern.P1010, COL, target=target)
+        assert np.array_equal(dst.data[:, :64], src.data[1::2])
+        assert not dst.data[:, 64:].any()
+
+    @pytest.mark.parametrize("target", ("a2a3", "a5"))
+    def test_npu_dst_may_have_more_rows_than_selected(self, target):
+        # DECISIONS 15 binds dst *valid* rows; only the reference CPU asserts valid rows == static Rows.
+        src = tile(F32, 4, 8)
+        src.set_logical(grid(4, 8))
+        dst = tile(F32, 4, 8, 2, 8, fill=0xAA)
+        TGATHER(dst, src, MaskPattern.P0101, COL, target=target)
+        assert dst.data[:2].tolist() == [[c for c in range(8)], [20 + c for c in range(8)]]
+        assert dst.tobytes()[64:] == b"\xAA" * 64
+
+
+# ======================================================================================================
+# Comparison form
+# ======================================================================================================
+def cmp_tiles(target, src_dtype=F32, k_dtype=U32, dst_dtype=I32, rows=2, cols=8, dst_cols=8):
+    src0 = tile(src_dtype, rows, cols)
+    kcols = 32 // np.dtype(NP[k_dtype.cname]).itemsize
+    k = tile(k_dtype, 1, max(kcols, -(-rows // kcols) * kcols))
+    cdst = tile(I32, 1, max(8, -(-rows // 8) * 8), fill=0x77)
+    dst = tile(dst_dtype, rows, dst_cols, fill=0xF9)
+    tmp = None
+    if target == "a2a3":
+        need = rows * cols * 4 + rows * np.dtype(NP[src_dtype.cname]).itemsize
+        n = 8 * -(-need // 24) + 8  # int32 tmp 1 x n: 4*n >= n + need  <=>  3*n >= need
+        tmp = tile(I32, 1, n)
+    return src0, k, cdst, dst, tmp
+
+
+class TestCmpForm:
+    SRC = [[1, 5, 3, 9, -1, 7, np.nan, 8], [2, 2, 2, 0, 0, 0, 2, 2]]
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_gt_hand_worked(self, target):
+        src0, k, cdst, dst, tmp = cmp_tiles(target)
+        src0.set_logical(np.array(self.SRC, dtype=np.float32))
+        k.set_logical(np.array([[4, 2]], dtype=np.uint32))
+        with ptoisa.target(target, errata=False), O.no_ptoisa_warnings():
+            TGATHER(dst, src0, k, cdst, tmp, 100, CmpMode.GT)
+        untouched = int(np.frombuffer(b"\xF9" * 4, dtype=np.int32)[0])
+        assert dst.data.tolist() == [[101, 103, 105, 107] + [untouched] * 4, [untouched] * 8]
+        assert cdst.data[0, :2].tolist() == [4, 0]
+        assert cdst.tobytes()[8:] == b"\x77" * (cdst.spec.nbytes - 8)
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_eq_hand_worked(self, target):
+        src0, k, cdst, dst, tmp = cmp_tiles(target)
+        src0.set_logical(np.array(self.SRC, dtype=np.float32))
+        k.set_logical(np.array([[4, 2]], dtype=np.uint32))
+        with ptoisa.target(target, errata=False):
+            TGATHER(dst, src0, k, cdst, tmp, 0, CmpMode.EQ)
+        untouched = int(np.frombuffer(b"\xF9" * 4, dtype=np.int32)[0])
+        assert dst.data[1].tolist() == [8, 9, 10, 14, 15] + [untouched] * 3
+        assert dst.data[0].tolist() == [untouched] * 8
+        assert cdst.data[0, :2].tolist() == [0, 5]
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_offset_wraps_modulo_2_32(self, target):
+        src0, k, cdst, dst, tmp = cmp_tiles(target, dst_dtype=U32)
+        src0.set_logical(np.array(self.SRC, dtype=np.float32))
+        k.set_logical(np.array([[4, 1]], dtype=np.uint32))
+        with ptoisa.target(target, errata=False):
+            TGATHER(dst, src0, k, cdst, tmp, 2**32 - 2, CmpMode.GT)
+        assert dst.data[0, :4].tolist() == [2**32 - 1, 1, 3, 5]
+        assert dst.data[1, :5].tolist() == [6, 7, 8, 12, 13]
+        assert cdst.data[0, :2].tolist() == [4, 5]
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_partial_valid_src_uses_static_cols_for_index(self, target):
+        src0, k, cdst, dst, tmp = cmp_tiles(target, rows=3, cols=16)
+        src0.SetValidShape(2, 5)
+        src0.set_logical(np.full((3, 16), 9.0, dtype=np.float32))
+        k.set_logical(np.array([[1, 1, 1]], dtype=np.uint32))
+        before_row2 = dst.tobytes()[64:]
+        with ptoisa.target(target, errata=False):
+            TGATHER(dst, src0, k, cdst, tmp, 0, CmpMode.GT)
+        assert dst.data[0, :5].tolist() == [0, 1, 2, 3, 4]
+        assert dst.data[1, :5].tolist() == [16, 17, 18, 19, 20]  # i * src0 Cols (16), not i * valid cols
+        assert dst.tobytes()[64:] == before_row2
+        assert cdst.data[0, :3].tolist() == [5, 5, 0x77777777]
+
+    @pytest.mark.parametrize("target,src_dtype,k_dtype", [
+        ("a2a3", F16, I32), ("a2a3", I32, I32), ("a5", F16, U16), ("a5", I16, U16), ("a5", U32, U32),
+        ("cpu", U16, U16), ("cpu", I32, I32),
+    ])
+    def test_dtypes(self, target, src_dtype, k_dtype):
+        mode = CmpMode.EQ
+        src0, k, cdst, dst, tmp = cmp_tiles(target, src_dtype=src_dtype, k_dtype=k_dtype, cols=16)
+        vals = np.array([[3, 7, 3, 0, 1, 3, 9, 9, 3, 3, 5, 5, 5, 5, 5, 3], [7] * 16], dtype=np.int64)
+        src0.set_logical(vals.astype(NP[src_dtype.cname]))
+        k.set_logical(np.array([[3, 7]], dtype=NP[k_dtype.cname]))
+        dst = tile(I32, 2, 16)
+        with ptoisa.target(target, errata=False), O.no_ptoisa_warnings():
+            TGATHER(dst, src0, k, cdst, tmp, 5, mode)
+        assert dst.data[0, :6].tolist() == [5 + j for j in (0, 2, 5, 8, 9, 15)]
+        assert dst.data[1].tolist() == [5 + 16 + j for j in range(16)]
+        assert cdst.data[0, :2].tolist() == [6, 16]
+
+    def test_template_form(self):
+        D, S = Tile[TileType.Vec, I32, 2, 8], Tile[TileType.Vec, F32, 2, 8]
+        K, C = Tile[TileType.Vec, U32, 1, 8], Tile[TileType.Vec, I32, 1, 8]
+        dst, src0, k, cdst = D(), S(), K(), C()
+        src0.set_logical(np.array(self.SRC, dtype=np.float32))
+        k.set_logical(np.array([[4, 2]], dtype=np.uint32))
+        TmpT = Tile[TileType.Vec, I32, 1, 8]
+        TGATHER[D, S, K, C, TmpT, CmpMode.GT](dst, src0, k, cdst, TmpT(), 0, target="a5")
+        assert dst.data[0, :4].tolist() == [1, 3, 5, 7]
+        assert cdst.data[0, :2].tolist() == [4, 0]
+
+
+class TestCmpErrata:
+    """reference-facts 9.3 quirks modelled as errata (announced with ErratumWarning only when they change a result)."""
+
+    def test_a5_running_index(self):
+        src0, k, cdst, dst, tmp = cmp_tiles("a5")
+        src0.set_logical(np.array(TestCmpForm.SRC, dtype=np.float32))
+        k.set_logical(np.array([[4, 1]], dtype=np.uint32))
+        with pytest.warns(ErratumWarning, match="TGATHER on a5: erratum tgather_cmp_running_index"):
+            TGATHER(dst, src0, k, cdst, tmp, 100, CmpMode.GT, target="a5")
+        # row 1 counts from offset + 64 * ceil(8 / 64) = 164, not offset + 1 * Cols = 108
+        assert dst.data[0, :4].tolist() == [101, 103, 105, 107]
+        assert dst.data[1, :5].tolist() == [164, 165, 166, 170, 171]
+        assert cdst.data[0, :2].tolist() == [4, 5]
+
+    def test_a5_running_index_silent_when_only_row_0_matches(self):
+        src0, k, cdst, dst, tmp = cmp_tiles("a5")
+        src0.set_logical(np.array(TestCmpForm.SRC, dtype=np.float32))
+        k.set_logical(np.array([[4, 50]], dtype=np.uint32))
+        with O.no_ptoisa_warnings():
+            TGATHER(dst, src0, k, cdst, tmp, 0, CmpMode.GT, target="a5")
+        assert dst.data[0, :4].tolist() == [1, 3, 5, 7]
+        assert cdst.data[0, :2].tolist() == [4, 0]
+
+    def test_a5_running_index_silent_when_cols_is_64(self):
+        src0 = tile(F32, 2, 64)
+        src0.set_logical(np.tile(np.arange(64, dtype=np.float32), (2, 1)))
+        k = tile(U32, 1, 8)
+        k.set_logical(np.array([[61, 62]], dtype=np.uint32))
+        cdst, dst = tile(I32, 1, 8), tile(I32, 2, 8)
+        with O.no_ptoisa_warnings():
+            TGATHER(dst, src0, k, cdst, None, 0, CmpMode.GT, target="a5")
+        assert dst.data[:, :2].tolist() == [[62, 63], [127, 0]]
+
+    @pytest.mark.parametrize("dtype", [I16, I32])
+    def test_a5_integers_compare_unsigned(self, dtype):
+        cols = 32 // np.dtype(NP[dtype.cname]).itemsize
+        src0 = tile(dtype, 1, cols)
+        v = np.zeros((1, cols), dtype=NP[dtype.cname])
+        v[0, :3] = [-1, 3, 1]
+        src0.set_logical(v)
+        k = tile(U32, 1, 8)
+        k.set_logical(np.array([[2]], dtype=np.uint32))
+        cdst, dst = tile(I32, 1, 8), tile(I32, 1, 8)
+        with pytest.warns(ErratumWarning, match="tgather_cmp_unsigned"):
+            TGATHER(dst, src0, k, cdst, None, 0, CmpMode.GT, target="a5")
+        assert dst.data[0, :2].tolist() == [0, 1] and cdst.data[0, 0] == 2
+        with ptoisa.target("a5", errata=False), O.no_ptoisa_warnings():
+            TGATHER(dst, src0, k, cdst, None, 0, CmpMode.GT)
+        assert dst.data[0, 0] == 1 and cdst.data[0, 0] == 1
+
+    def test_a5_unsigned_sources_unaffected(self):
+        src0 = tile(U16, 1, 16)
+        src0.set_logical(np.array([[65535, 3, 1] + [0] * 13], dtype=np.uint16))
+        k = tile(U16, 1, 16)
+        k.set_logical(np.array([[2]], dtype=np.uint16))
+        cdst, dst = tile(I32, 1, 8), tile(I32, 1, 8)
+        with O.no_ptoisa_warnings():
+            TGATHER(dst, src0, k, cdst, None, 0, CmpMode.GT, target="a5")
+        assert dst.data[0, :2].tolist() == [0, 1] and cdst.data[0, 0] == 2
+
+    def test_a2a3_half_reads_k_as_int16(self):
+        # k int32 [3, 7]: its bytes read as int16 give k'[0] = 3, k'[1] = 0 (the high half of k[0]).
+        src0, k, cdst, dst, tmp = cmp_tiles("a2a3", src_dtype=F16, k_dtype=I32, cols=16)
+        src0.set_logical(np.array([[3, 1] * 8, [7] * 8 + [0] * 8], dtype=np.float16))
+        k.set_logical(np.array([[3, 7]], dtype=np.int32))
+        dst = tile(I32, 2, 16)
+        with pytest.warns(ErratumWarning, match="TGATHER on a2a3: erratum tgather_cmp_k_signed_src_width"):
+            TGATHER(dst, src0, k, cdst, tmp, 0, CmpMode.EQ, target="a2a3")
+        assert dst.data[0, :8].tolist() == [0, 2, 4, 6, 8, 10, 12, 14]
+        assert dst.data[1, :8].tolist() == [24, 25, 26, 27, 28, 29, 30, 31]  # EQ 0, not EQ 7
+        assert cdst.data[0, :2].tolist() == [8, 8]
+        dst = tile(I32, 2, 16)
+        with ptoisa.target("a2a3", errata=False), O.no_ptoisa_warnings():
+            TGATHER(dst, src0, k, cdst, tmp, 0, CmpMode.EQ)
+        assert dst.data[1, :8].tolist() == [16, 17, 18, 19, 20, 21, 22, 23]
+
+    def test_a2a3_float_reads_uint32_k_as_int32(self):
+        src0, k, cdst, dst, tmp = cmp_tiles("a2a3", k_dtype=U32)
+        src0.set_logical(np.array([[0, 1, 2, 3, 4, 5, 6, 7]], dtype=np.float32))
+        k.set_logical(np.array([[0xFFFFFFFF, 0xFFFFFFFF]], dtype=np.uint32))
+        with pytest.warns(ErratumWarning, match="tgather_cmp_k_signed_src_width"):
+            TGATHER(dst, src0, k, cdst, tmp, 0, CmpMode.GT, target="a2a3")
+        assert cdst.data[0, 0] == 8  # every value > -1
+        with ptoisa.target("a2a3", errata=False):
+            TGATHER(dst, src0, k, cdst, tmp, 0, CmpMode.GT)
+        assert cdst.data[0, 0] == 0  # nothing > 4294967295
+
+    def test_a2a3_float_with_ordinary_k_is_silent(self):
+        src0, k, cdst, dst, tmp = cmp_tiles("a2a3", k_dtype=I32)
+        src0.set_logical(np.array(TestCmpForm.SRC, dtype=np.float32))
+        k.set_logical(np.array([[4, 1]], dtype=np.int32))
+        with O.no_ptoisa_warnings():
+            TGATHER(dst, src0, k, cdst, tmp, 0, CmpMode.GT, target="a2a3")
+        assert dst.data[1, :5].tolist() == [8, 9, 10, 14, 15]
+
+
+# ======================================================================================================
+# The seed's examples (seeds/004); DECISIONS 13 and 14
+# ======================================================================================================
+class TestSeedExamples:
+    SrcT = Tile[TileType.Vec, F32, 16, 16]
+    IdxT = Tile[TileType.Vec, I32, 16, 16]
+    DstT = Tile[TileType.Vec, F32, 16, 16]
+
+    def _auto_operands(self):
+        src0, idx, dst = self.SrcT(), self.IdxT(), self.DstT()
+        src0.set_logical(np.arange(256, dtype=np.float32).reshape(16, 16) * 0.5)
+        perm = (np.arange(256) * 37 + 11) % 256
+        idx.set_logical(perm.reshape(16, 16).astype(np.int32))
+        return src0, idx, dst, perm
+
+    @pytest.mark.parametrize("target", ("a5", "cpu"))
+    def test_example_auto_three_arguments(self, target):
+        src0, idx, dst, perm = self._auto_operands()
+        with O.no_ptoisa_warnings():
+            TGATHER(dst, src0, idx, target=target)
+        assert np.array_equal(dst.data, (perm * 0.5).reshape(16, 16).astype(np.float32))
+
+    def test_example_auto_three_arguments_refused_on_a2a3(self):
+        src0, idx, dst, _ = self._auto_operands()
+        assert_refused(lambda: TGATHER(dst, src0, idx, target="a2a3"), [src0, idx, dst],
+                       "TGATHER on a2a3: tmp is required on this target: call TGATHER(dst, src0, indices, tmp)")
+
+    def test_example_auto_with_tmp_on_a2a3(self):
+        src0, idx, dst, perm = self._auto_operands()
+        tmp = self.IdxT()
+        TGATHER(dst, src0, idx, tmp, target="a2a3")
+        assert np.array_equal(dst.data, (perm * 0.5).reshape(16, 16).astype(np.float32))
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_example_manual_mask_overflow_refused(self, target):
+        SrcT = Tile[TileType.Vec, F32, 16, 16]
+        DstT = Tile[TileType.Vec, F32, 1, 16]
+        with ptoisa.target(target):
+            NPU_MEMORY_CLEAR()
+            src, dst = SrcT(), DstT()
+            TASSIGN(src, 0x1000)
+            TASSIGN(dst, 0x2000)
+            src.set_logical(np.arange(256, dtype=np.float32).reshape(16, 16))
+            buf = bytes(dst.binding.buffer)
+            assert_refused(lambda: TGATHER[DstT, SrcT, MaskPattern.P0101](dst, src), [src, dst],
+                           f"TGATHER on {target}: dst the gathered stream of 128 elements does not fit its 16 "
+                           "elements")
+            assert bytes(dst.binding.buffer) == buf  # nothing written past the tile either
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_example_manual_with_a_dst_that_fits(self, target):
+        SrcT = Tile[TileType.Vec, F32, 16, 16]
+        DstT = Tile[TileType.Vec, F32, 8, 16]
+        with ptoisa.target(target):
+            src, dst = SrcT(), DstT()
+            TASSIGN(src, 0x1000)
+            TASSIGN(dst, 0x2000)
+            src.set_logical(np.arange(256, dtype=np.float32).reshape(16, 16))
+            TGATHER[DstT, SrcT, MaskPattern.P0101](dst, src)
+        assert dst.storage.tolist() == list(range(0, 256, 2))
+
+
+# ======================================================================================================
+# Legality faults
+# ======================================================================================================
+A2A3_IDX_DST = "int16, uint16, int32, uint32, half, bfloat16, float"
+A5_IDX_DST = "int16, uint16, int32, uint32, half, float"
+CPU_ALL = "int8, uint8, int16, uint16, int32, uint32, half, bfloat16, float"
+
+
+class TestIndexFaults:
+    def _ops(self, target, dtype=F32, idx_dtype=I32, src_dtype=None, dst_vc=8, idx_shape=(2, 8), idx_vc=None,
+             tmp=True):
+        cols = 32 // np.dtype(NP[dtype.cname]).itemsize
+        src_dtype = src_dtype or dtype
+        src0 = tile(src_dtype, 2, 32 // np.dtype(NP[src_dtype.cname]).itemsize)
+        icols = max(idx_shape[1], 32 // np.dtype(NP[idx_dtype.cname]).itemsize)
+        idx = tile(idx_dtype, idx_shape[0], icols, idx_shape[0], idx_vc or icols)
+        dst = tile(dtype, 2, cols, 2, min(dst_vc, cols))
+        _pre(src0, dst)
+        idx.storage[:] = 0
+        t = tile(idx_dtype, idx.valid_row, idx.valid_col) if tmp else None
+        return src0, idx, dst, t
+
+    @pytest.mark.parametrize("target,dtype,allowed", [
+        ("a2a3", I8, A2A3_IDX_DST), ("a2a3", U8, A2A3_IDX_DST), ("a5", I8, A5_IDX_DST), ("a5", BF16, A5_IDX_DST),
+        ("cpu", ptoisa.float8_e4m3_t, CPU_ALL),
+    ])
+    def test_dst_dtype(self, target, dtype, allowed):
+        src0, idx, dst, tmp = self._ops(target, dtype=dtype)
+        assert_refused(lambda: TGATHER(dst, src0, idx, tmp, target=target), [src0, idx, dst, tmp],
+                       f"TGATHER on {target}: dst dtype {dtype.cname} is not supported (allowed: {allowed})")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_src0_same_dtype(self, target):
+        src0, idx, dst, tmp = self._ops(target, dtype=F32, src_dtype=I32)
+        assert_refused(lambda: TGATHER(dst, src0, idx, tmp, target=target), [src0, idx, dst, tmp],
+                       f"TGATHER on {target}: src0 dtype int32 must equal the dst dtype float")
+
+    @pytest.mark.parametrize("target,idx_dtype,allowed", [
+        ("a2a3", I16, "int32, uint32"), ("a2a3", U16, "int32, uint32"), ("a5", I8, "int16, uint16, int32, uint32"),
+        ("a5", F32, "int16, uint16, int32, uint32"), ("cpu", I16, "int32, uint32"), ("cpu", F32, "int32, uint32"),
+    ])
+    def test_index_dtype(self, target, idx_dtype, allowed):
+        src0, idx, dst, tmp = self._ops(target, idx_dtype=idx_dtype)
+        assert_refused(lambda: TGATHER(dst, src0, idx, tmp, target=target), [src0, idx, dst, tmp],
+                       f"TGATHER on {target}: indices dtype {idx_dtype.cname} is not supported (allowed: {allowed})")
+
+    def test_a2a3_tmp_required(self):
+        src0, idx, dst, _ = self._ops("a2a3", tmp=False)
+        assert_refused(lambda: TGATHER(dst, src0, idx, target="a2a3"), [src0, idx, dst],
+                       "TGATHER on a2a3: tmp is required on this target: call TGATHER(dst, src0, indices, tmp)")
+
+    def test_a2a3_tmp_dtype_matches_indices(self):
+        src0, idx, dst, _ = self._ops("a2a3")
+        tmp = tile(U32, 2, 8)
+        assert_refused(lambda: TGATHER(dst, src0, idx, tmp, target="a2a3"), [src0, idx, dst, tmp],
+                       "TGATHER on a2a3: tmp dtype uint32 must equal the indices dtype int32")
+
+    @pytest.mark.parametrize("tmp_shape", [(2, 16), (1, 8), (4, 8)])
+    def test_a2a3_tmp_shape_matches_index_valid_shape(self, tmp_shape):
+        src0, idx, dst, _ = self._ops("a2a3")
+        tmp = tile(I32, *tmp_shape)
+        assert_refused(lambda: TGATHER(dst, src0, idx, tmp, target="a2a3"), [src0, idx, dst, tmp],
+                       f"TGATHER on a2a3: tmp static shape {tmp_shape[0]}x{tmp_shape[1]} must equal the indices' "
+                       "valid shape 2x8")
+
+    @pytest.mark.parametrize("target", ("a2a3", "a5"))
+    def test_dst_continuous(self, target):
+        src0, idx, dst, tmp = self._ops(target, dst_vc=4)
+        assert_refused(lambda: TGATHER(dst, src0, idx, tmp, target=target), [src0, idx, dst, tmp],
+                       f"TGATHER on {target}: dst valid cols (4) must equal its static Cols (8): dst storage must "
+                       "be continuous")
+
+    def test_a5_indices_valid_cols_full(self):
+        src0, idx, dst, tmp = self._ops("a5", idx_shape=(2, 16), idx_vc=8)
+        assert_refused(lambda: TGATHER(dst, src0, idx, tmp, target="a5"), [src0, idx, dst, tmp],
+                       "TGATHER on a5: indices valid cols (8) must equal its static Cols (16)")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_indices_cover_dst_valid_region(self, target):
+        src0, idx, dst, tmp = self._ops(target, idx_shape=(1, 8))
+        assert_refused(lambda: TGATHER(dst, src0, idx, tmp, target=target), [src0, idx, dst, tmp],
+                       f"TGATHER on {target}: indices a 1x8 tile cannot index dst's valid region 2x8")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_operands_must_be_tiles(self, target):
+        src0, idx, dst, tmp = self._ops(target)
+        assert_refused(lambda: TGATHER(dst, src0, [0, 1], tmp, target=target), [src0, idx, dst, tmp],
+                       f"TGATHER on {target}: indices must be a Tile (got list)")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_no_overload(self, target):
+        src0, idx, dst, tmp = self._ops(target)
+        assert_refused(lambda: TGATHER(dst, src0, idx, tmp, tmp, target=target), [src0, idx, dst, tmp],
+                       f"TGATHER on {target}: no overload takes these arguments")
+
+
+class TestMaskFaults:
+    A2A3 = "int16, uint16, int32, uint32, half, bfloat16, float"
+
+    @pytest.mark.parametrize("dtype", [I8, U8])
+    def test_a2a3_dtype(self, dtype):
+        src, dst = _pre(tile(dtype, 2, 32), tile(dtype, 2, 32))
+        assert_refused(lambda: TGATHER(dst, src, MaskPattern.P0101, target="a2a3"), [src, dst],
+                       f"TGATHER on a2a3: src dtype {dtype.cname} is not supported (allowed: {self.A2A3})")
+
+    def test_a2a3_dst_dtype(self):
+        src, dst = _pre(tile(I16, 2, 16), tile(I8, 2, 32))
+        assert_refused(lambda: TGATHER(dst, src, MaskPattern.P0101, target="a2a3"), [src, dst],
+                       f"TGATHER on a2a3: dst dtype int8 is not supported (allowed: {self.A2A3})")
+
+    def test_cpu_fp8_dtype(self):
+        src, dst = _pre(tile(ptoisa.float8_e5m2_t, 1, 32), tile(ptoisa.float8_e5m2_t, 1, 32))
+        assert_refused(lambda: TGATHER(dst, src, MaskPattern.P0101, target="cpu"), [src, dst],
+                       f"TGATHER on cpu: src dtype float8_e5m2 is not supported (allowed: {CPU_ALL})")
+
+    def test_a5_fp8_allowed(self):
+        src, dst = tile(ptoisa.float8_e4m3_t, 1, 32), tile(U8, 1, 32)
+        src.storage.view(np.uint8)[:] = np.arange(32, dtype=np.uint8)
+        TGATHER(dst, src, MaskPattern.P0001, target="a5")
+        assert dst.storage[:8].tolist() == [0, 4, 8, 12, 16, 20, 24, 28]
+
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("role", ("src", "dst"))
+    def test_location_vec(self, target, role):
+        src = tile(F32, 2, 8, loc=TileType.Mat if role == "src" else TileType.Vec)
+        dst = tile(F32, 2, 8, loc=TileType.Mat if role == "dst" else TileType.Vec)
+        _pre(src, dst)
+        assert_refused(lambda: TGATHER(dst, src, MaskPattern.P0101, target=target), [src, dst],
+                       f"TGATHER on {target}: {role} location Mat is not supported (allowed: Vec)")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("role", ("src", "dst"))
+    def test_row_major(self, target, role):
+        src = tile(F32, 8, 8, layout=CM) if role == "src" else tile(F32, 8, 8)
+        dst = tile(F32, 8, 8, layout=CM) if role == "dst" else tile(F32, 8, 8)
+        _pre(src, dst)
+        assert_refused(lambda: TGATHER(dst, src, MaskPattern.P0101, target=target), [src, dst],
+                       f"TGATHER on {target}: {role} must be row-major (got DN)")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_same_element_size(self, target):
+        src, dst = _pre(tile(F32, 2, 8), tile(F16, 2, 16))
+        assert_refused(lambda: TGATHER(dst, src, MaskPattern.P0101, target=target), [src, dst],
+                       f"TGATHER on {target}: dst element size 2 must equal src's 4 (half vs float)")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_row_dst_continuous(self, target):
+        src, dst = _pre(tile(F32, 2, 8), tile(F32, 2, 16, 2, 8))
+        assert_refused(lambda: TGATHER(dst, src, MaskPattern.P0101, ROW, target=target), [src, dst],
+                       f"TGATHER on {target}: dst valid cols (8) must equal its static Cols (16) for GATHER_ROW: "
+                       "the gathered stream is written contiguously")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_row_stream_overflow(self, target):
+        src, dst = _pre(tile(F32, 3, 8), tile(F32, 1, 8))
+        assert_refused(lambda: TGATHER(dst, src, MaskPattern.P1111, target=target), [src, dst],
+                       f"TGATHER on {target}: dst the gathered stream of 24 elements does not fit its 8 elements")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_col_row_count(self, target):
+        src, dst = _pre(tile(F32, 8, 8), tile(F32, 3, 8))
+        assert_refused(lambda: TGATHER(dst, src, MaskPattern.P0101, COL, target=target), [src, dst],
+                       f"TGATHER on {target}: dst valid rows (3) must equal the number of selected src rows (4) "
+                       "for GATHER_COL")
+
+    def test_cpu_col_static_rows(self):
+        src, dst = _pre(tile(F32, 8, 8), tile(F32, 8, 8, 4, 8))
+        assert_refused(lambda: TGATHER(dst, src, MaskPattern.P0101, COL, target="cpu"), [src, dst],
+                       "TGATHER on cpu: dst valid rows (4) must equal its static Rows (8) for GATHER_COL on this "
+                       "target")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_col_width(self, target):
+        src, dst = _pre(tile(F32, 2, 16), tile(F32, 1, 8))
+        assert_refused(lambda: TGATHER(dst, src, MaskPattern.P0101, COL, target=target), [src, dst],
+                       f"TGATHER on {target}: dst its 8 columns cannot hold src's 16 valid columns")
+
+    @pytest.mark.parametrize("target", ("a2a3", "a5"))
+    def test_col_dst_continuous_on_npus(self, target):
+        # seeds/004, mask-pattern gather, A2A3 and A5: "dst.GetValidCol() == DstTileData::Cols (continuous dst
+        # storage)" (stated for the mask-pattern form, not only for GATHER_ROW). DECISIONS principle 1: the
+        # contract decides legality.
+        src, dst = _pre(tile(F32, 8, 8), tile(F32, 4, 16, 4, 8))
+        before = O.snapshot(src, dst)
+        with pytest.raises(IllegalInstructionError, match=f"TGATHER on {target}: dst valid cols \\(8\\) must equal "
+                                                          "its static Cols \\(16\\)"):
+            TGATHER(dst, src, MaskPattern.P0101, COL, target=target)
+        assert O.snapshot(src, dst) == before
+
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("kwargs,message", [
+        ({"maskPattern": 0}, "maskPattern must be one of P0101, P1010, P0001, P0010, P0100, P1000, P1111 (got 0)"),
+        ({"maskPattern": "P0110"}, "maskPattern must be one of P0101, P1010, P0001, P0010, P0100, P1000, P1111 "
+                                   "(got 'P0110')"),
+        ({"maskPattern": MaskPattern.P0101, "gatherAxis": 2}, "gatherAxis must be one of GATHER_ROW, GATHER_COL "
+                                                              "(got 2)"),
+    ])
+    def test_enum_values(self, target, kwargs, message):
+        src, dst = _pre(tile(F32, 2, 8), tile(F32, 2, 8))
+        assert_refused(lambda: TGATHER(dst, src, target=target, **kwargs), [src, dst],
+                       f"TGATHER on {target}: {message}")
+
+
+class TestCmpFaults:
+    def _ops(self, target, src_dtype=F32, k_dtype=None, dst_dtype=I32, **kw):
+        k_dtype = k_dtype or (U32 if target != "a2a3" else I32)
+        ops = cmp_tiles(target, src_dtype=src_dtype, k_dtype=k_dtype, dst_dtype=dst_dtype, **kw)
+        src0, k, cdst, dst, tmp = ops
+        _pre(src0, dst, cdst)
+        src0.set_logical(np.zeros((src0.spec.rows, src0.spec.cols), dtype=NP[src_dtype.cname]))
+        k.storage[:] = 1
+        return ops
+
+    def _refused(self, target, ops, offset, mode, message, dst=None, cdst=None):
+        src0, k, c, d, tmp = ops
+        d, c = dst or d, cdst or c
+        tiles = [t for t in (src0, k, c, d, tmp) if t is not None]
+        assert_refused(lambda: TGATHER(d, src0, k, c, tmp, offset, mode, target=target), tiles,
+                       f"TGATHER on {target}: {message}")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("dtype", [F32, I16, U16])
+    def test_dst_dtype(self, target, dtype):
+        ops = self._ops(target, dst_dtype=dtype, dst_cols=32 // np.dtype(NP[dtype.cname]).itemsize)
+        self._refused(target, ops, 0, CmpMode.GT, f"dst dtype {dtype.cname} is not supported (allowed: int32, uint32)")
+
+    @pytest.mark.parametrize("target,dtype,allowed", [
+        ("a2a3", I16, "float, half, int32"), ("a2a3", U32, "float, half, int32"), ("a2a3", BF16, "float, half, int32"),
+        ("a5", I8, "int16, uint16, int32, uint32, half, float"), ("a5", BF16, "int16, uint16, int32, uint32, half, float"),
+        ("cpu", U8, "float, half, int32, uint32, int16, uint16"),
+    ])
+    def test_src_dtype(self, target, dtype, allowed):
+        ops = self._ops(target, src_dtype=dtype, cols=32)
+        self._refused(target, ops, 0, CmpMode.EQ, f"src0 dtype {dtype.cname} is not supported (allowed: {allowed})")
+
+    @pytest.mark.parametrize("target,dtype,allowed", [
+        ("a2a3", U16, "int32, uint32"), ("a2a3", F32, "int32, uint32"), ("a5", I32, "uint16, uint32"),
+        ("a5", I16, "uint16, uint32"), ("cpu", I16, "int32, uint32, uint16"),
+    ])
+    def test_k_dtype(self, target, dtype, allowed):
+        ops = self._ops(target, k_dtype=dtype)
+        self._refused(target, ops, 0, CmpMode.GT, f"k_value dtype {dtype.cname} is not supported (allowed: {allowed})")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_cdst_integer(self, target):
+        ops = self._ops(target)
+        cdst = tile(F32, 1, 8)
+        self._refused(target, ops, 0, CmpMode.GT, "cdst dtype must be an integer type (got float)", cdst=cdst)
+
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("mode", [CmpMode.LT, CmpMode.NE, CmpMode.GE, CmpMode.LE])
+    def test_mode(self, target, mode):
+        ops = self._ops(target)
+        self._refused(target, ops, 0, mode, f"cmpMode {mode.name} is not supported (allowed: GT, EQ)")
+
+    def test_a2a3_int32_eq_only(self):
+        ops = self._ops("a2a3", src_dtype=I32)
+        self._refused("a2a3", ops, 0, CmpMode.GT, "src0 dtype int32 is supported with EQ only (got GT)")
+
+    @pytest.mark.parametrize("target", ("a5", "cpu"))
+    def test_int32_gt_allowed_elsewhere(self, target):
+        src0, k, cdst, dst, tmp = self._ops(target, src_dtype=I32)
+        src0.set_logical(np.array([[0, 5, -3, 2, 0, 0, 0, 9]], dtype=np.int32))
+        with ptoisa.target(target, errata=False):
+            TGATHER(dst, src0, k, cdst, tmp, 0, CmpMode.GT)
+        assert dst.data[0, :3].tolist() == [1, 3, 7]
+
+    @pytest.mark.parametrize("target", ("a2a3", "a5"))
+    @pytest.mark.parametrize("role", ("dst", "src0"))
+    def test_location_vec(self, target, role):
+        src0, k, cdst, dst, tmp = self._ops(target)
+        if role == "dst":
+            dst = tile(I32, 2, 8, loc=TileType.Mat)
+        else:
+            src0 = tile(F32, 2, 8, loc=TileType.Mat)
+        self._refused(target, (src0, k, cdst, dst, tmp), 0, CmpMode.GT,
+                      f"{role} location Mat is not supported (allowed: Vec)")
+
+    def test_a2a3_tmp_required(self):
+        src0, k, cdst, dst, _ = self._ops("a2a3")
+        self._refused("a2a3", (src0, k, cdst, dst, None), 0, CmpMode.GT, "tmp is required on this target")
+
+    def test_a2a3_tmp_size(self):
+        # src float 2x8, dst int32: need Tmp Rows*Cols + 2*8*4 + 2*4 = 16 + 72 = 88 bytes from an int32 2x8 tmp
+        # (64 bytes).
+        src0, k, cdst, dst, _ = self._ops("a2a3")
+        tmp = tile(I32, 2, 8)
+        self._refused("a2a3", (src0, k, cdst, dst, tmp), 0, CmpMode.GT,
+                      "tmp must hold at least 88 bytes (bitmap 16, indices 64, thresholds 8); got 64")
+
+    def test_a2a3_tmp_size_exact_minimum_is_enough(self):
+        # int32 tmp 1x24: 96 bytes >= 24 + 64 + 8 = 96
+        src0, k, cdst, dst, _ = self._ops("a2a3")
+        src0.set_logical(np.array([[2, 0, 2, 0, 0, 0, 0, 0]], dtype=np.float32))
+        tmp = tile(I32, 1, 24)
+        TGATHER(dst, src0, k, cdst, tmp, 0, CmpMode.GT, target="a2a3")
+        assert dst.data[0, :2].tolist() == [0, 2]
+
+    @pytest.mark.parametrize("target", ("a5", "cpu"))
+    def test_tmp_ignored(self, target):
+        src0, k, cdst, dst, _ = self._ops(target)
+        src0.set_logical(np.array([[2, 0, 2, 0, 0, 0, 0, 0]], dtype=np.float32))
+        tmp = tile(U8, 1, 32, fill=0x3C)
+        TGATHER(dst, src0, k, cdst, tmp, 0, CmpMode.GT, target=target)
+        assert dst.data[0, :2].tolist() == [0, 2]
+        assert tmp.tobytes() == b"\x3C" * 32
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_row_overflow(self, target):
+        ops = self._ops(target, cols=16, dst_cols=8)
+        src0 = ops[0]
+        v = np.zeros((2, 16), dtype=np.float32)
+        v[1, :9] = 5.0
+        src0.set_logical(v)
+        self._refused(target, ops, 0, CmpMode.GT, "dst row 1 has 9 matches but dst rows hold 8")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_dst_rows(self, target):
+        ops = self._ops(target, rows=4)
+        dst = tile(I32, 2, 8)
+        self._refused(target, ops, 0, CmpMode.GT, "dst must hold one entry per valid src0 row (4), but holds 2",
+                      dst=dst)
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_k_size(self, target):
+        src0, _, cdst, dst, tmp = self._ops(target, rows=16)
+        k = tile(U32 if target != "a2a3" else I32, 1, 8)
+        self._refused(target, (src0, k, cdst, dst, tmp), 0, CmpMode.GT,
+                      "k_value must hold one entry per valid src0 row (16), but holds 8")
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_cdst_size(self, target):
+        ops = self._ops(target, rows=16)
+        cdst = tile(I32, 1, 8)
+        self._refused(target, ops, 0, CmpMode.GT, "cdst must hold one entry per valid src0 row (16), but holds 8",
+                      cdst=cdst)
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_dst_and_cdst_distinct(self, target):
+        ops = self._ops(target)
+        dst = ops[3]
+        self._refused(target, ops, 0, CmpMode.GT, "cdst must be a different tile from dst", cdst=dst)
+
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("offset", [1.5, "0", True])
+    def test_offset_integer(self, target, offset):
+        ops = self._ops(target)
+        self._refused(target, ops, offset, CmpMode.GT, f"offset must be an integer (got {offset!r})")
+
+
+# ======================================================================================================
+# Property tests
+# ======================================================================================================
+PROP = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+IDX_DST = {"a2a3": ["int16", "uint16", "int32", "uint32", "half", "bfloat16", "float"],
+           "a5": ["int16", "uint16", "int32", "uint32", "half", "float"],
+           "cpu": ["int8", "uint8", "int16", "uint16", "int32", "uint32", "half", "bfloat16", "float"]}
+IDX_IDX = {"a2a3": ["int32", "uint32"], "a5": ["int16", "uint16", "int32", "uint32"], "cpu": ["int32", "uint32"]}
+ALIGN = lambda name: 32 // np.dtype(NP[name]).itemsize  # noqa: E731
+
+
+def _raw(draw, name, n):
+    size = np.dtype(NP[name]).itemsize
+    return np.frombuffer(draw(st.binary(min_size=n * size, max_size=n * size)), dtype=NP[name]).copy()
+
+
+class TestProperties:
+    @PROP
+    @given(data=st.data())
+    def test_index_form(self, data):
+        d = data.draw
+        target = d(st.sampled_from(TARGETS))
+        dt, it = d(st.sampled_from(IDX_DST[target])), d(st.sampled_from(IDX_IDX[target]))
+        src_layout = d(st.sampled_from(["ND", "DN"]))
+        if src_layout == "ND":
+            srows, scols = d(st.integers(1, 4)), ALIGN(dt) * d(st.integers(1, 2))
+        else:
+            srows, scols = ALIGN(dt) * d(st.integers(1, 2)), d(st.integers(1, 6))
+        src0 = tile(dt, srows, scols, layout=RM if src_layout == "ND" else CM)
+        src0.storage[:] = _raw(d, dt, srows * scols)
+        drows, dcols = d(st.integers(1, 3)), ALIGN(dt) * d(st.integers(1, 2))
+        dvr = d(st.integers(0, drows))
+        dvc = dcols if target != "cpu" else d(st.integers(0, dcols))
+        icols = max(dcols, ALIGN(it)) if target != "cpu" else ALIGN(it) * -(-dcols // ALIGN(it))
+        icols = ALIGN(it) * -(-icols // ALIGN(it))
+        irows = drows
+        idx = tile(it, irows, icols)
+        numel = srows * scols
+        info = np.iinfo(NP[it])
+        if target == "cpu":
+            gen = st.one_of(st.integers(0, numel - 1), st.integers(int(info.min), int(info.max)))
+        else:
+            gen = st.integers(0, min(numel - 1, int(info.max)))
+        vals = np.array(d(st.lists(gen, min_size=irows * icols, max_size=irows * icols)), dtype=NP[it])
+        idx.set_logical(vals.reshape(irows, icols))
+        dst = tile(dt, drows, dcols, dvr, dvc)
+        dst.storage[:] = _raw(d, dt, drows * dcols)
+        src_logical = src0.data.copy()
+        expected, bad = O.gather_index(dst.data.copy(), dvr, dvc, src_logical, vals.reshape(irows, icols),
+                                       np.dtype(NP[it]).itemsize * 8, True, unsigned_read=target != "cpu")
+        assert not bad or target == "cpu"
+        with O.no_ptoisa_warnings():
+            gather(target, dst, src0, idx)
+        assert dst.data.tobytes() == expected.tobytes()
+        assert src0.data.tobytes() == src_logical.tobytes()
+
+    @PROP
+    @given(data=st.data())
+    def test_mask_form(self, data):
+        d = data.draw
+        target = d(st.sampled_from(TARGETS))
+        names = {"a2a3": ["int16", "uint16", "int32", "uint32", "half", "bfloat16", "float"],
+                 "a5": list(IDX_DST["cpu"]) + ["float8_e4m3", "float8_e5m2"],
+                 "cpu": list(IDX_DST["cpu"])}[target]
+        st_name = d(st.sampled_from(names))
+        size = np.dtype(NP[st_name]).itemsize
+        dt_name = d(st.sampled_from([n for n in names if np.dtype(NP[n]).itemsize == size]))
+        srows, scols = d(st.integers(1, 9)), ALIGN(st_name) * d(st.integers(1, 3))
+        vr, vc = d(st.integers(0, srows)), d(st.integers(0, scols))
+        pattern = d(st.sampled_from(list(MaskPattern)))
+        axis = d(st.sampled_from([ROW, COL]))
+        src = tile(st_name, srows, scols, vr, vc)
+        src.storage[:] = _raw(d, st_name, srows * scols)
+        src_logical = src.data.copy()
+        if axis is ROW:
+            stream = O.gather_row_stream(src_logical, vr, vc, int(pattern))
+            dcols = ALIGN(dt_name) * d(st.integers(1, 2))
+            drows = max(1, -(-stream.size // dcols)) + d(st.integers(0, 1))
+            dst = tile(dt_name, drows, dcols)
+            dst.storage[:] = _raw(d, dt_name, drows * dcols)
+            expected = bytearray(dst.tobytes())
+            expected[:stream.nbytes] = stream.tobytes()
+        else:
+            rows = O.selected(int(pattern), vr)
+            if not rows:
+                return
+            dcols = ALIGN(dt_name) * -(-max(vc, 1) // ALIGN(dt_name)) + ALIGN(dt_name) * d(st.integers(0, 1))
+            drows = len(rows) if target == "cpu" else len(rows) + d(st.integers(0, 2))
+            dst = tile(dt_name, drows, dcols, len(rows), dcols)
+            dst.storage[:] = _raw(d, dt_name, drows * dcols)
+            exp = np.frombuffer(dst.tobytes(), dtype=np.uint8).reshape(drows, dcols * size).copy()
+            for k_, r in enumerate(rows):
+                exp[k_, :vc * size] = np.frombuffer(src_logical[r, :vc].tobytes(), dtype=np.uint8)
+            expected = bytearray(exp.tobytes())
+        with O.no_ptoisa_warnings():
+            TGATHER(dst, src, pattern, axis, target=target)
+        assert dst.tobytes() == bytes(expected)
+        assert src.data.tobytes() == src_logical.tobytes()
+
+    @PROP
+    @given(data=st.data(), errata=st.booleans())
+    def test_cmp_form(self, data, errata):
+        d = data.draw
+        target = d(st.sampled_from(TARGETS))
+        src_names = {"a2a3": ["float", "half", "int32"],
+                     "a5": ["int16", "uint16", "int32", "uint32", "half", "float"],
+                     "cpu": ["float", "half", "int32", "uint32", "int16", "uint16"]}[target]
+        k_names = {"a2a3": ["int32", "uint32"], "a5": ["uint16", "uint32"],
+                   "cpu": ["int32", "uint32", "uint16"]}[target]
+        sname, kname = d(st.sampled_from(src_names)), d(st.sampled_from(k_names))
+        dname = d(st.sampled_from(["int32", "uint32"]))
+        mode = CmpMode.EQ if (target == "a2a3" and sname == "int32") else d(st.sampled_from([CmpMode.GT,
+                                                                                             CmpMode.EQ]))
+        srows, scols = d(st.integers(1, 5)), ALIGN(sname) * d(st.integers(1, 3))
+        vr, vc = d(st.integers(0, srows)), d(st.integers(0, scols))
+        is_float = sname in ("float", "half")
+        lo = 0 if sname.startswith("u") else -3
+        elem = st.integers(lo, 12).map(float) if not is_float else st.one_of(
+            st.integers(-3, 12).map(float), st.sampled_from([np.nan, np.inf, -np.inf, -0.0, 0.5, 4.5]))
+        vals = np.array(d(st.lists(elem, min_size=srows * scols, max_size=srows * scols)))
+        src_logical = vals.reshape(srows, scols).astype(NP[sname])
+        src0 = tile(sname, srows, scols, vr, vc)
+        src0.set_logical(src_logical)
+        kc = ALIGN(kname) * -(-max(srows, 1) // ALIGN(kname))
+        k = tile(kname, 1, kc)
+        kv = np.array(d(st.lists(st.integers(0, 10), min_size=kc, max_size=kc)), dtype=NP[kname])
+        k.set_logical(kv.reshape(1, kc))
+        cdst = tile(I32, 1, 8 * -(-srows // 8))
+        cdst.storage[:] = _raw(d, "int32", cdst.spec.numel)
+        dst = tile(dname, srows + d(st.integers(0, 1)), 8 * -(-max(vc, 1) // 8))
+        dst.storage[:] = _raw(d, dname, dst.spec.numel)
+        tmp = None
+        if target == "a2a3":
+            tmp = tile(I32, 1, 8 * -(-(srows * scols * 4 + srows * 4) // 24) + 8)
+        offset = d(st.one_of(st.integers(0, 100), st.integers(0, 2**32 - 1)))
+        if d(st.booleans()):  # negative thresholds too, where the k dtype allows them
+            kv = np.array(d(st.lists(st.integers(-3, 10) if kname == "int32" else st.integers(0, 2**16 - 1),
+                                     min_size=kc, max_size=kc)), dtype=NP[kname])
+            k.set_logical(kv.reshape(1, kc))
+
+        def expect(hits):
+            exp_dst = dst.data.copy()
+            for i, row in enumerate(hits):
+                exp_dst[i, :len(row)] = np.array(row, dtype=np.uint64).astype(np.uint32).astype(NP[dname])
+            exp_cdst = cdst.storage.copy()
+            exp_cdst[:vr] = [len(r) for r in hits]
+            return exp_dst.tobytes() + exp_cdst.tobytes()
+
+        with np.errstate(over="ignore", invalid="ignore"):
+            k_as_src = kv.astype(NP[sname])
+        contract = expect(O.gather_cmp(src_logical, vr, vc, k_as_src, int(mode), offset, is_float))
+        expected = contract
+        if errata and target == "a5":
+            expected = expect(O.gather_cmp(src_logical, vr, vc, kv, int(mode), offset, is_float,
+                                           row_stride=64 * -(-vc // 64),
+                                           unsigned_bits=None if is_float else 8 * np.dtype(NP[sname]).itemsize))
+        if errata and target == "a2a3":
+            size = np.dtype(NP[sname]).itemsize
+            k_raw = np.frombuffer(k.tobytes()[:vr * size], dtype=f"<i{size}")
+            with np.errstate(over="ignore", invalid="ignore"):
+                expected = expect(O.gather_cmp(src_logical, vr, vc, k_raw.astype(NP[sname]), int(mode), offset,
+                                               is_float))
+        with ptoisa.target(target, errata=errata), O.recording() as caught:
+            TGATHER(dst, src0, k, cdst, tmp, offset, mode)
+        assert dst.data.tobytes() + cdst.storage.tobytes() == expected
+        warned = [w for w in caught if issubclass(w.category, ptoisa.PtoWarning)]
+        assert all(issubclass(w.category, ErratumWarning) for w in warned)
+        assert bool(warned) == (expected != contract)

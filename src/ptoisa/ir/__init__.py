@@ -1,0 +1,97 @@
+"""The `pto` dialect on xDSL: PTOAS's textual IR, parsed, printed and structurally verified.
+
+    from ptoisa.ir import parse_module, print_module
+    module = parse_module(text)                 # April or August PTOAS text; verified
+    print_module(module)                        # August PTOAS text (canonical)
+    print_module(module, flavour="apr")         # April PTOAS text
+
+Only this package imports xDSL; the ptoisa core never imports it.
+"""
+
+from __future__ import annotations
+
+try:
+    import xdsl  # noqa: F401
+except ImportError as error:  # pragma: no cover - depends on the environment
+    raise ImportError("ptoisa.ir needs xDSL: pip install 'ptoisa[ir]'") from error
+
+import io
+
+from xdsl.context import Context
+from xdsl.dialects.arith import Arith
+from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.func import Func
+from xdsl.dialects.memref import MemRef
+from xdsl.dialects.scf import Scf
+from xdsl.ir import Dialect
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError
+from xdsl.utils.lexer import Input, Span
+
+from .attrs import ENUM_ATTRS, CmpModeAttr, MaskPatternAttr
+from .convert import dtype_of_type, tile_buf_type_of, tile_spec_of, type_of_dtype
+from .errors import TextFormError
+from .ops import FIVE_OPS, TCIOp, TCmpsOp, TExpandsOp, TGatherOp, TPartMulOp
+from .support_ops import SUPPORT_OPS, AllocTileOp
+from .sync_ops import SYNC_OPS
+from .syntax import Flavour, print_flavour
+from .types import PTO_TYPES, PartitionTensorViewType, PtoTileType, PtrType, TensorViewType, TileBufType
+
+PTO = Dialect("pto", [*FIVE_OPS, *SUPPORT_OPS, *SYNC_OPS], [*ENUM_ATTRS, *PTO_TYPES])
+
+
+def make_context() -> Context:
+    """An xDSL context with builtin, func, arith, scf, memref and pto loaded."""
+    ctx = Context()
+    for dialect in (Builtin, Func, Arith, Scf, MemRef, PTO):
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+def _unclosed_string_at(text: str) -> int | None:
+    """Where a string literal opens that its line never closes (outside `//` comments), or None."""
+    start, escaped, i = None, False, 0
+    while i < len(text):
+        c = text[i]
+        if start is None and text.startswith("//", i):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
+        if start is not None and c == "\n":
+            return start
+        if start is not None and not escaped and c == '"':
+            start = None
+        elif start is None and c == '"':
+            start = i
+        escaped = start is not None and c == "\\" and not escaped
+        i += 1
+    return start
+
+
+def parse_module(text: str, path: str = "<string>") -> ModuleOp:
+    """Parse and verify PTOAS text (either version). Raises xDSL's ParseError or VerifyException."""
+    # xDSL 0.74's string-literal regex backtracks exponentially on an unterminated literal; fail fast instead.
+    if (at := _unclosed_string_at(text)) is not None:
+        source = Input(text, path)
+        raise ParseError(Span(at, at + 1, source), "End of file reached before closing string literal.")
+    module = Parser(make_context(), text, name=path).parse_module()
+    module.verify()
+    return module
+
+
+def print_module(module: ModuleOp, flavour: Flavour = "aug", *, generic: bool = False) -> str:
+    """`module` as text: PTOAS-August (`"aug"`, canonical) or PTOAS-April (`"apr"`) spellings, or the generic
+    op form. Raises TextFormError when something has no spelling in the flavour (a tci tmp in April)."""
+    out = io.StringIO()
+    with print_flavour(flavour):
+        Printer(stream=out, print_generic_format=generic).print_op(module)
+    return out.getvalue() + "\n"
+
+
+__all__ = [
+    "PTO", "AllocTileOp", "CmpModeAttr", "MaskPatternAttr", "PartitionTensorViewType", "PtoTileType", "PtrType",
+    "TCIOp", "TCmpsOp", "TExpandsOp", "TGatherOp", "TPartMulOp", "TensorViewType", "TextFormError", "TileBufType",
+    "dtype_of_type", "make_context", "parse_module", "print_module", "tile_buf_type_of", "tile_spec_of",
+    "type_of_dtype",
+]

@@ -1,0 +1,142 @@
+"""Synchronisation ops. ptoisa runs instructions in program order, so they only need to parse, print and verify.
+
+    pto.set_flag[<PIPE_MTE2>, <PIPE_V>, <EVENT_ID0>]        (also #pto.pipe<..>/#pto.event<..>, or "PIPE_V")
+    pto.wait_flag[<PIPE_MTE2>, <PIPE_V>, <EVENT_ID0>]
+    pto.record_event[#pto.pipe_event_type<TLOAD>, #pto.pipe_event_type<TVEC>, <EVENT_ID0>]
+    pto.wait_event[#pto.pipe_event_type<TLOAD>, #pto.pipe_event_type<TVEC>, <EVENT_ID0>]
+    pto.barrier <PIPE_ALL>
+
+The legacy `#pto.sync_op_type<..>` endpoints are kept as written.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.ir import Attribute
+from xdsl.irdl import irdl_op_definition, prop_def
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from .abstract_ops import PtoOp
+from .attrs import EventAttr, PipeAttr, PipeEventTypeAttr, SyncOpTypeAttr, WordEnumAttr
+from .messages import msg
+from .syntax import print_trailing_attrs
+
+
+def parse_sync_item(parser: Parser, attr_cls: type[WordEnumAttr], also: tuple[type[Attribute], ...] = ()
+                    ) -> Attribute:
+    """`<NAME>`, a full `#pto.x<NAME>` attribute, or (August) a quoted `"NAME"`."""
+    start = parser.pos
+    if parser.parse_optional_punctuation("<") is not None:
+        word = parser.parse_optional_identifier()
+        parser.parse_punctuation(">")
+    elif (word := parser.parse_optional_str_literal()) is None:
+        attr = parser.parse_optional_attribute()
+        if isinstance(attr, (attr_cls, *also)):
+            return attr
+        word = None
+    member = None if word is None else attr_cls.from_text(word, bracketed=True)
+    if member is None:
+        parser.raise_error(msg("sync.expected", enum=attr_cls.label, mnemonic=attr_cls.name[4:]), start, parser.pos)
+    return attr_cls(member)
+
+
+def print_short(printer: Printer, attr: Attribute) -> None:
+    """Pipes and events print as `<NAME>`; other endpoints as full attributes."""
+    if isinstance(attr, PipeAttr | EventAttr):
+        printer.print_string(f"<{attr.text}>")
+    else:
+        printer.print_attribute(attr)
+
+
+class _TripleSyncOp(PtoOp):
+    """`[src, dst, event]` with three properties."""
+
+    ENDPOINT: ClassVar[type[WordEnumAttr]]
+    ALSO: ClassVar[tuple[type[Attribute], ...]] = ()
+    NAMES: ClassVar[tuple[str, str, str]]
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        parser.parse_punctuation("[")
+        src = parse_sync_item(parser, cls.ENDPOINT, cls.ALSO)
+        parser.parse_punctuation(",")
+        dst = parse_sync_item(parser, cls.ENDPOINT, cls.ALSO)
+        parser.parse_punctuation(",")
+        event = parse_sync_item(parser, EventAttr)
+        parser.parse_punctuation("]")
+        props = dict(zip(cls.NAMES, (src, dst, event), strict=True))
+        return cls.create(properties=props, attributes=parser.parse_optional_attr_dict())
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string("[")
+        printer.print_list([self.properties[n] for n in self.NAMES], lambda a: print_short(printer, a))
+        printer.print_string("]")
+        print_trailing_attrs(printer, self.attr_view(skip=self.NAMES))
+
+
+class _FlagOp(_TripleSyncOp):
+    ENDPOINT: ClassVar[type[WordEnumAttr]] = PipeAttr
+    NAMES: ClassVar[tuple[str, str, str]] = ("src_pipe", "dst_pipe", "event_id")
+    src_pipe = prop_def(PipeAttr)
+    dst_pipe = prop_def(PipeAttr)
+    event_id = prop_def(EventAttr)
+
+
+@irdl_op_definition
+class SetFlagOp(_FlagOp):
+    """Signal `event_id` from `src_pipe` to `dst_pipe`."""
+
+    name = "pto.set_flag"
+
+
+@irdl_op_definition
+class WaitFlagOp(_FlagOp):
+    """Wait on `dst_pipe` until `src_pipe` signalled `event_id`."""
+
+    name = "pto.wait_flag"
+
+
+class _EventOp(_TripleSyncOp):
+    ENDPOINT: ClassVar[type[WordEnumAttr]] = PipeEventTypeAttr
+    ALSO: ClassVar[tuple[type[Attribute], ...]] = (SyncOpTypeAttr,)
+    NAMES: ClassVar[tuple[str, str, str]] = ("src_op", "dst_op", "event_id")
+    src_op = prop_def(PipeEventTypeAttr | SyncOpTypeAttr)
+    dst_op = prop_def(PipeEventTypeAttr | SyncOpTypeAttr)
+    event_id = prop_def(EventAttr)
+
+
+@irdl_op_definition
+class RecordEventOp(_EventOp):
+    """High-level signal between two instruction kinds (lowered to set_flag by PTOAS)."""
+
+    name = "pto.record_event"
+
+
+@irdl_op_definition
+class WaitEventOp(_EventOp):
+    """High-level wait matching a record_event."""
+
+    name = "pto.wait_event"
+
+
+@irdl_op_definition
+class BarrierOp(PtoOp):
+    """`pto.barrier <PIPE_ALL>`: wait until the pipe drained."""
+
+    name = "pto.barrier"
+    pipe = prop_def(PipeAttr)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BarrierOp:
+        pipe = parse_sync_item(parser, PipeAttr)
+        return cls.create(properties={"pipe": pipe}, attributes=parser.parse_optional_attr_dict())
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        print_short(printer, self.pipe)
+        print_trailing_attrs(printer, self.attr_view(skip=("pipe",)))
+
+
+SYNC_OPS = (SetFlagOp, WaitFlagOp, RecordEventOp, WaitEventOp, BarrierOp)

@@ -47,7 +47,8 @@ def _split_events(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ..
 def TEXPANDS(dst: Tile | ConvTile, scalar: Any, *events: RecordEvent, target: Any = None) -> RecordEvent:
     """Broadcast `scalar` into `dst` (see ptoisa.isa.texpands)."""
     config = resolve(target)
-    check_events("TEXPANDS", config.name, events)
+    if events:
+        check_events("TEXPANDS", config.name, events)
     texpands(config, dst, scalar)
     mat = getattr(getattr(dst, "spec", None), "loc", None) is TileType.Mat
     return record("TEXPANDS_MAT" if mat else "TEXPANDS", Pipe.MTE2 if mat else Pipe.V)
@@ -56,7 +57,8 @@ def TEXPANDS(dst: Tile | ConvTile, scalar: Any, *events: RecordEvent, target: An
 def TCMPS(dst: Tile, src0: Tile, src1: Any, cmpMode: Any, *events: RecordEvent, target: Any = None) -> RecordEvent:
     """Compare `src0` with a scalar or with `src1[0,0]` into the packed predicate tile `dst` (ptoisa.isa.tcmps)."""
     config = resolve(target)
-    check_events("TCMPS", config.name, events)
+    if events:
+        check_events("TCMPS", config.name, events)
     tcmps(config, dst, src0, src1, cmpMode)
     return record("TCMPS", Pipe.V)
 
@@ -64,7 +66,8 @@ def TCMPS(dst: Tile, src0: Tile, src1: Any, cmpMode: Any, *events: RecordEvent, 
 def TPARTMUL(dst: Tile, src0: Tile, src1: Tile, *events: RecordEvent, target: Any = None) -> RecordEvent:
     """Partial elementwise multiply over mismatched valid regions (ptoisa.isa.tpartmul)."""
     config = resolve(target)
-    check_events("TPARTMUL", config.name, events)
+    if events:
+        check_events("TPARTMUL", config.name, events)
     tpartmul(config, dst, src0, src1)
     return record("TPARTMUL", Pipe.V)
 

@@ -65,7 +65,7 @@ class OnChipMemory:
         if addr % rules.alignment:
             raise PlacementError(f"{where}: the address must be a multiple of {rules.alignment} bytes")
         buffer = self.region(name)
-        tile.storage = buffer[addr:addr + nbytes].view(tile.spec.np_dtype)
+        tile.attach(buffer[addr:addr + nbytes].view(tile.spec.np_dtype))
         tile.binding = Binding(self.profile.name, name, addr, buffer)
 
 

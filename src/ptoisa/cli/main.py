@@ -13,7 +13,6 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np

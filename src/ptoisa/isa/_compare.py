@@ -33,7 +33,9 @@ def compare(values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DType)
 def compare_bits16(bits: np.ndarray, scalar_bits: np.ndarray, mode: CmpMode, inf_bits: int) -> np.ndarray:
     """Compare 16-bit sign-magnitude float patterns (half, bfloat16) as the numbers they encode."""
     key_a, nan_a = _key16(bits, inf_bits)
-    key_b, nan_b = _key16(scalar_bits, inf_bits)
+    raw = int(scalar_bits)  # the scalar's key in plain Python: NumPy's per-call cost dominates 0-d arrays
+    magnitude = raw & 0x7FFF
+    key_b, nan_b = np.int16(-magnitude if raw & 0x8000 else magnitude), magnitude > inf_bits
     result = OPS[mode](key_a, key_b)
     if mode is CmpMode.NE:
         return result | nan_a | nan_b

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from ..dtypes import DType
@@ -41,6 +42,7 @@ def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.gener
     return _from_float(as_float, dtype, check, operand)
 
 
+_SAFE_MAGNITUDE = {d: float(ml_dtypes.finfo(d.np).max) for d in DType if d.is_float}
 _INT_RANGE = {d: (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max)) for d in DType if not d.is_float}
 
 
@@ -70,6 +72,8 @@ def _int_to_double_odd(value: int) -> float:
 
 def _round_double(value: float, dtype: DType) -> np.generic:
     """Round a double once into a float type (C++ semantics), also for types that ml_dtypes reaches via float32."""
+    if abs(value) <= _SAFE_MAGNITUDE[dtype]:  # no overflow possible: skip the costly errstate
+        return _round_double_quiet(value, dtype)
     with np.errstate(over="ignore"):  # overflow to inf is the correctly rounded result
         return _round_double_quiet(value, dtype)
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..targets import Config
-from ..tile.layout import write_region
+from ..tile.layout import store, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, commit_variant
@@ -44,7 +44,7 @@ def tci(config: Config, dst: Any, start: Any, descending: Any, tmp: Any = None) 
         write_region(result, dst.spec, 1, count, contract)
         commit_variant(config, INSTR, "tci_tmp_descending_negates", dst.storage, result, target)
         return
-    write_region(dst.storage, dst.spec, 1, count, contract)
+    store(dst, 1, count, contract)
 
 
 def _descending(check: Check, descending: Any) -> bool:
@@ -80,12 +80,22 @@ def _static(dst: TileSpec, tmp: TileSpec | None, config: Config) -> None:
 
 def _sequence(start: np.generic, count: int, descending: bool, spec: TileSpec) -> np.ndarray:
     """start +/- k in the element type: integers wrap, floats round once from the exact value."""
-    k = np.arange(count, dtype=np.int64)
-    if spec.dtype.is_float:
-        exact = float(start) + (-k if descending else k).astype(np.float64)
+    if not spec.dtype.is_float:
+        # Integer arithmetic in the element type wraps exactly like the hardware's.
+        ramp = _ramp(count, spec.np_dtype)
+        return np.subtract(start, ramp) if descending else np.add(ramp, start)
+    k = np.arange(count, dtype=np.float64)
+    exact = float(start) + (-k if descending else k)
+    with np.errstate(over="ignore"):
         return exact.astype(spec.np_dtype)
-    wide = int(start) + (-k if descending else k)
-    return _wrap(wide, spec)
+
+
+@lru_cache(maxsize=256)
+def _ramp(count: int, dtype: np.dtype) -> np.ndarray:
+    """0, 1, ..., count-1 wrapped into `dtype`, read-only and cached."""
+    ramp = np.arange(count, dtype=np.int64).astype(dtype)
+    ramp.setflags(write=False)
+    return ramp
 
 
 def _negated_ascending(start: np.generic, count: int, spec: TileSpec) -> np.ndarray:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..dtypes import DType
 from ..targets import Config
-from ..tile.layout import read_region, write_stream
+from ..tile.layout import region, write_stream
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum, announce_fallback, commit_variant
@@ -53,7 +53,7 @@ def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
         return
     write = _write_cpu_stream if packing == "cpu_stream" else _write_a5_rows
     pending: list[tuple[Any, np.ndarray]] = []
-    bits = _predicate(config, src0.valid, scalar, mode, src0.spec.dtype, pending)
+    bits = _predicate(config, region(src0, src0.valid_row, src0.valid_col), scalar, mode, src0.spec.dtype, pending)
     before = dst.storage.copy() if pending else None
     write(dst.storage, dst, src0, bits)
     for announce, contract_bits in pending:  # warn only when the deviation reaches dst's bytes
@@ -158,7 +158,8 @@ def _write_cpu_stream(out: np.ndarray, dst: Tile, src0: Tile, bits: np.ndarray) 
         grid[:bits.shape[0], :width] = bits[:, :width]
     stream = np.packbits(grid, axis=1, bitorder="little").reshape(-1)
     out.fill(0)
-    write_stream(out, dst.spec, dst.valid_row, dst.valid_col, stream[:dst.spec.numel])
+    view = dst.view if out is dst.storage else None
+    write_stream(out, dst.spec, dst.valid_row, dst.valid_col, stream[:dst.spec.numel], view)
 
 
 def _write_a5_rows(out: np.ndarray, dst: Tile, src0: Tile, bits: np.ndarray) -> None:
@@ -178,7 +179,7 @@ def _write_a2a3_rows(config: Config, dst: Tile, src0: Tile, scalar: np.generic, 
     vr, vc = src0.valid_shape
     dst_bytes = dst.storage.view(np.uint8)
     contract = dst_bytes.copy()
-    bits = _predicate(config, read_region(src0.storage, src0.spec, vr, vc), scalar, mode, src0.spec.dtype)
+    bits = _predicate(config, region(src0, vr, vc), scalar, mode, src0.spec.dtype)
     packed = np.packbits(bits, axis=1, bitorder="little")
     contract.reshape(dst.spec.rows, dst.spec.cols)[:vr, :packed.shape[1]] = packed
     if not config.erratum("tcmps_repeat_tail"):

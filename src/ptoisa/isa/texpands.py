@@ -25,7 +25,7 @@ import numpy as np
 from ..targets import Config
 from ..tile.conv import ConvTile, ConvTileSpec
 from ..tile.enums import BLOCK_BYTES, Layout, TileType
-from ..tile.layout import write_region
+from ..tile.layout import store, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, commit_variant
@@ -49,7 +49,7 @@ def texpands(config: Config, dst: Any, scalar: Any) -> None:
     elif kind == "a2a3_vec":
         _fill_a2a3_vec(config, dst, value)
     else:
-        write_region(dst.storage, dst.spec, dst.valid_row, dst.valid_col, value)
+        store(dst, dst.valid_row, dst.valid_col, value)
 
 
 @lru_cache(maxsize=4096)

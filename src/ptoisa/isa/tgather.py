@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import NotModelledError
 from ..targets import Config
-from ..tile.layout import offset_table, read_region, write_region
+from ..tile.layout import offset_table, region, store, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum
@@ -39,15 +39,20 @@ def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -
     _static_index(dst.spec, src0.spec, indices.spec, tmp.spec if tmp is not None else None, config)
     _check_index_runtime(check, config, dst, indices, tmp)
     vr, vc = dst.valid_shape
-    raw = read_region(indices.storage, indices.spec, vr, vc)
+    raw = region(indices, vr, vc)
     numel = src0.spec.numel
     # One reduction decides the common case: as unsigned, a negative index is huge, so max() finds both kinds.
     unsigned = raw.view(raw.dtype.str.replace("i", "u"))
     if raw.size and int(unsigned.max()) >= numel:
         values = _gather_with_outside(check, config, src0, indices, raw.astype(np.int64))
     else:
-        values = src0.storage[_through_layout(src0.spec, raw)]
-    write_region(dst.storage, dst.spec, vr, vc, values)
+        positions = _through_layout(src0.spec, raw)
+        if dst.view is not None and not (np.may_share_memory(dst.storage, src0.storage)
+                                         or np.may_share_memory(dst.storage, indices.storage)):
+            np.take(src0.storage, positions, out=dst.view[:vr, :vc], mode="clip")  # in range: checked above
+            return
+        values = src0.storage[positions]
+    store(dst, vr, vc, values)
 
 
 def _through_layout(spec: TileSpec, flat: np.ndarray) -> np.ndarray:
@@ -128,7 +133,7 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
     axis = _enum(check, GatherAxis, axis, "gatherAxis")
     _static_mask(dst.spec, src.spec, config)
     vr, vc = src.valid_shape
-    values = read_region(src.storage, src.spec, vr, vc)
+    values = region(src, vr, vc)
     picked = slice(pattern.phase, None, pattern.period)
     if axis is GatherAxis.GATHER_ROW:
         _gather_row(check, dst, values[:, picked])
@@ -201,20 +206,26 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
         if size < vr:
             check.fail(role, f"must hold one entry per valid src0 row ({vr}), but holds {size}")
     matches = _cmp_matches(config, src0, k_value, vr, vc, mode)
-    counts = matches.sum(axis=1)
+    counts = np.count_nonzero(matches, axis=1)
     if vr and counts.max() > dst.spec.cols:
         row = int(np.argmax(counts))
         check.fail("dst", f"row {row} has {int(counts[row])} matches but dst rows hold {dst.spec.cols}")
-    rows, cols = np.nonzero(matches)
-    slots = (np.cumsum(matches, axis=1) - 1)[rows, cols]
     row_stride = src0.spec.cols
     if config.erratum("tgather_cmp_running_index"):
         running = 64 * -(-vc // 64)
-        if running != row_stride and rows.size and rows.max() > 0:
+        if running != row_stride and vr > 1 and counts[1:].any():
             announce_erratum(config, INSTR, "tgather_cmp_running_index")
         row_stride = running
-    index = (offset + rows.astype(np.int64) * row_stride + cols) & 0xFFFFFFFF
-    dst.storage[offset_table(dst.spec)[rows, slots]] = index.astype(np.uint32).astype(dst.spec.np_dtype)
+    # Matches in row-major order are exactly the row-major order of dst's first counts[i] slots of each row.
+    flat = np.flatnonzero(matches)  # i * vc + j, row-major
+    if row_stride != vc:
+        flat += (flat // vc) * (row_stride - vc)
+    index = (flat + offset).astype(dst.spec.np_dtype)  # int64 -> 32 bits wraps modulo 2**32, as uint32 does
+    slots = np.arange(dst.spec.cols)[None, :] < counts[:, None]
+    if dst.view is not None:
+        dst.view[:vr][slots] = index
+    else:
+        dst.storage[offset_table(dst.spec)[:vr][slots]] = index
     cdst.storage[:vr] = counts.astype(np.int64).astype(cdst.spec.np_dtype)
 
 
@@ -259,8 +270,8 @@ def _cmp_matches(config: Config, src0: Tile, k_value: Tile, vr: int, vc: int, mo
     """src0[i, j] <mode> k[i], with k[i] (element i of k's storage) converted to src0's type."""
     dtype = src0.spec.dtype
     op = np.greater if mode is CmpMode.GT else np.equal
-    values = read_region(src0.storage, src0.spec, vr, vc)
-    contract = op(_wide(values), _wide(_as_src_type(k_value.storage[:vr], src0)[:, None]))
+    values = region(src0, vr, vc)
+    contract = op(values, _as_src_type(k_value.storage[:vr], src0)[:, None])  # same-type compare is exact
     if config.erratum("tgather_cmp_k_signed_src_width"):
         signed = np.dtype(f"<i{dtype.itemsize}")
         k_raw = k_value.storage.view(np.uint8)[:vr * dtype.itemsize].view(signed)

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import NotModelledError
 from ..targets import Config
-from ..tile.layout import plain_view, read_region, write_region
+from ..tile.layout import region, store
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check
@@ -34,17 +34,33 @@ def tpartmul(config: Config, dst: Any, src0: Any, src1: Any) -> None:
     check = Check(INSTR, config.name)
     dst, src0, src1 = check.tile("dst", dst), check.tile("src0", src0), check.tile("src1", src1)
     _static(dst.spec, src0.spec, src1.spec, config)
-    vr, vc = dst.valid_shape
+    shape = dst.valid_shape
+    vr, vc = shape
     if vr == 0 or vc == 0:
         return
-    if not _legal_pattern(dst.valid_shape, src0.valid_shape, src1.valid_shape):
+    if shape == src0.valid_shape == src1.valid_shape and _multiply_equal(dst, src0, src1, vr, vc):
+        return
+    if not _legal_pattern(shape, src0.valid_shape, src1.valid_shape):
         if config.undefined == "raise":
             check.undefined(None, f"valid shapes dst {_shape(dst)}, src0 {_shape(src0)}, src1 {_shape(src1)} are "
                                   "not a supported pattern (one source must equal dst, the other must not exceed it)")
         _EMULATE[config.profile.tpartmul.neither_valid](dst, src0, src1)
         return
     if not _multiply_in_place(dst, src0, src1):
-        write_region(dst.storage, dst.spec, vr, vc, _combine(dst, src0, src1))
+        store(dst, vr, vc, _combine(dst, src0, src1))
+
+
+def _multiply_equal(dst: Tile, src0: Tile, src1: Tile, vr: int, vc: int) -> bool:
+    """All three valid regions equal: a plain elementwise multiply (in place is safe for ufuncs)."""
+    out, a, b = dst.view, src0.view, src1.view
+    if out is None or a is None or b is None:
+        return False
+    if vr == dst.spec.rows and vc == dst.spec.cols and a.shape == b.shape == out.shape and \
+            src0.spec.blayout is src1.spec.blayout is dst.spec.blayout:
+        _product(src0.storage, src1.storage, dst.storage)  # whole tiles of one layout: flat is fastest
+    else:
+        _product(a[:vr, :vc], b[:vr, :vc], out[:vr, :vc])
+    return True
 
 
 def _multiply_in_place(dst: Tile, src0: Tile, src1: Tile) -> bool:
@@ -52,10 +68,9 @@ def _multiply_in_place(dst: Tile, src0: Tile, src1: Tile) -> bool:
 
     Returns False (nothing written) for boxed layouts, and when the copy could clobber a source still to be
     read (dst overlapping a source other than by being that very tile)."""
-    views = [plain_view(t.storage, t.spec) for t in (dst, src0, src1)]
-    if any(v is None for v in views):
+    out, a, b = dst.view, src0.view, src1.view
+    if out is None or a is None or b is None:
         return False
-    out, a, b = views
     src0_full = src0.valid_shape == dst.valid_shape
     full, part = (a, b) if src0_full else (b, a)
     full_tile, part_tile = (src0, src1) if src0_full else (src1, src0)
@@ -113,11 +128,11 @@ def _combine(dst: Tile, src0: Tile, src1: Tile, fill: Any = 0) -> np.ndarray:
     vr, vc = dst.valid_shape
     out = np.full((vr, vc), fill, dtype=dst.spec.np_dtype)
     (r0, c0), (r1, c1) = _clip(src0, vr, vc), _clip(src1, vr, vc)
-    out[:r0, :c0] = read_region(src0.storage, src0.spec, r0, c0)
-    out[:r1, :c1] = read_region(src1.storage, src1.spec, r1, c1)
+    out[:r0, :c0] = region(src0, r0, c0)
+    out[:r1, :c1] = region(src1, r1, c1)
     rb, cb = min(r0, r1), min(c0, c1)
-    a = read_region(src0.storage, src0.spec, rb, cb)
-    b = read_region(src1.storage, src1.spec, rb, cb)
+    a = region(src0, rb, cb)
+    b = region(src1, rb, cb)
     out[:rb, :cb] = _product(a, b)
     return out
 
@@ -127,7 +142,7 @@ def _clip(tile: Tile, vr: int, vc: int) -> tuple[int, int]:
 
 
 def _emulate_cpu(dst: Tile, src0: Tile, src1: Tile) -> None:
-    write_region(dst.storage, dst.spec, dst.valid_row, dst.valid_col, _combine(dst, src0, src1))
+    store(dst, dst.valid_row, dst.valid_col, _combine(dst, src0, src1))
 
 
 def _emulate_a2a3(dst: Tile, src0: Tile, src1: Tile) -> None:
@@ -142,16 +157,16 @@ def _emulate_a5(dst: Tile, src0: Tile, src1: Tile) -> None:
     if r0 == 0 or c0 == 0 or r1 == 0 or c1 == 0:
         src = src1 if (r0 == 0 or c0 == 0) else src0
         r, c = min(vr, src.valid_row), min(vc, src.valid_col)
-        write_region(dst.storage, dst.spec, r, c, read_region(src.storage, src.spec, r, c))
+        store(dst, r, c, region(src, r, c))
         return
     big = src1 if (r0 < r1 or c0 < c1) else src0
     if vr > big.spec.rows or vc > big.spec.cols:
         raise NotModelledError(f"{INSTR}: emulating this pattern on a5 reads past the {big.spec} source's storage")
-    out = np.array(read_region(big.storage, big.spec, vr, vc))
+    out = np.array(region(big, vr, vc))
     rs, cs = min(r0, r1, vr), min(c0, c1, vc)
-    out[:rs, :cs] = _product(read_region(src0.storage, src0.spec, rs, cs),
-                             read_region(src1.storage, src1.spec, rs, cs))
-    write_region(dst.storage, dst.spec, vr, vc, out)
+    out[:rs, :cs] = _product(region(src0, rs, cs),
+                             region(src1, rs, cs))
+    store(dst, vr, vc, out)
 
 
 _EMULATE = {"cpu": _emulate_cpu, "a2a3": _emulate_a2a3, "a5": _emulate_a5}

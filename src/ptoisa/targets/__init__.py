@@ -100,10 +100,10 @@ _DEFAULT: list[tuple[str, Config] | None] = [None]
 
 def resolve(target: str | Target | Config | None) -> Config:
     """The Config for a call's `target=` argument (None: the one in force)."""
+    if type(target) is Config:
+        return target
     if target is None:
         return current_config()
-    if isinstance(target, Config):
-        return target
     return make_config(target)
 
 

@@ -91,6 +91,9 @@ class ConvTile:
 
     __slots__ = ("spec", "storage", "shape", "binding", "__weakref__")
 
+    def attach(self, storage: np.ndarray) -> None:
+        self.storage = storage
+
     def __class_getitem__(cls, args: Any) -> ConvTileSpec:
         if not isinstance(args, tuple) or len(args) != 5:
             raise TileSpecError("ConvTile[...] takes Loc, DType, BufferSize, Layout and a shape tuple")

@@ -12,6 +12,7 @@ Plain layouts are served as NumPy views (no copy): ND is `storage.reshape(rows, 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -91,13 +92,15 @@ def logical_copy(storage: np.ndarray, spec: TileSpec) -> np.ndarray:
     return np.array(read_region(storage, spec, spec.rows, spec.cols))
 
 
-def write_stream(storage: np.ndarray, spec: TileSpec, vr: int, vc: int, stream: np.ndarray) -> None:
+def write_stream(storage: np.ndarray, spec: TileSpec, vr: int, vc: int, stream: np.ndarray,
+                 view: np.ndarray | None = None) -> None:
     """Store `stream` row-major over logical [0, vr) x [0, vc), as far as it reaches (at most vr * vc values)."""
     if vc == 0 or vr == 0:
         return
     count = min(stream.size, vr * vc)
     full, rest = divmod(count, vc)
-    view = plain_view(storage, spec)
+    if view is None:
+        view = plain_view(storage, spec)
     if view is not None:
         view[:full, :vc] = stream[:full * vc].reshape(full, vc)
         if rest:
@@ -105,3 +108,20 @@ def write_stream(storage: np.ndarray, spec: TileSpec, vr: int, vc: int, stream: 
         return
     pos = np.arange(count)
     storage[offset_table(spec)[pos // vc, pos % vc]] = stream[:count]
+
+
+def region(tile: Any, vr: int, vc: int) -> np.ndarray:
+    """`read_region` of a Tile, using its cached plain view when it has one."""
+    view = tile.view
+    if view is not None:
+        return view[:vr, :vc]
+    return tile.storage[offset_table(tile.spec)[:vr, :vc]]
+
+
+def store(tile: Any, vr: int, vc: int, values: Any) -> None:
+    """`write_region` into a Tile, using its cached plain view when it has one."""
+    view = tile.view
+    if view is not None:
+        view[:vr, :vc] = values
+    else:
+        tile.storage[offset_table(tile.spec)[:vr, :vc]] = values

@@ -21,14 +21,14 @@ import numpy as np
 
 from ..errors import TileSpecError
 from .enums import DYNAMIC
-from .layout import logical_copy, read_region, write_region
+from .layout import logical_copy, plain_view, read_region, write_region
 from .spec import TileSpec, make_spec
 
 
 class Tile:
     """A tile instance. `Tile[...]` (subscript) builds a TileSpec, mirroring `Tile<...>`."""
 
-    __slots__ = ("spec", "storage", "_valid_row", "_valid_col", "binding", "__weakref__")
+    __slots__ = ("spec", "storage", "view", "_valid_row", "_valid_col", "binding", "__weakref__")
 
     spec: TileSpec
     storage: np.ndarray
@@ -41,10 +41,21 @@ class Tile:
             raise TileSpecError(f"Tile() needs a TileSpec (got {type(spec).__name__}); write Tile[...](...)")
         self.spec = spec
         self._valid_row, self._valid_col = _runtime_valid(spec, valid)
-        self.storage = private_storage(spec.nbytes, spec.np_dtype)
+        self.attach(private_storage(spec.nbytes, spec.np_dtype))
         self.binding: Any = None
         if data is not None:
             self.set_logical(data)
+
+    def attach(self, storage: np.ndarray) -> None:
+        """Use `storage` (1-D, the element type, `numel` long) as this tile's bytes; `view` is its (rows, cols)
+        logical view for ND/DN layouts (None for boxed ones), kept so that kernels need not rebuild it."""
+        self.storage = storage
+        self.view = plain_view(storage, self.spec)
+
+    @property
+    def is_full(self) -> bool:
+        """The valid region is the whole tile."""
+        return self._valid_row == self.spec.rows and self._valid_col == self.spec.cols
 
     # --- C++-style accessors -----------------------------------------------------------------------------
     def GetValidRow(self) -> int:

@@ -492,7 +492,7 @@ def test_fault_conv_too_few_dims(target, layout, shape, need):
     dst = ConvTile[TileType.Mat, half, 64, layout, shape]()
     sentinel(dst)
     assert_fault(lambda: TEXPANDS(dst, 1.0, target=target), [dst], target,
-                 f"a {layout.name} conv tile needs at least {need} dims (got {len(shape)})")
+                 f"must have at least {need} dims as a {layout.name} conv tile (got {len(shape)})")
 
 
 # --- legality faults on plain tiles ---------------------------------------------------------------------------

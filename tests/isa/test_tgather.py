@@ -653,8 +653,7 @@ class TestSeedExamples:
             src.set_logical(np.arange(256, dtype=np.float32).reshape(16, 16))
             buf = bytes(dst.binding.buffer)
             assert_refused(lambda: TGATHER[DstT, SrcT, MaskPattern.P0101](dst, src), [src, dst],
-                           f"TGATHER on {target}: dst the gathered stream of 128 elements does not fit its 16 "
-                           "elements")
+                           f"TGATHER on {target}: dst cannot hold the gathered stream of 128 elements (it has 16)")
             assert bytes(dst.binding.buffer) == buf  # nothing written past the tile either
 
     @pytest.mark.parametrize("target", TARGETS)
@@ -826,7 +825,7 @@ class TestMaskFaults:
     def test_row_stream_overflow(self, target):
         src, dst = _pre(tile(F32, 3, 8), tile(F32, 1, 8))
         assert_refused(lambda: TGATHER(dst, src, MaskPattern.P1111, target=target), [src, dst],
-                       f"TGATHER on {target}: dst the gathered stream of 24 elements does not fit its 8 elements")
+                       f"TGATHER on {target}: dst cannot hold the gathered stream of 24 elements (it has 8)")
 
     @pytest.mark.parametrize("target", TARGETS)
     def test_col_row_count(self, target):
@@ -845,7 +844,7 @@ class TestMaskFaults:
     def test_col_width(self, target):
         src, dst = _pre(tile(F32, 2, 16), tile(F32, 1, 8))
         assert_refused(lambda: TGATHER(dst, src, MaskPattern.P0101, COL, target=target), [src, dst],
-                       f"TGATHER on {target}: dst its 8 columns cannot hold src's 16 valid columns")
+                       f"TGATHER on {target}: dst cannot hold src's 16 valid columns in its 8 columns")
 
     @pytest.mark.parametrize("target", ("a2a3", "a5"))
     def test_col_dst_continuous_on_npus(self, target):
@@ -984,7 +983,7 @@ class TestCmpFaults:
         v = np.zeros((2, 16), dtype=np.float32)
         v[1, :9] = 5.0
         src0.set_logical(v)
-        self._refused(target, ops, 0, CmpMode.GT, "dst row 1 has 9 matches but dst rows hold 8")
+        self._refused(target, ops, 0, CmpMode.GT, "dst rows hold 8 indices, but src0 row 1 has 9 matches")
 
     @pytest.mark.parametrize("target", TARGETS)
     def test_dst_rows(self, target):

@@ -90,9 +90,9 @@ def _check_conv_static(check: Check, spec: ConvTileSpec, config: Config) -> None
                           f"{', '.join(x.name for x in layouts)})")
     needed = _MIN_DIMS[spec.layout]
     if len(spec.shape) < needed:
-        check.fail("dst", f"a {spec.layout.name} conv tile needs at least {needed} dims (got {len(spec.shape)})")
+        check.fail("dst", f"must have at least {needed} dims as a {spec.layout.name} conv tile (got {len(spec.shape)})")
     if "texpands_conv_5d" in config.profile.errata and len(spec.shape) < 5:
-        check.fail("dst", "the A2A3 backend reads conv dim 4, so the conv tile needs at least 5 dims")
+        check.fail("dst", "must have at least 5 dims: the A2A3 backend reads conv dim 4")
 
 
 def _fill_conv(config: Config, check: Check, dst: ConvTile, value: np.generic) -> None:

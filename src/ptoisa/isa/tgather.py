@@ -168,8 +168,8 @@ def _gather_row(check: Check, dst: Tile, selected: np.ndarray) -> None:
                           "GATHER_ROW: the gathered stream is written contiguously")
     stream = selected.reshape(-1)
     if stream.size > dst.spec.numel:
-        check.fail("dst", f"the gathered stream of {stream.size} elements does not fit its "
-                          f"{dst.spec.numel} elements")
+        check.fail("dst", f"cannot hold the gathered stream of {stream.size} elements "
+                          f"(it has {dst.spec.numel})")
     dst.storage.view(stream.dtype)[:stream.size] = stream
 
 
@@ -185,7 +185,7 @@ def _gather_col(check: Check, config: Config, dst: Tile, rows: np.ndarray) -> No
         check.fail("dst", f"valid rows ({dst.valid_row}) must equal its static Rows ({dst.spec.rows}) for "
                           "GATHER_COL on this target")
     if width > dst.spec.cols:
-        check.fail("dst", f"its {dst.spec.cols} columns cannot hold src's {width} valid columns")
+        check.fail("dst", f"cannot hold src's {width} valid columns in its {dst.spec.cols} columns")
     write_region(dst.storage.view(rows.dtype), dst.spec, count, width, rows)
 
 
@@ -209,7 +209,7 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
     counts = np.count_nonzero(matches, axis=1)
     if vr and counts.max() > dst.spec.cols:
         row = int(np.argmax(counts))
-        check.fail("dst", f"row {row} has {int(counts[row])} matches but dst rows hold {dst.spec.cols}")
+        check.fail("dst", f"rows hold {dst.spec.cols} indices, but src0 row {row} has {int(counts[row])} matches")
     row_stride = src0.spec.cols
     if config.erratum("tgather_cmp_running_index"):
         running = 64 * -(-vc // 64)

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from ..dtypes import DType as D
 from ..isa.enums import CmpMode
-from ..tile.enums import Layout, TileType
+from ..tile.enums import TileType
 from .profile import Target, TargetProfile
 from .rules import (
+    CONV_LAYOUTS,
+    KIB,
+    NINE,
+    NPU_REGION_OF,
     VEC_ONLY,
     MemoryRules,
     TCIRules,
@@ -18,16 +22,10 @@ from .rules import (
     TPartMulRules,
 )
 
-KIB = 1024
-NINE = (D.U8, D.I8, D.U16, D.I16, D.U32, D.I32, D.F16, D.BF16, D.F32)
-CONV_LAYOUTS = (Layout.NC1HWC0, Layout.NDC1HWC0, Layout.FRACTAL_Z, Layout.FRACTAL_Z_3D)
-
 MEMORY = MemoryRules(
     regions={"UB": 192 * KIB, "L1": 512 * KIB, "L0A": 64 * KIB, "L0B": 64 * KIB, "L0C": 128 * KIB,
              "BT": 1 * KIB, "FB": 7 * KIB, "L0A_MX": 4 * KIB, "L0B_MX": 4 * KIB},
-    region_of={TileType.Vec: "UB", TileType.Mat: "L1", TileType.Left: "L0A", TileType.Right: "L0B",
-               TileType.Acc: "L0C", TileType.Bias: "BT", TileType.Scaling: "FB", TileType.ScaleLeft: "L0A_MX",
-               TileType.ScaleRight: "L0B_MX", TileType.Ctrl: "UB"},
+    region_of=NPU_REGION_OF,
     alignment=32,
 )
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from ..dtypes import DType as D
 from ..isa.enums import CmpMode
-from ..tile.enums import Layout, TileType
+from ..tile.enums import TileType
 from .profile import Target, TargetProfile
 from .rules import (
+    CONV_LAYOUTS,
+    KIB,
+    NINE,
+    NPU_REGION_OF,
     VEC_ONLY,
     MemoryRules,
     TCIRules,
@@ -18,15 +22,10 @@ from .rules import (
     TPartMulRules,
 )
 
-KIB = 1024
-NINE = (D.U8, D.I8, D.U16, D.I16, D.U32, D.I32, D.F16, D.BF16, D.F32)
-
 MEMORY = MemoryRules(
     regions={"UB": 256 * KIB, "L1": 512 * KIB, "L0A": 64 * KIB, "L0B": 64 * KIB, "L0C": 256 * KIB,
              "BT": 1 * KIB, "FB": 7 * KIB, "L0A_MX": 4 * KIB, "L0B_MX": 4 * KIB},
-    region_of={TileType.Vec: "UB", TileType.Mat: "L1", TileType.Left: "L0A", TileType.Right: "L0B",
-               TileType.Acc: "L0C", TileType.Bias: "BT", TileType.Scaling: "FB", TileType.ScaleLeft: "L0A_MX",
-               TileType.ScaleRight: "L0B_MX", TileType.Ctrl: "UB"},
+    region_of=NPU_REGION_OF,
     alignment=32,
 )
 
@@ -46,7 +45,7 @@ PROFILE = TargetProfile(
     tpartmul=TPartMulRules(dtypes=(D.U8, D.I8, D.U16, D.I16, D.U32, D.I32, D.F16, D.F32, D.BF16),
                            row_major=("dst", "src0", "src1"), neither_valid="a5"),
     texpands=TExpandsRules(locs=frozenset({TileType.Vec, TileType.Mat}), dtypes=NINE, mat_blocks=(1, 32767),
-                           conv_layouts=(Layout.NC1HWC0, Layout.NDC1HWC0, Layout.FRACTAL_Z, Layout.FRACTAL_Z_3D)),
+                           conv_layouts=CONV_LAYOUTS),
     tgather_index=TGatherIndexRules(
         dst_dtypes=(D.I16, D.U16, D.I32, D.U32, D.F16, D.F32),
         idx_dtypes=(D.I16, D.U16, D.I32, D.U32),

@@ -11,9 +11,11 @@ from __future__ import annotations
 from ..dtypes import STANDARD_DTYPES
 from ..dtypes import DType as D
 from ..isa.enums import CmpMode
-from ..tile.enums import Layout, TileType
+from ..tile.enums import TileType
 from .profile import Target, TargetProfile
 from .rules import (
+    CONV_LAYOUTS,
+    KIB,
     MemoryRules,
     TCIRules,
     TCmpsRules,
@@ -23,8 +25,6 @@ from .rules import (
     TGatherMaskRules,
     TPartMulRules,
 )
-
-KIB = 1024
 
 MEMORY = MemoryRules(
     # The simulator raises UB to max(arch size, 512 KiB) (cpu/NPUMemoryModel.hpp).
@@ -46,7 +46,7 @@ PROFILE = TargetProfile(
     tpartmul=TPartMulRules(dtypes=(D.I32, D.I16, D.F16, D.BF16, D.F32, D.I8, D.U8), row_major=(),
                            neither_valid="cpu"),
     texpands=TExpandsRules(locs=None, dtypes=STANDARD_DTYPES, mat_blocks=None,
-                           conv_layouts=(Layout.NC1HWC0, Layout.NDC1HWC0, Layout.FRACTAL_Z, Layout.FRACTAL_Z_3D)),
+                           conv_layouts=CONV_LAYOUTS),
     tgather_index=TGatherIndexRules(
         dst_dtypes=STANDARD_DTYPES,
         idx_dtypes=(D.I32, D.U32),

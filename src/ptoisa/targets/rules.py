@@ -142,6 +142,18 @@ class TGatherCmpRules:
     locs: Locs = VEC_ONLY
 
 
+KIB = 1024
+# Where each tile location lives on the NPUs (the CPU simulator folds Bias/Scaling/Ctrl into UB).
+NPU_REGION_OF: dict[TileType, str] = {
+    TileType.Vec: "UB", TileType.Mat: "L1", TileType.Left: "L0A", TileType.Right: "L0B", TileType.Acc: "L0C",
+    TileType.Bias: "BT", TileType.Scaling: "FB", TileType.ScaleLeft: "L0A_MX", TileType.ScaleRight: "L0B_MX",
+    TileType.Ctrl: "UB",
+}
+CONV_LAYOUTS = (Layout.NC1HWC0, Layout.NDC1HWC0, Layout.FRACTAL_Z, Layout.FRACTAL_Z_3D)
+# The nine standard element types in the seed pages' order.
+NINE: DTypes = (DType.U8, DType.I8, DType.U16, DType.I16, DType.U32, DType.I32, DType.F16, DType.BF16, DType.F32)
+
+
 @dataclass(frozen=True, kw_only=True)
 class MemoryRules:
     """On-chip buffers: region name and size in bytes per tile location, and the TASSIGN alignment."""

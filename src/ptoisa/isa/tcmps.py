@@ -122,7 +122,7 @@ def _predicate(config: Config, values: np.ndarray, scalar: np.generic, mode: Cmp
 
 def _deviate(contract: np.ndarray, target: np.ndarray, pending: list[tuple[Any, np.ndarray]] | None,
              announce: Any) -> np.ndarray:
-    if not np.array_equal(target, contract):
+    if (target != contract).any():  # both boolean arrays of one shape
         if pending is None:
             announce()
         else:
@@ -156,8 +156,12 @@ def _write_cpu_stream(out: np.ndarray, dst: Tile, src0: Tile, bits: np.ndarray) 
         grid = np.zeros((src0.spec.rows, per_row * 8), dtype=bool)
         width = min(bits.shape[1], per_row * 8)  # trailing Cols % 8 columns are dropped
         grid[:bits.shape[0], :width] = bits[:, :width]
-    stream = np.packbits(grid, axis=1, bitorder="little").reshape(-1)
+    packed = np.packbits(grid, axis=1, bitorder="little")
     out.fill(0)
+    if out is dst.storage and dst.view is not None and packed.shape == (dst.valid_row, dst.valid_col):
+        dst.view[:dst.valid_row, :dst.valid_col] = packed  # the stream lands row for row: no reflow needed
+        return
+    stream = packed.reshape(-1)
     view = dst.view if out is dst.storage else None
     write_stream(out, dst.spec, dst.valid_row, dst.valid_col, stream[:dst.spec.numel], view)
 

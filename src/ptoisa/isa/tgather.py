@@ -28,6 +28,7 @@ from ._check import Check, announce_erratum
 from .enums import CmpMode, GatherAxis, MaskPattern
 
 INSTR = "TGATHER"
+_UNSIGNED = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
 
 
 # --- index form --------------------------------------------------------------------------------------------
@@ -42,7 +43,7 @@ def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -
     raw = region(indices, vr, vc)
     numel = src0.spec.numel
     # One reduction decides the common case: as unsigned, a negative index is huge, so max() finds both kinds.
-    unsigned = raw.view(raw.dtype.str.replace("i", "u"))
+    unsigned = raw.view(_UNSIGNED[raw.dtype.itemsize])
     if raw.size and int(unsigned.max()) >= numel:
         values = _gather_with_outside(check, config, src0, indices, raw.astype(np.int64))
     else:

@@ -46,6 +46,15 @@ from .tile import BLayout, CompactMode, ConvTile, Layout, PadValue, SLayout, Til
 DYNAMIC = -1
 __version__ = "0.1.0"
 
+
+def load(path_or_text, *, target=None, fill="zero"):  # noqa: ANN001, ANN201 - xDSL is imported lazily
+    """Load a `.pto` program (a path or PTOAS text) for execution: `ptoisa.load("k.pto").run(x, y)`.
+
+    The same as `ptoisa.interp.load`; needs xDSL (the `ir` extra)."""
+    from .interp import load as load_program
+
+    return load_program(path_or_text, target=target, fill=fill)
+
 __all__ = [
     "DYNAMIC", "TASSIGN", "TCI", "TCMPS", "TEXPANDS", "TGATHER", "TPARTMUL", "TSYNC", "NPU_MEMORY_CLEAR",
     "BLayout", "CmpMode", "CompactMode", "Config", "ConvTile", "DType", "ErratumWarning", "GatherAxis",
@@ -53,5 +62,5 @@ __all__ = [
     "OutOfBoundsError", "PadValue", "PlacementError", "PtoError", "PtoWarning", "RecordEvent", "SLayout", "Target",
     "TargetError", "Tile", "TileSpec", "TileSpecError", "TileType", "UndefinedBehaviourError", "bfloat16_t",
     "current_config", "float32_t", "float8_e4m3_t", "float8_e5m2_t", "get_profile", "half", "int16_t", "int32_t",
-    "int8_t", "target", "uint16_t", "uint32_t", "uint8_t",
+    "int8_t", "load", "target", "uint16_t", "uint32_t", "uint8_t",
 ]

@@ -1,9 +1,297 @@
-"""Subcommands registered by main.build_parser (placeholder until implemented)."""
+"""`ptoisa run`: execute a kernel of a `.pto` file on NumPy data (ptoisa.interp)."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
+import sys
+import warnings
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from ..errors import PtoError
+from ..targets import ENV_VAR, REGISTRY, Config, make_config
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+DESCRIPTION = """\
+Run a function of a PTOAS .pto file: scf loops, arith and the pto ops execute through the ptoisa core, global
+tensors come from .npy / raw .bin files, scalars from values, and the tensors the kernel wrote are saved.
+
+Arguments (ARG, or --arg ARG) bind in the entry's argument order, or by name as NAME=SPEC. SPEC is:
+  FILE.npy                      a NumPy array (its dtype must be the pointer's element type)
+  FILE.bin[:DTYPE[:SHAPE]]      raw little-endian data, as PTO test suites store golden data; DTYPE defaults
+                                to the pointer's element type, SHAPE (e.g. 16x16) to one dimension
+  zeros:SHAPE                   a zero-filled tensor of the pointer's element type (an output buffer)
+  VALUE                         a scalar: 3, -1, 0x10, 0.5, inf, nan, true/false
+
+The target is --target, else the module's pto.target_arch, else $PTOISA_TARGET, else a2a3. Tiles made by
+pto.alloc_tile are zero-filled (--fill nan fills them with 0xFF bytes: NaN in float tiles, -1/max in integer ones).
+Exit status: 0 ran, 1 the kernel failed (the error names the op and file:line:col), 2 bad usage or input."""
+
+EPILOG = """\
+examples:
+  ptoisa run examples/pto/run_scale_compare.pto x.npy zeros:64x16 zeros:64x4 2.0 100.0 --out results/
+  ptoisa run kernel.pto --entry tcmps_gt --arg in=in.bin:f32:16x16 --arg out=zeros:16x32 --arg threshold=0.5
+  ptoisa run kernel.pto in.npy out.npy 0.5 --target a5 --fill nan --block 3/8"""
+
+
+class _Usage(Exception):
+    pass
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add this module's subcommands to the `ptoisa` parser."""
+    """Add `run` to the `ptoisa` parser."""
+    run = sub.add_parser("run", help="run a kernel of a .pto file on NumPy data", description=DESCRIPTION,
+                         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("file", metavar="FILE.pto")
+    run.add_argument("args", nargs="*", metavar="ARG", help="arguments in order, or NAME=SPEC")
+    run.add_argument("--arg", "-a", action="extend", nargs="+", default=[], metavar="[NAME=]SPEC",
+                     help="arguments (repeatable); same forms as ARG")
+    run.add_argument("--entry", "-e", metavar="NAME", help="the function to run (default: the only public one)")
+    run.add_argument("--out", "-o", metavar="DIR", help="save every tensor the kernel wrote to DIR/NAME.npy "
+                                                        "(and DIR/NAME.bin when it came from a .bin)")
+    run.add_argument("--target", "-t", choices=[t.value for t in REGISTRY],
+                     help="target profile (default: the module's pto.target_arch, else $PTOISA_TARGET, else a2a3)")
+    run.add_argument("--no-errata", action="store_true",
+                     help="give the contract's results instead of reproducing the target's errata")
+    run.add_argument("--emulate-undefined", action="store_true",
+                     help="reproduce what the target does with undefined input instead of refusing it")
+    run.add_argument("--fill", default="zero", metavar="zero|nan|BYTE",
+                     help="initial contents of tiles from alloc_tile and of on-chip buffers (default zero)")
+    run.add_argument("--block", default="0/1", metavar="I[/N]", help="get_block_idx / get_block_num (default 0/1)")
+    run.add_argument("--quiet", "-q", action="store_true", help="print only errors and warnings")
+    run.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    from ..interp import ArgumentError, LoadError, load
+
+    try:
+        program = load(args.file, fill=_fill(args.fill))
+        entry = program.entry_name(args.entry)
+        params = program.arguments(entry)
+        bound, origins = _bind(params, [*args.args, *args.arg])
+        config = _config(args, program)
+        block = _block_arg(args.block)
+    except (_Usage, LoadError, ArgumentError) as exc:
+        return _error(exc, EXIT_USAGE)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = program.run(entry, target=config, block=block, **bound)
+        except ArgumentError as exc:
+            return _error(exc, EXIT_USAGE)
+        except PtoError as exc:
+            _warnings(caught)
+            return _error(exc, EXIT_PROBLEMS)
+    _warnings(caught)
+    try:
+        saved = _save(result.outputs, origins, args.out)
+    except OSError as exc:
+        return _error(_Usage(f"cannot write to {args.out}: {exc.strerror or exc}"), EXIT_USAGE)
+    if not args.quiet:
+        _summary(out, program, result, params, origins, saved, config, args)
+    return EXIT_OK
+
+
+def _error(exc: BaseException, status: int) -> int:
+    sys.stderr.write(f"ptoisa: error: {exc}\n")
+    for note in getattr(exc, "__notes__", ()):
+        sys.stderr.write(f"  {note}\n")
+    if os.environ.get("PTOISA_DEBUG"):
+        raise exc
+    return status
+
+
+def _warnings(caught: list[warnings.WarningMessage]) -> None:
+    seen = set()
+    for w in caught:
+        text = str(w.message)
+        if text not in seen:
+            seen.add(text)
+            sys.stderr.write(f"warning: {text}\n")
+
+
+def _fill(text: str) -> str | int:
+    if text in ("zero", "nan"):
+        return text
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise _Usage(f"--fill must be zero, nan or a byte value (got {text!r})") from None
+    if not 0 <= value <= 255:
+        raise _Usage(f"--fill byte must be in [0, 255] (got {text})")
+    return value
+
+
+def _block_arg(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"(\d+)(?:/(\d+))?", text.strip())
+    if not m:
+        raise _Usage(f"--block must be I or I/N (got {text!r})")
+    idx = int(m.group(1))
+    num = int(m.group(2)) if m.group(2) else idx + 1
+    if idx >= num:
+        raise _Usage(f"--block index {idx} must be below the block count {num}")
+    return idx, num
+
+
+def _config(args: argparse.Namespace, program: Any) -> Config:
+    name = args.target or program.target_arch or os.environ.get(ENV_VAR) or "a2a3"
+    return make_config(name, not args.no_errata, "emulate" if args.emulate_undefined else "raise")
+
+
+# --- arguments ---------------------------------------------------------------------------------------------
+_NAMED = re.compile(r"^([A-Za-z_$][\w$.-]*)=(.*)$", re.DOTALL)
+
+
+def _bind(params: list[Any], specs: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    by_name = {p.name: p for p in params}
+    bound: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    position = 0
+    for spec in specs:
+        m = _NAMED.match(spec)
+        if m and m.group(1) in by_name:
+            name, text = m.group(1), m.group(2)
+        elif m and not _looks_like_file(spec):
+            raise _Usage(f"no argument %{m.group(1)} (arguments: {_list(params)})")
+        else:
+            while position < len(params) and params[position].name in bound:
+                position += 1
+            if position >= len(params):
+                raise _Usage(f"too many arguments: the entry takes {len(params)} ({_list(params)})")
+            name, text = params[position].name, spec
+        if name in bound:
+            raise _Usage(f"argument %{name} given twice")
+        bound[name] = _value(by_name[name], text)
+        origins[name] = text
+    missing = [p.name for p in params if p.name not in bound]
+    if missing:
+        raise _Usage(f"missing argument(s) {', '.join('%' + m for m in missing)} (arguments: {_list(params)})")
+    return bound, origins
+
+
+def _looks_like_file(spec: str) -> bool:
+    return bool(re.search(r"\.(npy|bin)(:|$)", spec))
+
+
+def _list(params: list[Any]) -> str:
+    return ", ".join(f"%{p.name}: {p.type_text}" for p in params) or "none"
+
+
+def _value(param: Any, text: str) -> Any:
+    if param.kind == "scalar":
+        return _scalar(param, text)
+    if param.kind != "tensor":
+        raise _Usage(f"argument %{param.name} has type {param.type_text}, which cannot be given on the command line")
+    return _tensor(param, text)
+
+
+def _scalar(param: Any, text: str) -> Any:
+    t = text.strip().lower()
+    if t in ("true", "false"):
+        return int(t == "true")
+    try:
+        return int(t, 0)
+    except ValueError:
+        pass
+    try:
+        return float(t)
+    except ValueError:
+        raise _Usage(f"argument %{param.name} ({param.type_text}) needs a number (got {text!r})") from None
+
+
+def _shape(text: str, what: str) -> tuple[int, ...]:
+    parts = [p for p in re.split(r"[x,*]", text.strip()) if p]
+    try:
+        shape = tuple(int(p) for p in parts)
+    except ValueError:
+        raise _Usage(f"{what}: bad shape {text!r} (write e.g. 16x16)") from None
+    if not shape or any(d < 0 for d in shape):
+        raise _Usage(f"{what}: bad shape {text!r} (write e.g. 16x16)")
+    return shape
+
+
+def _dtype(text: str, what: str) -> np.dtype:
+    from ..dtypes import as_dtype
+
+    try:
+        return as_dtype(text).np
+    except PtoError as exc:
+        raise _Usage(f"{what}: {exc}") from None
+
+
+def _tensor(param: Any, text: str) -> np.ndarray:
+    what = f"argument %{param.name}"
+    if text.startswith("zeros:"):
+        if param.dtype is None:
+            raise _Usage(f"{what}: {param.type_text} has no NumPy element type")
+        return np.zeros(_shape(text[6:], what), dtype=param.dtype)
+    if text.endswith(".npy"):
+        try:
+            return np.load(text, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise _Usage(f"{what}: cannot read {text}: {getattr(exc, 'strerror', None) or exc}") from None
+    path, *rest = text.split(":")
+    if path.endswith(".bin"):
+        if len(rest) > 2:
+            raise _Usage(f"{what}: write FILE.bin[:DTYPE[:SHAPE]] (got {text!r})")
+        dtype = _dtype(rest[0], what) if rest and rest[0] else param.dtype
+        if dtype is None:
+            raise _Usage(f"{what}: give the element type, FILE.bin:DTYPE")
+        try:
+            data = np.fromfile(path, dtype=dtype)
+        except (OSError, ValueError) as exc:
+            raise _Usage(f"{what}: cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        if len(rest) == 2:
+            shape = _shape(rest[1], what)
+            if int(np.prod(shape)) != data.size:
+                raise _Usage(f"{what}: {path} holds {data.size} {dtype} elements, not {'x'.join(map(str, shape))}")
+            data = data.reshape(shape)
+        return data
+    raise _Usage(f"{what} ({param.type_text}) needs FILE.npy, FILE.bin[:DTYPE[:SHAPE]] or zeros:SHAPE (got {text!r})")
+
+
+# --- results -----------------------------------------------------------------------------------------------
+def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str | None) -> dict[str, list[str]]:
+    saved: dict[str, list[str]] = {}
+    if not out_dir:
+        return saved
+    directory = Path(out_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, array in outputs.items():
+        files = [directory / f"{name}.npy"]
+        np.save(files[0], array)
+        if origins.get(name, "").split(":")[0].endswith(".bin"):
+            files.append(directory / f"{name}.bin")
+            array.tofile(files[1])
+        saved[name] = [str(f) for f in files]
+    return saved
+
+
+def _summary(out: TextIO, program: Any, result: Any, params: list[Any], origins: dict[str, str],
+             saved: dict[str, list[str]], config: Config, args: argparse.Namespace) -> None:
+    errata = "" if config.errata == frozenset(config.profile.errata) else " (errata off)"
+    out.write(f"target: {config.name}{errata}\n")
+    out.write(f"entry: @{result.entry} in {program.source.path} ({result.ops_executed} ops executed)\n")
+    width = max((len(p.name) for p in params), default=0)
+    for p in params:
+        value = result.arguments[p.name]
+        if isinstance(value, np.ndarray):
+            shape = "x".join(map(str, value.shape)) or "scalar"
+            line = f"  %{p.name:<{width}} : {p.type_text} = {origins[p.name]} ({value.dtype}[{shape}])"
+            if p.name in result.outputs:
+                line += " written" + (f" -> {', '.join(saved[p.name])}" if p.name in saved else "")
+        else:
+            line = f"  %{p.name:<{width}} : {p.type_text} = {value}"
+        out.write(line + "\n")
+    if not result.outputs:
+        out.write("no global tensor was written\n")
+    elif not args.out:
+        for name, array in result.outputs.items():
+            with np.printoptions(linewidth=110, threshold=200, edgeitems=4):
+                out.write(f"%{name} =\n  " + str(array).replace("\n", "\n  ") + "\n")

@@ -1,0 +1,194 @@
+"""Decode a `func.func` once into a compiled program: one Python closure ("step") per op.
+
+Every SSA value gets a slot in a frame (a Python list); a step reads its operands from fixed slot indices and
+writes its results to fixed slots, so running a function is a loop over closures with no parsing, dispatch on op
+names or type checks left. Slot 0 of every frame holds the run's `Env` (target Config, on-chip memory, fill,
+block indices). Constants are placed into the frame template at decode time and cost nothing at run time.
+
+Regions run by `run_block`-style loops inlined into the control-flow steps; a failing step is located (op name and
+`file:line:col`) by the innermost loop that sees the exception (see `locate`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, MemRefType
+from xdsl.ir import Block, Operation, SSAValue
+
+from ..errors import PtoError
+from .errors import ExecutionError, UnsupportedOpError
+from .scalars import ScalarKind, kind_of
+
+if TYPE_CHECKING:
+    from .program import Program
+
+Step = Callable[[list[Any]], None]
+Handler = Callable[["FunctionDecoder", Operation], Step | None]
+
+HANDLERS: dict[str, Handler] = {}
+"""op name -> handler building the op's step (None: the op needs no run-time work, e.g. a constant)."""
+
+
+def handler(*names: str) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        for name in names:
+            HANDLERS[name] = fn
+        return fn
+
+    return register
+
+
+# --- error location ------------------------------------------------------------------------------------------
+def locate(exc: Exception, step: Step) -> Exception:
+    """The exception to propagate from a failing step: PtoErrors keep their type and gain a note naming the op
+    and its location; other exceptions become an ExecutionError carrying them. Only the innermost op locates."""
+    op, where = getattr(step, "where", ("?", "?"))
+    if getattr(exc, "pto_where", None) is not None:
+        if op == "func.call":
+            exc.add_note(f"called from func.call at {where}")
+        return exc
+    if not isinstance(exc, PtoError):
+        wrapped = ExecutionError(f"{type(exc).__name__}: {exc}", op=op, location=where)
+        wrapped.pto_where = (op, where)  # type: ignore[attr-defined]
+        wrapped.__cause__ = exc
+        return wrapped
+    exc.pto_where = (op, where)  # type: ignore[attr-defined]
+    exc.add_note(f"in {op} at {where}")
+    return exc
+
+
+def run_steps(steps: list[Step], regs: list[Any]) -> None:
+    step = None
+    try:
+        for step in steps:
+            step(regs)
+    except Exception as exc:  # noqa: BLE001 - located and re-raised
+        raise locate(exc, step)  # type: ignore[arg-type]
+
+
+# --- compiled functions --------------------------------------------------------------------------------------
+@dataclass(eq=False)
+class CompiledFunction:
+    """A decoded function: a frame template, its steps and where its arguments and results live."""
+
+    name: str
+    arg_names: list[str]
+    arg_types: list[Any]
+    result_types: list[Any]
+    arg_slots: list[int] = field(default_factory=list)
+    template: list[Any] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    return_slots: list[int] = field(default_factory=list)
+
+    def call(self, env: Any, args: Any) -> tuple[Any, ...]:
+        regs = self.template.copy()
+        regs[0] = env
+        for slot, value in zip(self.arg_slots, args, strict=True):
+            regs[slot] = value
+        env.ops += len(self.steps)
+        run_steps(self.steps, regs)
+        return tuple([regs[s] for s in self.return_slots])
+
+
+class FunctionDecoder:
+    """Decodes one function body: assigns slots and builds the steps."""
+
+    def __init__(self, program: Program, compiled: CompiledFunction) -> None:
+        self.program = program
+        self.compiled = compiled
+        self.slots: dict[int, int] = {}
+        self.template: list[Any] = [None]
+        self._values: list[SSAValue] = []  # keeps values alive while their id() is a key
+
+    # slots ------------------------------------------------------------------------------------------------
+    def define(self, value: SSAValue) -> int:
+        slot = len(self.template)
+        self.slots[id(value)] = slot
+        self._values.append(value)
+        self.template.append(None)
+        return slot
+
+    def use(self, value: SSAValue) -> int:
+        return self.slots[id(value)]
+
+    def constant(self, value: SSAValue, data: Any) -> None:
+        self.template[self.define(value)] = data
+
+    # ops --------------------------------------------------------------------------------------------------
+    def where(self, op: Operation) -> str:
+        return self.program.source.location(op)
+
+    def fail(self, op: Operation, message: str) -> UnsupportedOpError:
+        return UnsupportedOpError(message, op=op.name, location=self.where(op))
+
+    def kind(self, op: Operation, value: SSAValue) -> ScalarKind:
+        kind = kind_of(value.type)
+        if kind is None:
+            raise self.fail(op, f"a scalar of type {value.type} is not supported")
+        return kind
+
+    def block(self, block: Block, terminator: str) -> tuple[list[Step], Operation | None]:
+        """Steps of a block's ops; the terminator (`scf.yield` / `func.return`) is returned, not compiled."""
+        steps: list[Step] = []
+        term: Operation | None = None
+        for op in block.ops:
+            if op.name == terminator:
+                term = op
+                continue
+            step = self.op(op)
+            if step is not None:
+                steps.append(step)
+        return steps, term
+
+    def op(self, op: Operation) -> Step | None:
+        build = HANDLERS.get(op.name)
+        if build is None:
+            raise self.fail(op, f"the interpreter cannot execute {op.name}")
+        try:
+            step = build(self, op)
+        except UnsupportedOpError:
+            raise
+        except PtoError as exc:  # a tile type the core refuses (TileSpecError) and the like
+            raise UnsupportedOpError(str(exc), op=op.name, location=self.where(op)) from exc
+        if step is not None:
+            step.where = (op.name, self.where(op))  # type: ignore[attr-defined]
+        return step
+
+
+def decode_function(program: Program, func: Any, compiled: CompiledFunction) -> None:
+    """Fill `compiled` from a func.func (the only place a function is decoded)."""
+    program.decode_count += 1
+    decoder = FunctionDecoder(program, compiled)
+    blocks = list(func.body.blocks)
+    if len(blocks) != 1:
+        raise UnsupportedOpError("functions with several blocks (cf dialect) are not supported" if blocks else
+                                 "function declarations have no body to run", op="func.func",
+                                 location=program.source.location(func))
+    entry = blocks[0]
+    compiled.arg_slots = [decoder.define(a) for a in entry.args]
+    steps, ret = decoder.block(entry, "func.return")
+    compiled.steps = steps
+    compiled.return_slots = [decoder.use(v) for v in ret.operands] if ret is not None else []
+    compiled.template = decoder.template
+
+
+# --- shared helpers for handlers -----------------------------------------------------------------------------
+def constant_value(op: Operation) -> Any:
+    attr = op.value  # type: ignore[attr-defined]
+    if isinstance(attr, IntegerAttr):
+        return attr.value.data
+    if isinstance(attr, FloatAttr):
+        return attr.value.data
+    return None
+
+
+def is_memref(value: SSAValue) -> bool:
+    return isinstance(value.type, MemRefType)
+
+
+def checked(cond: bool, message: str) -> None:
+    if not cond:
+        raise ExecutionError(message)

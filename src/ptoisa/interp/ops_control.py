@@ -1,0 +1,109 @@
+"""func and scf: calls, loops and conditionals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xdsl.ir import Operation
+
+from .decode import FunctionDecoder, Step, handler, locate
+from .errors import ExecutionError
+
+
+@handler("func.call")
+def _call(d: FunctionDecoder, op: Operation) -> Step:
+    callee = d.program.compiled_function(op.callee.string_value(), op, d)  # type: ignore[attr-defined]
+    args = [d.use(v) for v in op.operands]
+    results = [d.define(r) for r in op.results]
+
+    def step(regs: list[Any]) -> None:
+        values = callee.call(regs[0], [regs[a] for a in args])
+        for slot, value in zip(results, values, strict=True):
+            regs[slot] = value
+
+    return step
+
+
+@handler("scf.for")
+def _for(d: FunctionDecoder, op: Operation) -> Step:
+    lb, ub, st = d.use(op.lb), d.use(op.ub), d.use(op.step)  # type: ignore[attr-defined]
+    inits = [d.use(v) for v in op.iter_args]  # type: ignore[attr-defined]
+    block = op.body.block  # type: ignore[attr-defined]
+    iv, *carried = [d.define(a) for a in block.args]
+    body, term = d.block(block, "scf.yield")
+    yields = [d.use(v) for v in term.operands] if term is not None else []
+    results = [d.define(r) for r in op.results]
+    n = len(body)
+    if not inits:
+        return _simple_for(lb, ub, st, iv, body, n)
+
+    def step(regs: list[Any]) -> None:
+        lo, hi, by = regs[lb], regs[ub], regs[st]
+        if by <= 0:
+            raise ExecutionError(f"scf.for step must be positive (got {by})")
+        values = [regs[s] for s in inits]
+        s = None
+        try:
+            for k in range(lo, hi, by):
+                regs[iv] = k
+                for slot, v in zip(carried, values):
+                    regs[slot] = v
+                for s in body:
+                    s(regs)
+                values = [regs[y] for y in yields]
+        except Exception as exc:  # noqa: BLE001 - located and re-raised
+            raise locate(exc, s)  # type: ignore[arg-type]
+        regs[0].ops += n * len(range(lo, hi, by))
+        for slot, v in zip(results, values):
+            regs[slot] = v
+
+    return step
+
+
+def _simple_for(lb: int, ub: int, st: int, iv: int, body: list[Step], n: int) -> Step:
+    def step(regs: list[Any]) -> None:
+        lo, hi, by = regs[lb], regs[ub], regs[st]
+        if by <= 0:
+            raise ExecutionError(f"scf.for step must be positive (got {by})")
+        s = None
+        try:
+            for k in range(lo, hi, by):
+                regs[iv] = k
+                for s in body:
+                    s(regs)
+        except Exception as exc:  # noqa: BLE001 - located and re-raised
+            raise locate(exc, s)  # type: ignore[arg-type]
+        regs[0].ops += n * len(range(lo, hi, by))
+
+    return step
+
+
+@handler("scf.if")
+def _if(d: FunctionDecoder, op: Operation) -> Step:
+    cond = d.use(op.cond)  # type: ignore[attr-defined]
+    then_steps, then_yield = _region(d, op.true_region)  # type: ignore[attr-defined]
+    else_steps, else_yield = _region(d, op.false_region)  # type: ignore[attr-defined]
+    results = [d.define(r) for r in op.results]
+    branches = ((else_steps, else_yield), (then_steps, then_yield))
+
+    def step(regs: list[Any]) -> None:
+        steps, yields = branches[1 if regs[cond] else 0]
+        s = None
+        try:
+            for s in steps:
+                s(regs)
+        except Exception as exc:  # noqa: BLE001 - located and re-raised
+            raise locate(exc, s)  # type: ignore[arg-type]
+        regs[0].ops += len(steps)
+        for slot, y in zip(results, yields):
+            regs[slot] = regs[y]
+
+    return step
+
+
+def _region(d: FunctionDecoder, region: Any) -> tuple[list[Step], list[int]]:
+    blocks = list(region.blocks)
+    if not blocks:
+        return [], []
+    steps, term = d.block(blocks[0], "scf.yield")
+    return steps, [d.use(v) for v in term.operands] if term is not None else []

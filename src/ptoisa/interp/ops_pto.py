@@ -1,0 +1,377 @@
+"""The pto dialect: tiles, views, data movement, scalar access, runtime queries, sync ops and the five
+instructions (executed by the core kernels, `ptoisa.isa.*`, with the run's target Config)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Operation, SSAValue
+
+from ..dtypes import DType
+from ..errors import NotModelledError, OutOfBoundsError
+from ..ir.convert import dtype_of_type, tile_spec_of
+from ..ir.types import TileBufType
+from ..isa._check import Check
+from ..isa._scalar import to_element
+from ..isa.enums import CmpMode, GatherAxis
+from ..isa.tci import tci
+from ..isa.tcmps import tcmps
+from ..isa.texpands import texpands
+from ..isa.tgather import tgather_cmp, tgather_index, tgather_mask
+from ..isa.tpartmul import tpartmul
+from ..tile.enums import TileType
+from ..tile.spec import TileSpec
+from ..tile.tile import Tile
+from .decode import FunctionDecoder, Step, handler
+from .memory import GlobalTensor, View, tload, tstore
+
+# --- tiles -------------------------------------------------------------------------------------------------
+
+
+def _spec(d: FunctionDecoder, op: Operation, t: Any) -> TileSpec:
+    if not isinstance(t, TileBufType):
+        raise d.fail(op, f"tile operands must be !pto.tile_buf (got {t}); April memref tiles are not executable")
+    return tile_spec_of(t)
+
+
+@handler("pto.alloc_tile")
+def _alloc_tile(d: FunctionDecoder, op: Operation) -> Step:
+    spec = _spec(d, op, op.results[0].type)
+    dyn = [d.use(v) for v in (op.valid_row, op.valid_col) if v is not None]  # type: ignore[attr-defined]
+    addr = d.use(op.addr) if op.addr is not None else None  # type: ignore[attr-defined]
+    r = d.define(op.results[0])
+
+    def step(regs: list[Any]) -> None:
+        env = regs[0]
+        tile = Tile(spec, *[regs[s] for s in dyn])
+        if addr is not None:
+            env.memory.bind(tile, regs[addr])
+        elif env.fill_byte:
+            tile.storage.view(np.uint8).fill(env.fill_byte)
+        regs[r] = tile
+
+    return step
+
+
+@handler("pto.tassign")
+def _tassign(d: FunctionDecoder, op: Operation) -> Step:
+    t, a = d.use(op.tile), d.use(op.addr)  # type: ignore[attr-defined]
+    r = d.define(op.results[0])
+
+    def step(regs: list[Any]) -> None:
+        regs[0].memory.bind(regs[t], regs[a])
+        regs[r] = regs[t]
+
+    return step
+
+
+@handler("pto.set_validshape")
+def _set_validshape(d: FunctionDecoder, op: Operation) -> Step:
+    t, vr, vc = (d.use(v) for v in op.operands)
+
+    def step(regs: list[Any]) -> None:
+        regs[t].SetValidShape(regs[vr], regs[vc])
+
+    return step
+
+
+# --- views -------------------------------------------------------------------------------------------------
+def _layout(op: Operation) -> str:
+    attr = op.attributes.get("layout") or op.properties.get("layout")
+    return attr.data.name.lower() if attr is not None and hasattr(attr, "data") else "nd"
+
+
+def _check_static(shape: tuple[int, ...], dims: tuple[int, ...], what: str) -> None:
+    for i, (got, want) in enumerate(zip(shape, dims, strict=False)):
+        if want >= 0 and got != want:
+            raise OutOfBoundsError(f"{what}: size {got} at dim {i} differs from the type's static size {want}")
+
+
+@handler("pto.make_tensor_view")
+def _make_tensor_view(d: FunctionDecoder, op: Operation) -> Step:
+    p = d.use(op.ptr)  # type: ignore[attr-defined]
+    shape = [d.use(v) for v in op.shape]  # type: ignore[attr-defined]
+    strides = [d.use(v) for v in op.strides]  # type: ignore[attr-defined]
+    dims = op.results[0].type.dims
+    layout = _layout(op)
+    r = d.define(op.results[0])
+
+    def step(regs: list[Any]) -> None:
+        sizes = tuple([regs[s] for s in shape])
+        _check_static(sizes, dims, "make_tensor_view")
+        regs[r] = View.make(regs[p], 0, sizes, tuple([regs[s] for s in strides]), layout)
+
+    return step
+
+
+@handler("pto.partition_view")
+def _partition_view(d: FunctionDecoder, op: Operation) -> Step:
+    src = d.use(op.source)  # type: ignore[attr-defined]
+    offsets = [d.use(v) for v in op.offsets]  # type: ignore[attr-defined]
+    sizes = [d.use(v) for v in op.sizes]  # type: ignore[attr-defined]
+    r = d.define(op.results[0])
+
+    def step(regs: list[Any]) -> None:
+        regs[r] = regs[src].partition(tuple([regs[s] for s in offsets]), tuple([regs[s] for s in sizes]))
+
+    return step
+
+
+@handler("pto.get_tensor_view_dim")
+def _get_tensor_view_dim(d: FunctionDecoder, op: Operation) -> Step:
+    src, dim = d.use(op.source), d.use(op.dim)  # type: ignore[attr-defined]
+    r = d.define(op.results[0])
+
+    def step(regs: list[Any]) -> None:
+        view, i = regs[src], regs[dim]
+        if not 0 <= i < len(view.shape):
+            raise OutOfBoundsError(f"get_tensor_view_dim: dim {i} of a rank-{len(view.shape)} view")
+        regs[r] = view.shape[i]
+
+    return step
+
+
+@handler("memref.reinterpret_cast")
+def _reinterpret_cast(d: FunctionDecoder, op: Operation) -> Step:
+    src = d.use(op.source)  # type: ignore[attr-defined]
+    parts = []
+    for static, dynamic in ((op.static_offsets, op.offsets), (op.static_sizes, op.sizes),  # type: ignore[attr-defined]
+                            (op.static_strides, op.strides)):  # type: ignore[attr-defined]
+        slots = iter([d.use(v) for v in dynamic])
+        parts.append([("s", v) if v != -(1 << 63) else ("d", next(slots)) for v in static.get_values()])
+    layout = _layout(op)
+    r = d.define(op.results[0])
+
+    def step(regs: list[Any]) -> None:
+        off, sizes, strides = ([regs[v] if k == "d" else v for k, v in part] for part in parts)
+        regs[r] = View.make(regs[src].tensor, off[0], tuple(sizes), tuple(strides), layout)
+
+    return step
+
+
+@handler("pto.tload")
+def _tload(d: FunctionDecoder, op: Operation) -> Step:
+    _spec(d, op, op.operands[1].type)
+    v, t = d.use(op.operands[0]), d.use(op.operands[1])
+
+    def step(regs: list[Any]) -> None:
+        tload(regs[v], regs[t])
+
+    return step
+
+
+@handler("pto.tstore")
+def _tstore(d: FunctionDecoder, op: Operation) -> Step:
+    _spec(d, op, op.operands[0].type)
+    t, v = d.use(op.operands[0]), d.use(op.operands[1])
+
+    def step(regs: list[Any]) -> None:
+        tstore(regs[t], regs[v])
+
+    return step
+
+
+# --- scalar access -----------------------------------------------------------------------------------------
+def _index_in(size: int, i: int, what: str) -> int:
+    if not 0 <= i < size:
+        raise OutOfBoundsError(f"{what}: index {i} is outside [0, {size})")
+    return i
+
+
+@handler("pto.load_scalar")
+def _load_scalar(d: FunctionDecoder, op: Operation) -> Step:
+    p, i = d.use(op.ptr), d.use(op.index)  # type: ignore[attr-defined]
+    norm = d.kind(op, op.results[0]).norm
+    r = d.define(op.results[0])
+
+    def step(regs: list[Any]) -> None:
+        g: GlobalTensor = regs[p]
+        regs[r] = norm(g.flat[_index_in(g.size, regs[i], f"load_scalar %{g.name}")].item())
+
+    return step
+
+
+@handler("pto.store_scalar")
+def _store_scalar(d: FunctionDecoder, op: Operation) -> Step:
+    v, p, i = d.use(op.value), d.use(op.ptr), d.use(op.index)  # type: ignore[attr-defined]
+
+    def step(regs: list[Any]) -> None:
+        g: GlobalTensor = regs[p]
+        g.flat[_index_in(g.size, regs[i], f"store_scalar %{g.name}")] = regs[v]
+        g.written = True
+
+    return step
+
+
+@handler("pto.tsetval")
+def _tsetval(d: FunctionDecoder, op: Operation) -> Step:
+    spec = _spec(d, op, op.dst.type)  # type: ignore[attr-defined]
+    o, v, t = d.use(op.offset), d.use(op.value), d.use(op.dst)  # type: ignore[attr-defined]
+
+    def step(regs: list[Any]) -> None:
+        check = Check("TSETVAL", regs[0].config.name)
+        tile = regs[t]
+        tile.storage[_index_in(spec.numel, regs[o], "tsetval")] = to_element(regs[v], spec.dtype, check, "value")
+
+    return step
+
+
+@handler("pto.tgetval")
+def _tgetval(d: FunctionDecoder, op: Operation) -> Step:
+    spec = _spec(d, op, op.src.type)  # type: ignore[attr-defined]
+    t, o = d.use(op.src), d.use(op.offset)  # type: ignore[attr-defined]
+    kind = d.kind(op, op.results[0])
+    r = d.define(op.results[0])
+    convert = float if kind.is_float else int
+
+    def step(regs: list[Any]) -> None:
+        regs[r] = kind.norm(convert(regs[t].storage[_index_in(spec.numel, regs[o], "tgetval")]))
+
+    return step
+
+
+# --- runtime queries and sync ------------------------------------------------------------------------------
+_QUERIES = {"pto.get_block_idx": "block_idx", "pto.get_block_num": "block_num",
+            "pto.get_subblock_idx": "subblock_idx", "pto.get_subblock_num": "subblock_num"}
+
+
+@handler(*_QUERIES)
+def _query(d: FunctionDecoder, op: Operation) -> Step:
+    attr = _QUERIES[op.name]
+    r = d.define(op.results[0])
+
+    def step(regs: list[Any]) -> None:
+        regs[r] = getattr(regs[0], attr)
+
+    return step
+
+
+@handler("pto.set_flag", "pto.wait_flag", "pto.record_event", "pto.wait_event", "pto.barrier")
+def _sync(d: FunctionDecoder, op: Operation) -> Step:
+    """Execution is in program order, so synchronisation has no effect on results; the op stays a step."""
+
+    def step(regs: list[Any]) -> None:
+        return None
+
+    return step
+
+
+# --- the five instructions ---------------------------------------------------------------------------------
+def _tiles(d: FunctionDecoder, op: Operation, *values: SSAValue | None) -> list[int | None]:
+    for v in values:
+        if v is not None and isinstance(v.type, MemRefType):
+            raise d.fail(op, "memref tile operands (April) are not executable; use !pto.tile_buf")
+    return [d.use(v) if v is not None else None for v in values]
+
+
+@handler("pto.tcmps")
+def _tcmps(d: FunctionDecoder, op: Operation) -> Step:
+    src, dst = _tiles(d, op, op.src, op.dst)  # type: ignore[attr-defined]
+    s = d.use(op.scalar)  # type: ignore[attr-defined]
+    mode = op.cmp_mode.data  # type: ignore[attr-defined]
+
+    def step(regs: list[Any]) -> None:
+        tcmps(regs[0].config, regs[dst], regs[src], regs[s], mode)
+
+    return step
+
+
+@handler("pto.tci")
+def _tci(d: FunctionDecoder, op: Operation) -> Step:
+    dst, tmp = _tiles(d, op, op.dst, op.tmp)  # type: ignore[attr-defined]
+    s = d.use(op.scalar)  # type: ignore[attr-defined]
+    descending = bool(op.descending.value.data)  # type: ignore[attr-defined]
+
+    def step(regs: list[Any]) -> None:
+        tci(regs[0].config, regs[dst], regs[s], descending, regs[tmp] if tmp is not None else None)
+
+    return step
+
+
+@handler("pto.texpands")
+def _texpands(d: FunctionDecoder, op: Operation) -> Step:
+    (dst,) = _tiles(d, op, op.dst)  # type: ignore[attr-defined]
+    s = d.use(op.scalar)  # type: ignore[attr-defined]
+
+    def step(regs: list[Any]) -> None:
+        texpands(regs[0].config, regs[dst], regs[s])
+
+    return step
+
+
+@handler("pto.tpartmul")
+def _tpartmul(d: FunctionDecoder, op: Operation) -> Step:
+    dst, a, b = _tiles(d, op, op.dst, op.src0, op.src1)  # type: ignore[attr-defined]
+
+    def step(regs: list[Any]) -> None:
+        tpartmul(regs[0].config, regs[dst], regs[a], regs[b])
+
+    return step
+
+
+@handler("pto.tgather")
+def _tgather(d: FunctionDecoder, op: Operation) -> Step:
+    dst, src, tmp = _tiles(d, op, op.dst, op.src, op.tmp)  # type: ignore[attr-defined]
+    if op.mask_pattern is not None:  # type: ignore[attr-defined]
+        pattern = op.mask_pattern.data  # type: ignore[attr-defined]
+        axis = GatherAxis.GATHER_COL if op.axis is not None and op.axis.data == "col" else GatherAxis.GATHER_ROW  # type: ignore[attr-defined]
+
+        def mask_step(regs: list[Any]) -> None:
+            tgather_mask(regs[0].config, regs[dst], regs[src], pattern, axis)
+
+        return mask_step
+    if op.k_value is None:  # type: ignore[attr-defined]
+        (idx,) = _tiles(d, op, op.indices)  # type: ignore[attr-defined]
+
+        def index_step(regs: list[Any]) -> None:
+            tgather_index(regs[0].config, regs[dst], regs[src], regs[idx], regs[tmp] if tmp is not None else None)
+
+        return index_step
+    return _tgather_cmp(d, op, dst, src, tmp)
+
+
+def _tgather_cmp(d: FunctionDecoder, op: Operation, dst: Any, src: Any, tmp: Any) -> Step:
+    (cdst,) = _tiles(d, op, op.cdst)  # type: ignore[attr-defined]
+    k = d.use(op.k_value)  # type: ignore[attr-defined]
+    mode = op.cmp_mode.data if op.cmp_mode is not None else CmpMode.EQ  # type: ignore[attr-defined]
+    offset = op.offset.value.data if op.offset is not None else 0  # type: ignore[attr-defined]
+    src_spec = tile_spec_of(op.src.type)  # type: ignore[attr-defined]
+    src_dtype = dtype_of_type(op.src.type.element_type)  # type: ignore[attr-defined]
+
+    def step(regs: list[Any]) -> None:
+        config = regs[0].config
+        k_tile = k_value_tile(config, src_dtype, src_spec.rows, regs[k])
+        tgather_cmp(config, regs[dst], regs[src], k_tile, regs[cdst], regs[tmp] if tmp is not None else None,
+                    offset, mode)
+
+    return step
+
+
+def k_value_tile(config: Any, src_dtype: DType, rows: int, value: Any) -> Tile:
+    """PTOAS's scalar kValue as the core's per-row k_value tile (C++ TGATHER takes a tile): every entry holds
+    the value, in the first of (src dtype, the target's k dtypes) that represents it exactly."""
+    k_dtypes = config.profile.tgather_cmp.k_dtypes
+    candidates = ([src_dtype] if src_dtype in k_dtypes else []) + list(k_dtypes)
+    for dtype in candidates:
+        info = np.iinfo(dtype.np) if not dtype.is_float else None
+        if info is None or (float(value).is_integer() and info.min <= value <= info.max):
+            cols = max(1, -(-rows * dtype.itemsize // 32) * 32 // dtype.itemsize)
+            tile = Tile(_k_spec(dtype, cols))
+            tile.storage[:] = value
+            return tile
+    names = ", ".join(dt.cname for dt in k_dtypes)
+    raise NotModelledError(f"TGATHER compare form on {config.name}: kValue {value} has no exact value in the "
+                           f"core's k_value tile (k dtypes: {names})")
+
+
+_K_SPECS: dict[tuple[DType, int], TileSpec] = {}
+
+
+def _k_spec(dtype: DType, cols: int) -> TileSpec:
+    spec = _K_SPECS.get((dtype, cols))
+    if spec is None:
+        spec = _K_SPECS[(dtype, cols)] = TileSpec(TileType.Vec, dtype, 1, cols)
+    return spec
+

@@ -1,0 +1,346 @@
+"""Programs: a loaded module, its decoded functions, and runs.
+
+    import numpy as np
+    from ptoisa.interp import load
+
+    program = load("examples/pto/run_scale_compare.pto")       # a path, or PTOAS text
+    x = np.arange(64 * 16, dtype=np.float32).reshape(64, 16)
+    scaled = np.zeros_like(x)
+    mask = np.zeros((64, 4), dtype=np.uint8)
+    result = program.run(x, scaled, mask, 0.5, 100.0, target="a2a3")   # positional, in argument order
+    result = program.run("scale_compare", x=x, ...)            # or the entry name first, arguments by name
+    result.outputs        # {"scaled": scaled, "mask": mask}: the caller's arrays, written in place
+
+Arguments: a `!pto.ptr<T>` or memref argument takes a NumPy array whose dtype is exactly T (any shape; it is
+used as a flat run of elements, in place when C-contiguous); a scalar argument (`index`, `iN`, `f32`, ...) takes
+a Python or NumPy number that fits the type. Names are the SSA names of the entry's arguments without `%`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from math import prod
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import MemRefType, StringAttr
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Operation
+
+from ..errors import PtoError
+from ..ir.convert import dtype_of_type
+from ..ir.types import PtrType
+from ..memory import OnChipMemory
+from ..targets import Config, current_config, make_config, resolve
+from . import ops_arith, ops_control, ops_pto  # noqa: F401 - register the op handlers
+from .decode import CompiledFunction, decode_function
+from .errors import ArgumentError, ExecutionError, UnknownEntryError
+from .memory import GlobalTensor, View
+from .scalars import from_python, kind_of
+from .source import Source, read_source
+
+FILL_MODES = ("zero", "nan")
+"""`fill=`: "zero" (default) zero-fills tiles made by alloc_tile and the on-chip buffers; "nan" fills them with
+0xFF bytes (a NaN in every float type, all ones, i.e. -1 or the maximum, in integer types), so that reads of
+never-written data show; an int 0..255 fills with that byte."""
+
+_TARGET_ARCH = {"a3": "a2a3", "a2a3": "a2a3", "a2": "a2a3", "a5": "a5", "cpu": "cpu"}
+
+
+def fill_byte(fill: str | int) -> int:
+    if isinstance(fill, bool) or not isinstance(fill, (str, int)):
+        raise ArgumentError(f"fill must be 'zero', 'nan' or a byte value (got {fill!r})")
+    if isinstance(fill, int):
+        if not 0 <= fill <= 255:
+            raise ArgumentError(f"fill byte must be in [0, 255] (got {fill})")
+        return fill
+    if fill not in FILL_MODES:
+        raise ArgumentError(f"fill must be 'zero', 'nan' or a byte value (got {fill!r})")
+    return 0 if fill == "zero" else 0xFF
+
+
+class _FilledMemory(OnChipMemory):
+    """The on-chip buffers of one run (TASSIGN / alloc_tile addr), private to the run, filled like tiles."""
+
+    def __init__(self, profile: Any, byte: int) -> None:
+        super().__init__(profile)
+        self.byte = byte
+
+    def region(self, name: str) -> np.ndarray:
+        fresh = name not in self._regions
+        buf = super().region(name)
+        if fresh and self.byte:
+            buf.fill(self.byte)
+        return buf
+
+
+class Env:
+    """What every step of one run can see (slot 0 of each frame)."""
+
+    __slots__ = ("block_idx", "block_num", "config", "fill_byte", "memory", "ops", "subblock_idx", "subblock_num")
+
+    def __init__(self, config: Config, byte: int, block: tuple[int, int], subblock: tuple[int, int]) -> None:
+        self.config = config
+        self.memory = _FilledMemory(config.profile, byte)
+        self.fill_byte = byte
+        self.block_idx, self.block_num = block
+        self.subblock_idx, self.subblock_num = subblock
+        self.ops = 0
+
+
+@dataclass
+class Argument:
+    """One argument of an entry function: its name, MLIR type and kind (`tensor`, `scalar` or `other`)."""
+
+    name: str
+    type: Any
+    kind: str
+    dtype: np.dtype | None = None
+
+    @property
+    def type_text(self) -> str:
+        from ..ir.abstract_ops import type_text
+
+        return type_text(self.type)
+
+
+@dataclass
+class RunResult:
+    """What a run did.
+
+    Attributes:
+        entry: the function run.  target: the target profile name.
+        outputs: name -> the caller's array, for every global tensor the kernel wrote (in argument order).
+        arguments: name -> the value bound (arrays as given, scalars as held: rounded/wrapped to their type).
+        returns: the entry's `func.return` values.
+        ops_executed: how many op steps ran (constants are folded at decode and not counted).
+    """
+
+    entry: str
+    target: str
+    outputs: dict[str, np.ndarray] = field(default_factory=dict)
+    arguments: dict[str, Any] = field(default_factory=dict)
+    returns: tuple[Any, ...] = ()
+    ops_executed: int = 0
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.outputs[name]
+
+
+class Program:
+    """A loaded module. Functions are decoded once, on first use, and reused by every later run."""
+
+    def __init__(self, source: Source, *, target: str | Config | None = None, fill: str | int = "zero") -> None:
+        self.source = source
+        self.module = source.module
+        self.functions: dict[str, FuncOp] = {
+            op.sym_name.data: op for op in self.module.walk() if isinstance(op, FuncOp)
+        }
+        self._compiled: dict[str, CompiledFunction] = {}
+        self.decode_count = 0
+        self.default_target = target
+        self.default_fill = fill_byte(fill)
+
+    # --- module facts -----------------------------------------------------------------------------------
+    @property
+    def target_arch(self) -> str | None:
+        """The module's `pto.target_arch` as a ptoisa target name (a3/a2a3 -> a2a3, a5 -> a5), or None."""
+        attr = self.module.attributes.get("pto.target_arch")
+        if isinstance(attr, StringAttr):
+            return _TARGET_ARCH.get(attr.data.lower(), "a2a3")
+        return None
+
+    def config(self, target: str | Config | None = None) -> Config:
+        """The Config of a run: the caller's target, else the module's pto.target_arch, else the default."""
+        chosen = target if target is not None else self.default_target
+        if chosen is not None:
+            return resolve(chosen)
+        arch = self.target_arch
+        if arch is not None:
+            current = current_config()
+            if current.profile.target.value == arch:
+                return current
+            return make_config(arch)
+        return current_config()
+
+    def entry_name(self, entry: str | None = None) -> str:
+        """The function a run starts in: `entry`, else the one marked `pto.entry`, else the only public one."""
+        if entry is not None:
+            if entry not in self.functions:
+                known = ", ".join(self.functions) or "none"
+                raise UnknownEntryError(f"no function @{entry} in {self.source.path} (functions: {known})")
+            return entry
+        defined = {n: f for n, f in self.functions.items() if f.body.blocks}
+        marked = [n for n, f in defined.items() if "pto.entry" in f.attributes]
+        if len(marked) == 1:
+            return marked[0]
+        public = [n for n, f in defined.items() if f.sym_visibility is None or f.sym_visibility.data != "private"]
+        candidates = public if public else list(defined)
+        if len(candidates) == 1:
+            return candidates[0]
+        raise UnknownEntryError(f"{self.source.path} has {len(candidates)} candidate entry functions "
+                                f"({', '.join(candidates) or 'none'}); choose one with entry=")
+
+    def arguments(self, entry: str | None = None) -> list[Argument]:
+        func = self.functions[self.entry_name(entry)]
+        out = []
+        for arg in func.body.blocks[0].args if func.body.blocks else []:
+            name = arg.name_hint or f"arg{arg.index}"
+            out.append(_describe(name, arg.type))
+        return out
+
+    # --- decoding ---------------------------------------------------------------------------------------
+    def compiled_function(self, name: str, at: Operation | None = None, decoder: Any = None) -> CompiledFunction:
+        """The decoded function `name` (decoded now if it was not yet)."""
+        compiled = self._compiled.get(name)
+        if compiled is not None:
+            return compiled
+        func = self.functions.get(name)
+        if func is None:
+            where = self.source.location(at) if at is not None else None
+            raise UnknownEntryError(f"no function @{name}", op=at.name if at is not None else None, location=where)
+        ftype = func.function_type
+        compiled = CompiledFunction(name, [a.name_hint or f"arg{a.index}" for a in func.body.blocks[0].args]
+                                    if func.body.blocks else [], list(ftype.inputs), list(ftype.outputs))
+        self._compiled[name] = compiled  # before decoding the body, so that recursive calls resolve
+        try:
+            decode_function(self, func, compiled)
+        except BaseException:
+            del self._compiled[name]
+            raise
+        return compiled
+
+    # --- running ----------------------------------------------------------------------------------------
+    def run(self, entry: Any = None, *args: Any, target: str | Config | None = None, fill: str | int | None = None,
+            block: int | tuple[int, int] | None = None, subblock: tuple[int, int] = (0, 1),
+            **named: Any) -> RunResult:
+        """Run a function with NumPy arrays for its global tensors and numbers for its scalars.
+
+        `entry` names the function (default: see `entry_name`); when it is not a string it is taken as the first
+        argument. Arguments bind by position, then by name (`**named`). Global tensors are written in place:
+        every array the kernel wrote is returned in `RunResult.outputs` (the same objects). `target` is a name
+        or Config (default: the program's, else the module's `pto.target_arch`, else the target in force);
+        `fill` selects the fill of tiles made by alloc_tile (see FILL_MODES); `block` is `block_idx` or
+        `(block_idx, block_num)` for get_block_idx / get_block_num (default block 0 of 1).
+        """
+        if entry is not None and not isinstance(entry, str):
+            args, entry = (entry, *args), None
+        name = self.entry_name(entry)
+        compiled = self.compiled_function(name)
+        config = self.config(target)
+        values, bound, tensors = self._bind(name, args, named)
+        env = Env(config, self.default_fill if fill is None else fill_byte(fill), _block(block), _pair(subblock))
+        returns = compiled.call(env, values)
+        for tensor in tensors:
+            tensor.finish()
+        outputs = {t.name: t.array for t in tensors if t.written}
+        return RunResult(name, config.name, outputs, bound, returns, env.ops)
+
+    def _bind(self, name: str, args: Sequence[Any], named: Mapping[str, Any]
+              ) -> tuple[list[Any], dict[str, Any], list[GlobalTensor]]:
+        params = self.arguments(name)
+        if len(args) > len(params):
+            raise ArgumentError(f"@{name} takes {len(params)} arguments ({_names(params)}), got {len(args)}")
+        given: dict[str, Any] = {p.name: a for p, a in zip(params, args, strict=False)}
+        for key, value in named.items():
+            if key not in {p.name for p in params}:
+                raise ArgumentError(f"@{name} has no argument %{key} (arguments: {_names(params)})")
+            if key in given:
+                raise ArgumentError(f"argument %{key} of @{name} given twice")
+            given[key] = value
+        missing = [p.name for p in params if p.name not in given]
+        if missing:
+            raise ArgumentError(f"@{name}: missing argument(s) {', '.join('%' + m for m in missing)} "
+                                f"(arguments: {_names(params)})")
+        values, tensors = [], []
+        for p in params:
+            value = _convert(p, given[p.name])
+            if isinstance(value, View):
+                tensors.append(value.tensor)
+            elif isinstance(value, GlobalTensor):
+                tensors.append(value)
+            values.append(value)
+            given[p.name] = given[p.name] if p.kind == "tensor" else value
+        return values, given, tensors
+
+
+def _names(params: list[Argument]) -> str:
+    return ", ".join(f"%{p.name}: {p.type_text}" for p in params) or "none"
+
+
+def _describe(name: str, t: Any) -> Argument:
+    if isinstance(t, PtrType | MemRefType):
+        try:
+            dtype = dtype_of_type(t.element_type).np
+        except PtoError:
+            dtype = None
+        return Argument(name, t, "tensor", dtype)
+    if kind_of(t) is not None:
+        return Argument(name, t, "scalar")
+    return Argument(name, t, "other")
+
+
+def _convert(p: Argument, value: Any) -> Any:
+    if p.kind == "scalar":
+        kind = kind_of(p.type)
+        try:
+            return from_python(kind, value, f"argument %{p.name}")  # type: ignore[arg-type]
+        except ValueError as exc:
+            raise ArgumentError(str(exc)) from None
+    if p.kind == "other":
+        raise ArgumentError(f"argument %{p.name} has type {p.type_text}; an entry function takes global tensors "
+                            "(!pto.ptr, memref) and scalars")
+    if p.dtype is None:
+        raise ArgumentError(f"argument %{p.name}: element type of {p.type_text} has no NumPy dtype")
+    if isinstance(value, (list, tuple)):
+        value = np.asarray(value, dtype=p.dtype)
+    if not isinstance(value, np.ndarray):
+        raise ArgumentError(f"argument %{p.name} ({p.type_text}) needs a NumPy array (got {type(value).__name__})")
+    if value.dtype != p.dtype:
+        raise ArgumentError(f"argument %{p.name} ({p.type_text}) needs {p.dtype} data, got {value.dtype}")
+    tensor = GlobalTensor(p.name, value)
+    if isinstance(p.type, MemRefType):
+        return _memref_view(p, tensor)
+    return tensor
+
+
+def _memref_view(p: Argument, tensor: GlobalTensor) -> View:
+    shape = list(p.type.get_shape())
+    if -1 in shape:
+        if tensor.array.ndim != len(shape):
+            raise ArgumentError(f"argument %{p.name} ({p.type_text}) needs a rank-{len(shape)} array")
+        shape = [a if s == -1 else s for s, a in zip(shape, tensor.array.shape, strict=True)]
+    if prod(shape) != tensor.size:
+        raise ArgumentError(f"argument %{p.name} ({p.type_text}) holds {prod(shape)} elements; the array has "
+                            f"{tensor.size} (shape {tensor.array.shape})")
+    strides = [prod(shape[i + 1:]) for i in range(len(shape))]
+    return View.make(tensor, 0, tuple(shape), tuple(strides))
+
+
+def _pair(value: Any) -> tuple[int, int]:
+    idx, num = value
+    if not 0 <= idx < num:
+        raise ArgumentError(f"block index {idx} must be in [0, {num})")
+    return int(idx), int(num)
+
+
+def _block(block: Any) -> tuple[int, int]:
+    if block is None:
+        return 0, 1
+    if isinstance(block, int):
+        return _pair((block, block + 1))
+    return _pair(block)
+
+
+def load(path_or_text: str | Path, *, target: str | Config | None = None, fill: str | int = "zero") -> Program:
+    """Parse and verify a `.pto` file (or PTOAS text) into a Program; functions are decoded on first run.
+
+    `target` and `fill` set the program's defaults for `run`. Raises LoadError when the text does not parse or
+    verify.
+    """
+    return Program(read_source(path_or_text), target=target, fill=fill)
+
+
+__all__ = ["FILL_MODES", "Argument", "ExecutionError", "Program", "RunResult", "load"]

@@ -1,0 +1,77 @@
+"""Parse PTOAS text for execution, remembering where each op starts (`file:line:col`).
+
+xDSL 0.74 gives parsed ops an unknown location, so this parser subclass records the start of every operation
+(its result list, as MLIR does) while parsing; the module is then verified exactly as `ptoisa.ir.parse_module`
+verifies it.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Input, Span
+
+from .. import ir
+from .errors import LoadError
+
+
+class _LocatingParser(Parser):
+    """A Parser that records the start offset of every operation it parses."""
+
+    starts: dict[int, int]
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span.start  # pyright: ignore[reportPrivateUsage]
+        op = super().parse_operation()
+        self.starts[id(op)] = start
+        return op
+
+
+class Source:
+    """A parsed, verified module with the source position of each op."""
+
+    def __init__(self, text: str, path: str) -> None:
+        self.text = text
+        self.path = path
+        self._line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        self.module, self._starts = _parse(text, path)
+
+    def location(self, op: Operation) -> str:
+        """`file:line:col` (1-based) of the op, or `file:?` when it was not parsed from this text."""
+        pos = self._starts.get(id(op))
+        if pos is None:
+            return f"{self.path}:?"
+        line = bisect_right(self._line_starts, pos)
+        return f"{self.path}:{line}:{pos - self._line_starts[line - 1] + 1}"
+
+
+def _parse(text: str, path: str) -> tuple[ModuleOp, dict[int, int]]:
+    guard = getattr(ir, "_unclosed_string_at", None)  # xDSL backtracks badly on an unclosed string literal
+    if guard is not None and (at := guard(text)) is not None:
+        raise LoadError(str(ParseError(Span(at, at + 1, Input(text, path)),
+                                       "End of file reached before closing string literal.")))
+    parser = _LocatingParser(ir.make_context(), text, name=path)
+    parser.starts = {}
+    try:
+        module = parser.parse_module()
+        module.verify()
+    except (ParseError, VerifyException) as exc:
+        raise LoadError(f"{path}: {exc}") from exc
+    return module, parser.starts
+
+
+def read_source(path_or_text: str | Path) -> Source:
+    """A Source from a file path, or from PTOAS text (anything containing a newline or `{` is text)."""
+    if isinstance(path_or_text, Path) or ("\n" not in path_or_text and "{" not in path_or_text):
+        path = Path(path_or_text)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise LoadError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return Source(text, str(path))
+    return Source(path_or_text, "<string>")

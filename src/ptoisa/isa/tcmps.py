@@ -181,14 +181,16 @@ def _write_a5_rows(out: np.ndarray, dst: Tile, src0: Tile, bits: np.ndarray) -> 
 def _write_a2a3_rows(config: Config, dst: Tile, src0: Tile, scalar: np.generic, mode: CmpMode) -> None:
     """Row i -> dst row i at pitch dst Cols bytes (uint8 dst); see `tcmps_repeat_tail` for the tail."""
     vr, vc = src0.valid_shape
-    dst_bytes = dst.storage.view(np.uint8)
-    contract = dst_bytes.copy()
     bits = _predicate(config, region(src0, vr, vc), scalar, mode, src0.spec.dtype)
     packed = np.packbits(bits, axis=1, bitorder="little")
-    contract.reshape(dst.spec.rows, dst.spec.cols)[:vr, :packed.shape[1]] = packed
-    if not config.erratum("tcmps_repeat_tail"):
-        dst_bytes[:] = contract
+    per_repeat = 256 // src0.spec.dtype.itemsize
+    no_tail = vc % per_repeat == 0 and (mode is not CmpMode.NE or packed.shape[1] == dst.spec.cols)
+    if no_tail or not config.erratum("tcmps_repeat_tail"):  # the contract's bytes are the target's
+        dst.storage.view(np.uint8).reshape(dst.spec.rows, dst.spec.cols)[:vr, :packed.shape[1]] = packed
         return
+    dst_bytes = dst.storage.view(np.uint8)
+    contract = dst_bytes.copy()
+    contract.reshape(dst.spec.rows, dst.spec.cols)[:vr, :packed.shape[1]] = packed
     target = _a2a3_repeats(config, dst_bytes.copy(), dst, src0, scalar, mode)
     commit_variant(config, INSTR, "tcmps_repeat_tail", dst_bytes, contract, target)
 
@@ -198,11 +200,13 @@ def _a2a3_repeats(config: Config, out: np.ndarray, dst: Tile, src0: Tile, scalar
     vr, vc = src0.valid_shape
     per_repeat = 256 // src0.spec.dtype.itemsize
     width = -(-vc // per_repeat) * per_repeat
-    flat = np.arange(vr)[:, None] * src0.spec.cols + np.arange(width)[None, :]
-    inside = flat < src0.spec.numel
     hw_mode = CmpMode.EQ if mode is CmpMode.NE else mode
-    bits = np.zeros((vr, width), dtype=bool)
-    bits[inside] = _predicate(config, src0.storage[flat[inside]], scalar, hw_mode, src0.spec.dtype)
+    # Deviations inside the valid columns were announced with the contract bits; the tail is announced as a
+    # whole by the caller, so nothing is announced from here.
+    bits = _predicate(config, _repeat_windows(src0, vr, width), scalar, hw_mode, src0.spec.dtype, [])
+    cols, numel = src0.spec.cols, src0.spec.numel
+    for i in range(max(0, (numel - width) // cols), vr):  # the last rows' repeats may run past the storage
+        bits[i, max(0, numel - i * cols):] = False
     packed = np.packbits(bits, axis=1, bitorder="little")
     pitch = dst.spec.cols
     if packed.shape[1] <= pitch:
@@ -212,6 +216,19 @@ def _a2a3_repeats(config: Config, out: np.ndarray, dst: Tile, src0: Tile, scalar
     if mode is CmpMode.NE:
         out[:vr * pitch] = ~out[:vr * pitch]
     return out
+
+
+def _repeat_windows(src0: Tile, rows: int, width: int) -> np.ndarray:
+    """(rows, width) view: row i is `width` storage elements from i * Cols on (a repeat reads on past the row);
+    storage past the tile reads as zeros here, and those bits are cleared by the caller."""
+    storage, cols = src0.storage, src0.spec.cols
+    need = (rows - 1) * cols + width if rows else 0
+    if need > storage.size:
+        padded = np.zeros(need, dtype=storage.dtype)
+        padded[:storage.size] = storage
+        storage = padded
+    return np.lib.stride_tricks.as_strided(storage, (rows, width), (cols * storage.itemsize, storage.itemsize),
+                                           writeable=False)
 
 
 def _spill_rows(out: np.ndarray, packed: np.ndarray, pitch: int) -> None:

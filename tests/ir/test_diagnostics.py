@@ -26,10 +26,10 @@ TYPES = {
     "dv": "!pto.tile_buf<vec, 16x16xf32, valid=16x8>", "cnt": "!pto.tile_buf<vec, 16x8xi32>",
     "cntf": "!pto.tile_buf<vec, 16x8xf32>", "cnti16": "!pto.tile_buf<vec, 16x8xi16>", "sc": "!pto.tile_buf<vec, 16x32xui8>",
     "sccm": "!pto.tile_buf<vec, 32x32xui8, blayout=col_major>", "tile": "!pto.tile<16x16xf32>",
-    "dyn": "!pto.tile_buf<vec, 16x16xf32, valid=?x?>",
+    "dyn": "!pto.tile_buf<vec, 16x16xf32, valid=?x?>", "i8t": "!pto.tile_buf<vec, 16x32xi8>", "u8w": "!pto.tile_buf<vec, 16x32xui8, valid=16x4>",
 }
 ARGS = ", ".join(f"%{k}: {t}" for k, t in TYPES.items()) + (
-    ", %s: f32, %f16: f16, %i: i32, %i16: i16, %u: ui32, %n: index, %a: i64, %p: !pto.ptr<f32>, %q: !pto.ptr<i32>")
+    ", %s: f32, %f16: f16, %i: i32, %i16: i16, %u: ui32, %i8: i8, %n: index, %a: i64, %p: !pto.ptr<f32>, %q: !pto.ptr<i32>")
 
 
 def t(name: str) -> str:
@@ -56,23 +56,19 @@ VERIFY_CASES = [
     ("a3", f'"pto.tci"(%s, %ri) : (f32, {t("ri")}) -> ()', "'pto.tci' op expects S to be integer"),
     ("a3", f"pto.tci ins(%i16 : i16) outs(%ri : {t('ri')})", "'pto.tci' op expects S and dst element type to be exactly the same type"),
     ("a3", f"pto.tci ins(%i : i32) outs(%c1 : {t('c1')})", "'pto.tci' op expects dst cols to be different from 1"),
-    ("a3", f"pto.tci ins(%i, %tile : i32, {t('tile')}) outs(%ri : {t('ri')})", "'pto.tci' op expects tmp to be a tile buffer"),
-    ("a3", f"pto.tci ins(%i, %wm : i32, {t('wm')}) outs(%ri : {t('ri')})", "'pto.tci' op expects tmp to be in vec address space"),
-    ("a3", f"pto.tci ins(%i, %wh : i32, {t('wh')}) outs(%ri : {t('ri')})", "'pto.tci' op expects A2/A3 tmp element type to be a 4-byte type"),
-    ("a3", f"pto.tci ins(%i, %wc : i32, {t('wc')}) outs(%ri : {t('ri')})", "'pto.tci' op expects tmp blayout to be row_major"),
-    ("a3", f"pto.tci ins(%i, %ws : i32, {t('ws')}) outs(%ri : {t('ri')})", "'pto.tci' op expects tmp slayout to be none_box"),
-    ("a3", f"pto.tci ins(%i, %wf : i32, {t('wf')}) outs(%ri : {t('ri')})", "'pto.tci' op expects tmp fractal size to be 512"),
-    ("a3", f"pto.tci ins(%i, %rf : i32, {t('rf')}) outs(%ri : {t('ri')})", "'pto.tci' op expects A2/A3 tmp capacity to be at least 768 bytes for 32-bit dst element type"),
-    ("a3", f"pto.tci ins(%i16, %w256 : i16, {t('w256')}) outs(%rh : {t('rh')})", "'pto.tci' op expects A2/A3 tmp capacity to be at least 1792 bytes for 16-bit dst element type"),
+    ("a3", f"pto.tci ins(%i, %tile : i32, {t('tile')}) outs(%ri : {t('ri')})", "'pto.tci' op expects tmp to be a !pto.tile_buf"),
+    ("a3", f"pto.tci ins(%i, %wh : i32, {t('wh')}) outs(%ri : {t('ri')})", "TCI on a2a3: tmp dtype half is not supported (allowed: float, int32, uint32)"),
+    ("a3", f"pto.tci ins(%i, %rf : i32, {t('rf')}) outs(%ri : {t('ri')})", "TCI on a2a3: tmp must hold at least 768 bytes for a 32-bit dst (got 64)"),
+    ("a3", f"pto.tci ins(%i16, %w256 : i16, {t('w256')}) outs(%rh : {t('rh')})", "TCI on a2a3: tmp must hold at least 1792 bytes for a 16-bit dst (got 1024)"),
     # texpands
-    ("a3", f"pto.texpands ins(%s : f32) outs(%acc : {t('acc')})", "'pto.texpands' op expects dst to be in the vec or mat address space"),
+    ("a3", f"pto.texpands ins(%s : f32) outs(%acc : {t('acc')})", "TEXPANDS on a2a3: dst location Acc is not supported (allowed: Vec, Mat)"),
     ("a3", f"pto.texpands ins(%f16 : f16) outs(%v : {V})", "'pto.texpands' op expects scalar type == dst element type"),
-    ("a3", f"pto.texpands ins(%s : f32) outs(%vcm : {t('vcm')})", "'pto.texpands' op expects vec dst to use row-major layout on A2/A3"),
     # tpartmul
     ("a3", f"pto.tpartmul ins(%tile, %v : {t('tile')}, {V}) outs(%v : {V})", "'pto.tpartmul' op expects PTO shaped-like src0/src1/dst"),
     ("a3", f"pto.tpartmul ins(%h, %v : {t('h')}, {V}) outs(%v : {V})", "'pto.tpartmul' op expects src0/src1/dst to have the same element type"),
     ("a5", f"pto.tpartmul ins(%v, %v : {V}, {V}) outs(%v8 : {t('v8')})", "'pto.tpartmul' op expects src0/src1 valid_shape to be less than or equal to dst valid_shape"),
     ("a3", f"pto.tpartmul ins(%v8, %v8c : {t('v8')}, {t('v8c')}) outs(%v : {V})", "'pto.tpartmul' op expects at least one of src0/src1 valid_shape to match dst valid_shape"),
+    ("a5", f"pto.tpartmul ins(%v8, %v8c : {t('v8')}, {t('v8c')}) outs(%v : {V})", "TPARTMUL on a5: valid shapes dst 16x16, src0 8x16, src1 16x8 are not a supported pattern (one source must equal dst, the other must not exceed it); the result is undefined on this target (use undefined='emulate' to reproduce the target)"),  # PTOAS-A5 accepts; the contract (D9) does not
     # tgather: form selection
     ("a3", f'"pto.tgather"(%v, %v, %x) <{{maskPattern = #pto.mask_pattern<P1111>, {segs(1, 1, 0, 1, 0, 0)}}}> : ({V}, {V}, {t("x")}) -> ()', "'pto.tgather' op mask-pattern tgather only allows src and dst operands"),
     ("a3", gather("%v, %s", f"{V}, f32", "%x, %cnt", f"{t('x')}, {t('cnt')}"), "'pto.tgather' op compare-form tgather expects dst, cdst, kValue, and tmp"),
@@ -84,19 +80,17 @@ VERIFY_CASES = [
     ("a3", gather("%vcm, {maskPattern = #pto.mask_pattern<P1111>}", t("vcm"), "%v", V), "'pto.tgather' op expects src and dst to use row-major layout"),
     ("a3", gather("%m, {maskPattern = #pto.mask_pattern<P1111>}", t("m"), "%v", V), "'pto.tgather' op expects src and dst to be in the vec address space"),
     ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", V, "%halfi", t("halfi")), "'pto.tgather' op expects src and dst element sizes to match"),
-    ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", V, "%dv", t("dv")), "'pto.tgather' op expects dst valid_shape[1] to equal dst cols"),
+    ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", V, "%dv", t("dv")), "TGATHER on a2a3: dst valid cols (8) must equal its static Cols (16) for GATHER_ROW: the gathered stream is written contiguously"),
     ("a3", f'"pto.tgather"(%v, %v) <{{maskPattern = #pto.mask_pattern<P1111>, axis = "diag", {segs(1, 1, 0, 0, 0, 0)}}}> : ({V}, {V}) -> ()', "'pto.tgather' op Invalid axis value, expected \"row\" or \"col\""),
-    ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", f'{V}, "row"', "%half8", t("half8")), "'pto.tgather' op expects dst valid rows to equal src valid rows for row direction"),
-    ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", f'{V}, "row"', "%v", V), "'pto.tgather' op expects src valid cols to equal dst valid cols times the mask expansion factor for row direction"),
-    ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", f'{V}, "col"', "%half", t("half")), "'pto.tgather' op expects dst valid cols to equal src valid cols for col direction"),
-    ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", f'{V}, "col"', "%v", V), "'pto.tgather' op expects src valid rows to equal dst valid rows times the mask expansion factor for col direction"),
+    ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", f'{V}, "col"', "%half", t("half")), "TGATHER on a2a3: dst valid rows (16) must equal the number of selected src rows (8) for GATHER_COL"),
+    ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", f'{V}, "col"', "%v", V), "TGATHER on a2a3: dst valid rows (16) must equal the number of selected src rows (8) for GATHER_COL"),
     # tgather: index form
     ("a5", gather("%v, %x", f"{V}, {t('x')}", "%h", t("h")), "'pto.tgather' op expects src and dst to have the same element type"),
     ("a5", gather("%v, %xf", f"{V}, {t('xf')}", "%v", V), "'pto.tgather' op indices element type must be integer"),
-    ("a5", gather("%v, %x", f"{V}, {t('x')}", "%dv", t("dv")), "'pto.tgather' op expects dst valid_shape[1] to equal dst cols"),
-    ("a5", gather("%v, %x8", f"{V}, {t('x8')}", "%v", V), "'pto.tgather' op expects indices valid_shape[1] to equal indices cols"),
+    ("a5", gather("%v, %x", f"{V}, {t('x')}", "%dv", t("dv")), "TGATHER on a5: dst valid cols (8) must equal its static Cols (16): dst storage must be continuous"),
+    ("a5", gather("%v, %x8", f"{V}, {t('x8')}", "%v", V), "TGATHER on a5: indices valid cols (8) must equal its static Cols (16)"),
     ("a3", gather("%v, %x, %xu", f"{V}, {t('x')}, {t('xu')}", "%v", V), "'pto.tgather' op expects tmp and indices to have the same element type"),
-    ("a3", gather("%v, %x, %xs", f"{V}, {t('x')}, {t('xs')}", "%v", V), "'pto.tgather' op expects indices and tmp to have the same valid_shape"),
+    ("a3", gather("%v, %x, %xs", f"{V}, {t('x')}, {t('xs')}", "%v", V), "TGATHER on a2a3: tmp static shape 8x16 must equal the indices' valid shape 16x16"),
     # tgather: compare form
     ("a3", gather("%v, %s, %sc", f"{V}, f32, {t('sc')}", "%cntf, %cntf", f"{t('cntf')}, {t('cntf')}"), "'pto.tgather' op expects dst element type to be i32"),
     ("a3", gather("%v, %s, %sc", f"{V}, f32, {t('sc')}", "%cnt, %cnti16", f"{t('cnt')}, {t('cnti16')}"), "'pto.tgather' op expects cdst to have the same element type as dst"),
@@ -146,11 +140,18 @@ def test_verify_message(arch: str, line: str, message: str) -> None:
 ACCEPTED = [
     ("a5", f"pto.tci ins(%i, %rf : i32, {t('rf')}) outs(%ri : {t('ri')})"),  # A5 does not check tmp
     ("a5", f"pto.texpands ins(%s : f32) outs(%vcm : {t('vcm')})"),
-    ("a5", f"pto.tpartmul ins(%v8, %v8c : {t('v8')}, {t('v8c')}) outs(%v : {V})"),
     ("a5", gather("%v, %x", f"{V}, {t('x')}", "%v", V)),
     ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", V, "%v", V)),  # April rules: no axis
     ("a3", f"pto.tcmps ins(%v, %i : {V}, i32) outs(%u8 : {t('u8')})"),  # scalar type may differ from src
     ("a3", f"pto.tcmps ins(%dyn, %s : {t('dyn')}, f32) outs(%u8h : {t('u8h')})"),  # dynamic rows are exempt
+    # The contract accepts these; PTOAS refuses them (docs/text-forms.md, "PTOAS and the contract")
+    ("a3", f"pto.tci ins(%i, %wm : i32, {t('wm')}) outs(%ri : {t('ri')})"),  # PTOAS: tmp in vec
+    ("a3", f"pto.tci ins(%i, %wc : i32, {t('wc')}) outs(%ri : {t('ri')})"),  # PTOAS: tmp row_major
+    ("a3", f"pto.tci ins(%i, %ws : i32, {t('ws')}) outs(%ri : {t('ri')})"),  # PTOAS: tmp none_box
+    ("a3", f"pto.tci ins(%i, %wf : i32, {t('wf')}) outs(%ri : {t('ri')})"),  # PTOAS: tmp fractal 512
+    ("a3", f"pto.texpands ins(%s : f32) outs(%vcm : {t('vcm')})"),  # PTOAS: row-major vec dst on A2/A3
+    ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", f'{V}, "row"', "%half8", t("half8"))),  # PTOAS: compacted dst
+    ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", f'{V}, "row"', "%v", V)),  # PTOAS: compacted dst
 ]
 
 
@@ -161,7 +162,7 @@ def test_structurally_legal(arch: str, line: str) -> None:
 
 
 def test_module_attribute_selects_arch() -> None:
-    line = f"pto.texpands ins(%s : f32) outs(%vcm : {t('vcm')})"
+    line = f"pto.tcmps ins(%i8t, %i8 : {t('i8t')}, i8) outs(%u8w : {t('u8w')})"
     device_a5 = wrap("    " + line, args=ARGS).replace('pto.target_arch = "a3"', '"pto.device-spec" = "Ascend950PR"')
     assert parse_module(device_a5) is not None
     with pytest.raises(VerifyException):

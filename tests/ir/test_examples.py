@@ -9,7 +9,8 @@ import pytest
 from ptoisa.ir import TCmpsOp, TGatherOp, parse_module, print_module
 from ptoisa.isa.enums import CmpMode, MaskPattern
 
-EXAMPLES = sorted((Path(__file__).parents[2] / "examples" / "pto").glob("*.pto"))
+ALL = Path(__file__).parents[2] / "examples" / "pto"
+EXAMPLES = sorted(p for p in ALL.glob("*.pto") if not p.name.startswith("invalid_"))
 
 
 def test_examples_exist() -> None:
@@ -38,3 +39,14 @@ def test_august_example_compare_mode() -> None:
     (tcmps,) = [op for op in parse_module(path.read_text()).walk() if isinstance(op, TCmpsOp)]
     assert tcmps.cmp_mode.data is CmpMode.GT
     assert tcmps.dst.type.valid_shape == (16, 2)
+
+
+def test_invalid_examples_are_refused_and_asm_example_parses() -> None:
+    from ptoisa.ir.diagnostics import check_text
+
+    invalid = sorted(ALL.glob("invalid_*.pto"))
+    assert len(invalid) >= 3
+    for path in invalid:
+        assert not check_text(path.read_text(), str(path)).ok, path
+    for path in sorted(ALL.glob("*.ptoas")):
+        assert check_text(path.read_text(), str(path)).ok, path

@@ -109,7 +109,7 @@ def test_tpartmul_two_types_and_seed_single_type() -> None:
 IDX = "!pto.tile_buf<vec, 16x16xi32>"
 HALF = "!pto.tile_buf<vec, 16x8xf32>"
 CNT = "!pto.tile_buf<vec, 16x8xi32>"
-SCR = "!pto.tile_buf<vec, 16x32xui8>"
+SCR = "!pto.tile_buf<vec, 16x32xi32>"
 GATHER_TILES = (TILES + f"    %x = pto.alloc_tile : {IDX}\n    %hf = pto.alloc_tile : {HALF}\n"
                 f"    %c = pto.alloc_tile : {CNT}\n    %sc = pto.alloc_tile : {SCR}\n")
 

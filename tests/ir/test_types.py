@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pto_ir_helpers import parse_attr, print_attr
 from xdsl.dialects.builtin import Float32Type, IntegerType, Signedness
 from xdsl.utils.exceptions import ParseError
 
@@ -10,8 +11,6 @@ from ptoisa.dtypes import DType
 from ptoisa.ir import PtoTileType, PtrType, TileBufType, print_module, tile_buf_type_of, tile_spec_of
 from ptoisa.tile.enums import BLayout, CompactMode, PadValue, SLayout, TileType
 from ptoisa.tile.spec import TileSpec
-
-from pto_ir_helpers import parse_attr, print_attr
 
 KEYED = ("!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=?, v_col=-1, blayout=row_major, "
          "slayout=none_box, fractal=512, pad=0>")

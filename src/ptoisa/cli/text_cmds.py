@@ -1,9 +1,160 @@
-"""Subcommands registered by main.build_parser (placeholder until implemented)."""
+"""`ptoisa check` and `ptoisa convert`: the textual front end (PTOAS DPS, SSA Level-1 and PTO-AS assembly).
+
+    ptoisa check kernel.pto other.ptoas --target a5          compiler-style diagnostics, exit 1 on errors
+    ptoisa check kernel.pto --format json                    one JSON object per file
+    ptoisa convert kernel.pto --to ssa -o kernel_ssa.pto     DPS <-> SSA, asm, generic; --flavour aug|apr
+
+The target is --target, else the module's `pto.target_arch`, else $PTOISA_TARGET / a2a3. Files ending in
+`.ptoas` are PTO-AS assembly (the five ops without the `pto.` prefix).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from typing import TextIO
+
+from ..targets import REGISTRY
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+FORMS = ("dps", "ssa", "asm", "generic")
+
+CHECK_EPILOG = """\
+examples:
+  ptoisa check examples/pto/*.pto --target a2a3
+  ptoisa check kernel.ptoas --format json
+
+Diagnostics read `file:line:col: error: message`, then the source line and a caret. Parse errors stop a file;
+verifier errors are collected op by op. Exit status: 0 clean, 1 errors, 2 bad usage or an unreadable file."""
+
+CONVERT_EPILOG = """\
+forms:
+  dps      PTOAS's Level-2 form (ins/outs on !pto.tile_buf); SSA ops get one pto.alloc_tile per tile result
+  ssa      the Level-1 form: %d = pto.op ... : (...) -> !pto.tile<...>; refused for a DPS op whose outs tile
+           is not a pto.alloc_tile written exactly once and never aliased
+  asm      PTO-AS assembly: the SSA form without the `pto.` prefix on the five ops
+  generic  xDSL's generic op form of the input, unchanged"""
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add this module's subcommands to the `ptoisa` parser."""
+    """Add `check` and `convert` to the `ptoisa` parser."""
+    targets = [t.value for t in REGISTRY]
+    check = sub.add_parser("check", help="parse and verify .pto/.ptoas files for a target",
+                           description="Parse and verify PTO text files (PTOAS DPS, SSA or PTO-AS assembly) for a "
+                                       "target: structure and the target's legality tables.",
+                           epilog=CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("files", nargs="+", metavar="FILE")
+    check.add_argument("--target", "-t", choices=targets,
+                       help="target profile (default: the module's pto.target_arch, else $PTOISA_TARGET or a2a3)")
+    check.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    check.set_defaults(func=cmd_check)
+
+    conv = sub.add_parser("convert", help="convert a .pto/.ptoas file between the DPS, SSA, asm and generic forms",
+                          description="Convert PTO text between forms. The input is verified first (for --target).",
+                          epilog=CONVERT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    conv.add_argument("file", metavar="FILE")
+    conv.add_argument("--to", required=True, choices=FORMS, help="the form to write")
+    conv.add_argument("--flavour", choices=("aug", "apr"), default="aug",
+                      help="PTOAS spelling of DPS ops: August (default) or April")
+    conv.add_argument("--target", "-t", choices=targets, help="target to verify the input for")
+    conv.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
+    conv.set_defaults(func=cmd_convert)
+
+
+def _read(path: str) -> str | OSError | UnicodeDecodeError:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        return exc
+
+
+def _why(exc: OSError | UnicodeDecodeError) -> str:
+    return "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else (exc.strerror or str(exc))
+
+
+# --- check ---------------------------------------------------------------------------------------------------
+def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    from ..ir.diagnostics import check_text
+    from ..targets import current_config
+
+    status = EXIT_OK
+    for path in args.files:
+        text = _read(path)
+        if not isinstance(text, str):
+            target = args.target or current_config().name
+            message = f"cannot read {path}: {_why(text)}"
+            if args.format == "json":
+                out.write(json.dumps({"path": path, "target": target, "ok": False, "diagnostics": [
+                    {"line": 0, "col": 0, "severity": "error", "message": message}]}) + "\n")
+            else:
+                sys.stderr.write(f"ptoisa: error: {message}\n")
+            status = EXIT_USAGE
+            continue
+        result = check_text(text, path, args.target)
+        if args.format == "json":
+            out.write(json.dumps(result.as_json()) + "\n")
+        else:
+            out.writelines(result.source.render(d) + "\n" for d in result.diagnostics)
+            errors = sum(d.severity == "error" for d in result.diagnostics)
+            verdict = "ok" if not errors else f"{errors} error{'s' if errors != 1 else ''}"
+            out.write(f"{path}: {verdict} (target {result.target})\n")
+        if not result.ok and status == EXIT_OK:
+            status = EXIT_PROBLEMS
+    return status
+
+
+# --- convert -------------------------------------------------------------------------------------------------
+def cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
+    from ..ir import print_module
+    from ..ir.diagnostics import SourceError, parse_checked
+    from ..ir.errors import TextFormError
+    from ..ir.forms import ConversionError, print_asm, to_dps, to_ssa
+
+    text = _read(args.file)
+    if not isinstance(text, str):
+        sys.stderr.write(f"ptoisa: error: cannot read {args.file}: {_why(text)}\n")
+        return EXIT_USAGE
+    try:
+        parsed, config = parse_checked(text, args.file, args.target)
+    except SourceError as exc:
+        sys.stderr.write(str(exc) + "\n")
+        sys.stderr.write(f"{args.file}: not converted (target {_target_name(args, text)})\n")
+        return EXIT_PROBLEMS
+    module = parsed.module
+    try:
+        if args.to == "dps":
+            result = print_module(to_dps(module), args.flavour)
+        elif args.to == "ssa":
+            result = print_module(to_ssa(module), args.flavour)
+        elif args.to == "asm":
+            result = print_asm(to_ssa(module))
+        else:
+            result = print_module(module, args.flavour, generic=True)
+    except ConversionError as exc:
+        d = parsed.source.diagnostic(parsed.position(exc.op), str(exc))
+        sys.stderr.write(parsed.source.render(d) + "\n")
+        sys.stderr.write(f"{args.file}: not converted to {args.to} (target {config.name})\n")
+        return EXIT_PROBLEMS
+    except TextFormError as exc:
+        sys.stderr.write(f"ptoisa: error: {args.file}: {exc}\n")
+        return EXIT_PROBLEMS
+    header = f"// converted by ptoisa from {args.file} to {args.to} (target {config.name})\n"
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(header + result)
+        except OSError as exc:
+            sys.stderr.write(f"ptoisa: error: cannot write {args.output}: {exc.strerror}\n")
+            return EXIT_USAGE
+        out.write(f"{args.file} -> {args.output} ({args.to}, target {config.name})\n")
+    else:
+        out.write(header + result)
+    return EXIT_OK
+
+
+def _target_name(args: argparse.Namespace, text: str) -> str:
+    from ..ir.diagnostics import target_of
+
+    return target_of(None, text, args.target).name

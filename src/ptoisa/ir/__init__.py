@@ -24,7 +24,6 @@ from xdsl.dialects.func import Func
 from xdsl.dialects.memref import MemRef
 from xdsl.dialects.scf import Scf
 from xdsl.ir import Dialect
-from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Input, Span
@@ -69,13 +68,19 @@ def _unclosed_string_at(text: str) -> int | None:
     return start
 
 
-def parse_module(text: str, path: str = "<string>") -> ModuleOp:
-    """Parse and verify PTOAS text (either version). Raises xDSL's ParseError or VerifyException."""
+def parse_module(text: str, path: str = "<string>", *, asm: bool | None = None) -> ModuleOp:
+    """Parse and verify PTOAS text (either version), the SSA form, or (`asm`, default: a `.ptoas` path) the
+    PTO-AS assembly form. Raises xDSL's ParseError or VerifyException (the first failure).
+
+    Verification uses the target of `legality.verification_target`, else the module's `pto.target_arch`, else
+    `ptoisa.targets.current_config()`. `diagnostics.check_text` reports every failure with file:line:col."""
     # xDSL 0.74's string-literal regex backtracks exponentially on an unterminated literal; fail fast instead.
     if (at := _unclosed_string_at(text)) is not None:
         source = Input(text, path)
         raise ParseError(Span(at, at + 1, source), "End of file reached before closing string literal.")
-    module = Parser(make_context(), text, name=path).parse_module()
+    from .diagnostics import PtoParser, is_asm_path
+
+    module = PtoParser(make_context(), text, path, asm=is_asm_path(path) if asm is None else asm).parse_module()
     module.verify()
     return module
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NoReturn
+from typing import ClassVar, NoReturn
 
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation
@@ -11,11 +11,11 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from .legality import check_target_legality
+from .legality import arch_of_config, check_target_legality, config_of
 from .messages import msg
 from .syntax import Group, resolve_group
-from .types import TileBufType
-from .verify import Arch, arch_of, is_memref, is_row_major, is_scalar, is_vec, valid_exceeds
+from .types import PtoTileType, TileBufType, _TileTypeBase
+from .verify import Arch, is_memref, is_row_major, is_scalar, is_vec, valid_exceeds
 
 SEGMENTS = "operandSegmentSizes"
 
@@ -41,12 +41,16 @@ class PtoOp(IRDLOperation):
     def verify_(self) -> None:
         if self.skips_verification():
             return
-        arch = arch_of(self)
-        self.verify_structure(arch)
-        check_target_legality(self, arch)
+        self.verify_form()
+        config = config_of(self)
+        self.verify_structure(arch_of_config(config))
+        check_target_legality(self, config)
 
     def skips_verification(self) -> bool:
         return False
+
+    def verify_form(self) -> None:
+        """Ops with two textual forms check which one they are in."""
 
     def verify_structure(self, arch: Arch) -> None:
         """The op's structural rules, in PTOAS's evaluation order (first failure wins)."""
@@ -80,16 +84,43 @@ class PtoOp(IRDLOperation):
 class DpsOp(PtoOp):
     """A tile op in destination-passing style: `pto.op ins(...) outs(...)`.
 
+    The five instructions also have the SSA (Level-1) form, `%d = pto.op %a, ... : (...) -> !pto.tile<...>`:
+    the same op class with a result instead of the outs operand (`is_ssa`). Tile operands are `!pto.tile_buf`
+    in the DPS form and `!pto.tile` in the SSA form.
+
     April files may pass memrefs as tiles; PTOAS-April then skips the op's verifier, and so does ptoisa.
     """
 
     def skips_verification(self) -> bool:
         return any(is_memref(o.type) for o in self.operands)
 
-    def tile(self, name: str, value: SSAValue) -> TileBufType:
-        if not isinstance(value.type, TileBufType):
+    @property
+    def is_ssa(self) -> bool:
+        return self.HAS_SSA_FORM and bool(self.results)
+
+    @property
+    def dst_value(self) -> SSAValue:
+        """The destination: the outs operand (DPS) or the first result (SSA)."""
+        return self.results[0] if self.results else self.dst
+
+    HAS_SSA_FORM: ClassVar[bool] = False
+
+    def verify_form(self) -> None:
+        if not self.HAS_SSA_FORM:
+            return
+        has_dst = getattr(self, "dst", None) is not None
+        if has_dst and self.results:
+            self.fail("form.both")
+        if not has_dst and not self.results:
+            self.fail("form.none")
+
+    def tile(self, name: str, value: SSAValue) -> _TileTypeBase:
+        if self.is_ssa:
+            if not isinstance(value.type, PtoTileType):
+                self.fail("v.tile", x=name)
+        elif not isinstance(value.type, TileBufType):
             self.fail("v.tile_buf", x=name)
-        return value.type
+        return value.type  # type: ignore[return-value]
 
     def common(self, name: str, value: SSAValue) -> TileBufType:
         """PTOAS's common checks: a rank-2 tile_buf whose valid shape fits the shape."""

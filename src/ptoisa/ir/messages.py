@@ -60,6 +60,16 @@ MESSAGES: dict[str, str] = {
     "tg.idx_tmp": "index-form tgather tmp must be tile-like",
     "tg.idx_max": "index-form tgather expects at most src, indices, tmp in ins(...)",
     "tg.axis": 'axis must be "row" or "col"',
+    # --- SSA (Level-1) and assembly forms (ours: no other tool defines them) -----------------------------------
+    "ssa.operand_types": "{op} expects {count} operand types for {operands} operands, got {got}",
+    "ssa.result_types": "{op} expects {count} result type(s), got {got}",
+    "ssa.infer": "{op}: cannot infer the type of operand #{index}; write all operand types: ({hint}) -> ...",
+    "ssa.operands": "{op} expects {expected} operands, got {got}",
+    "ssa.mask_attr": "mask-pattern tgather expects a single src operand and a maskPattern attribute",
+    "ssa.asm_name": "Operation {name} is not registered (PTO-AS assembly spelling: write pto.{name}, or use a .ptoas file)",
+    "v.tile": "expects {x} to be a !pto.tile (the SSA form's tile type)",
+    "form.both": "takes either outs(...) operands (DPS form) or results (SSA form), not both",
+    "form.none": "has neither an outs(...) operand (DPS form) nor a result (SSA form)",
     # --- shared verifier helpers (PTOAS) ------------------------------------------------------------------------
     "v.tile_buf": "expects {x} to be a !pto.tile_buf",
     "v.rank2": "expects {x} to be a rank-2 tile_buf",

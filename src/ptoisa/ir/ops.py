@@ -8,12 +8,15 @@ generic form `"pto.tcmps"(%a, %s, %d) <{cmpMode = #pto<cmp lt>}> : (...) -> ()` 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import BoolAttr, DenseArrayBase, IntegerAttr, IntegerType, i32
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    opt_result_def,
     prop_def,
 )
 from xdsl.parser import Parser
@@ -24,6 +27,7 @@ from ptoisa.isa.enums import CmpMode
 from .abstract_ops import SEGMENTS, DpsOp
 from .attrs import CmpModeAttr
 from .messages import msg
+from .ssa import at_keyword, element_of, parse_ssa, print_ssa, require_operands, resolve_ssa
 from .syntax import (
     current_flavour,
     merge_attrs,
@@ -33,8 +37,8 @@ from .syntax import (
     raise_flavour_error,
 )
 from .tgather import TGatherOp  # three forms, custom parser: its own module
-from .types import TileBufType
-from .verify import Arch, byte_size, is_integer, is_row_major, is_vec, static_eq, static_le
+from .types import PtoTileType, TileBufType
+from .verify import Arch, is_integer, static_eq, static_le
 
 EQ = CmpModeAttr(CmpMode.EQ)
 FALSE = IntegerAttr.from_bool(False)
@@ -56,11 +60,19 @@ class TCmpsOp(DpsOp):
     name = "pto.tcmps"
     src = operand_def()
     scalar = operand_def()
-    dst = operand_def()
+    dst = opt_operand_def()
+    res = opt_result_def()
     cmp_mode = prop_def(CmpModeAttr, default_value=EQ, prop_name="cmpMode")
+    HAS_SSA_FORM: ClassVar[bool] = True
 
     @classmethod
     def parse(cls, parser: Parser) -> TCmpsOp:
+        if not at_keyword(parser, "ins"):  # SSA: %d = pto.tcmps %src, %s {cmpMode = ...} : (T, f32) -> U
+            parts = parse_ssa(parser)
+            require_operands(parser, cls.name, parts, (2,))
+            operands = resolve_ssa(parser, cls.name, parts, 1, lambda ts: [*ts, element_of(ts[0])])
+            props, attrs = cls.split_attrs(parts.attrs)
+            return cls.create(operands=operands, result_types=parts.results, properties=props, attributes=attrs)
         ins = parse_group(parser, "ins", inner_attrs=True)
         outs = parse_group(parser, "outs")
         src, scalar = cls.take(parser, ins, 2)
@@ -69,12 +81,14 @@ class TCmpsOp(DpsOp):
         return cls.create(operands=[src, scalar, dst], properties=props, attributes=attrs)
 
     def print(self, printer: Printer) -> None:
+        if self.is_ssa:
+            return print_ssa(printer, [self.src, self.scalar], self.attr_view(defaults={"cmpMode": EQ}), self.results)
         print_group(printer, "ins", [self.src, self.scalar], attrs=self.attr_view(defaults={"cmpMode": EQ}))
         print_group(printer, "outs", [self.dst])
 
     def verify_structure(self, arch: Arch) -> None:
         self.require_scalar(self.scalar)
-        src, dst = self.common("src", self.src), self.common("dst", self.dst)
+        src, dst = self.common("src", self.src), self.common("dst", self.dst_value)
         self.require_vec("src", src)
         self.require_vec("dst", dst)
         if not static_eq((src.valid_shape[0],), (dst.valid_shape[0],)):
@@ -99,17 +113,29 @@ class TCIOp(DpsOp):
     name = "pto.tci"
     scalar = operand_def()
     tmp = opt_operand_def()
-    dst = operand_def()
+    dst = opt_operand_def()
+    res = opt_result_def()
     descending = prop_def(BoolAttr, default_value=FALSE)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    HAS_SSA_FORM: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        if SEGMENTS not in self.properties and SEGMENTS not in self.attributes and len(self.operands) == 2:
-            self.properties[SEGMENTS] = DenseArrayBase.from_list(i32, (1, 0, 1))
+        if SEGMENTS not in self.properties and SEGMENTS not in self.attributes and len(self.operands) in (1, 2):
+            # April generic form (S, dst); SSA generic form (S) -> T
+            sizes = (1, 0, 1) if len(self.operands) == 2 else (1, 0, 0)
+            self.properties[SEGMENTS] = DenseArrayBase.from_list(i32, sizes)
         super().__post_init__()
 
     @classmethod
     def parse(cls, parser: Parser) -> TCIOp:
+        if not at_keyword(parser, "ins"):  # SSA: %d = pto.tci %s[, %tmp] {descending = B} : (i32[, T]) -> T
+            parts = parse_ssa(parser)
+            require_operands(parser, cls.name, parts, (1, 2))
+            operands = resolve_ssa(parser, cls.name, parts, 1,
+                                   lambda ts: [element_of(parts.results[0])] if not ts else ts)
+            props, attrs = cls.split_attrs(parts.attrs)
+            return cls.build(operands=[operands[0], operands[1:], []], result_types=[parts.results],
+                             properties=props, attributes=attrs)
         ins = parse_group(parser, "ins", inner_attrs=True)
         if ins.types and not isinstance(ins.types[0], IntegerType):
             parser.raise_error(msg("tci.int_type"), ins.start, ins.end)
@@ -117,9 +143,13 @@ class TCIOp(DpsOp):
         operands = cls.take(parser, ins, len(ins.operands) if len(ins.operands) in (1, 2) else 1)
         (dst,) = cls.take(parser, outs, 1)
         props, attrs = cls.split_attrs(merge_attrs(parser, ins.attrs, parser.parse_optional_attr_dict()))
-        return cls.build(operands=[operands[0], operands[1:], dst], properties=props, attributes=attrs)
+        return cls.build(operands=[operands[0], operands[1:], dst], result_types=[[]], properties=props,
+                         attributes=attrs)
 
     def print(self, printer: Printer) -> None:
+        if self.is_ssa:
+            operands = [self.scalar, *([self.tmp] if self.tmp else [])]
+            return print_ssa(printer, operands, self.attr_view(defaults={"descending": FALSE}), self.results)
         if current_flavour() == "apr":
             return self._print_april(printer)
         print_group(printer, "ins", [self.scalar, *([self.tmp] if self.tmp else [])])
@@ -133,34 +163,17 @@ class TCIOp(DpsOp):
         print_group(printer, "outs", [self.dst])
 
     def verify_structure(self, arch: Arch) -> None:
-        dst = self.common("dst", self.dst)
+        dst = self.common("dst", self.dst_value)
         if not is_integer(dst.element_type):
             self.fail("tci.dst_int")
-        if self.tmp is not None and arch != "a5":
-            self._verify_tmp(dst)
+        if self.tmp is not None:  # its dtype and capacity are the core's rules (a2a3 checks them, D8)
+            self.common("tmp", self.tmp)
         if not is_integer(self.scalar.type):
             self.fail("tci.s_int")
         if self.scalar.type != dst.element_type:
             self.fail("tci.same")
         if dst.shape[1] == 1:
             self.fail("tci.cols")
-
-    def _verify_tmp(self, dst: TileBufType) -> None:
-        """August, A2/A3 only: the vectorised path's scratch tile (ISA sizes: 768 B for b32, 1792 B for b16)."""
-        if not isinstance(self.tmp.type, TileBufType):
-            self.fail("tci.tmp_tile")
-        tmp = self.common("tmp", self.tmp)
-        checks = (
-            (is_vec(tmp), "tci.tmp_vec"), (byte_size(tmp.element_type) == 4, "tci.tmp_4byte"),
-            (is_row_major(tmp), "tci.tmp_blayout"), (tmp.slayout.text == "none_box", "tci.tmp_slayout"),
-            (tmp.fractal.data == 512, "tci.tmp_fractal"),
-        )
-        for ok, key in checks:
-            if not ok:
-                self.fail(key)
-        need = 768 if byte_size(dst.element_type) == 4 else 1792
-        if tmp.shape[0] * tmp.shape[1] * 4 < need:
-            self.fail("tci.tmp_capacity", bytes=need, bits=32 if need == 768 else 16)
 
 
 @irdl_op_definition
@@ -176,28 +189,35 @@ class TExpandsOp(DpsOp):
 
     name = "pto.texpands"
     scalar = operand_def()
-    dst = operand_def()
+    dst = opt_operand_def()
+    res = opt_result_def()
+    HAS_SSA_FORM: ClassVar[bool] = True
 
     @classmethod
     def parse(cls, parser: Parser) -> TExpandsOp:
+        if not at_keyword(parser, "ins"):  # SSA: %d = pto.texpands %s : f32 -> T   (or `: f32, T`, `: T`)
+            parts = parse_ssa(parser)
+            require_operands(parser, cls.name, parts, (1,))
+            operands = resolve_ssa(parser, cls.name, parts, 1, lambda ts: [element_of(parts.results[0])])
+            return cls.create(operands=operands, result_types=parts.results, attributes=parts.attrs)
         (scalar,) = cls.take(parser, parse_group(parser, "ins"), 1)
         (dst,) = cls.take(parser, parse_group(parser, "outs"), 1)
         return cls.create(operands=[scalar, dst], attributes=parser.parse_optional_attr_dict())
 
     def print(self, printer: Printer) -> None:
+        if self.is_ssa:
+            return print_ssa(printer, [self.scalar], self.attr_view(), self.results)
         print_group(printer, "ins", [self.scalar])
         print_group(printer, "outs", [self.dst])
         print_trailing_attrs(printer, self.attr_view())
 
     def verify_structure(self, arch: Arch) -> None:
         self.require_scalar(self.scalar)
-        dst = self.common("dst", self.dst)
-        if dst.loc.text not in ("vec", "mat"):
-            self.fail("texpands.loc")
+        dst = self.common("dst", self.dst_value)
         if self.scalar.type != dst.element_type:
             self.fail("texpands.scalar")
-        if arch == "a2a3" and is_vec(dst) and not is_row_major(dst):
-            self.fail("texpands.row_major")
+        # PTOAS's "vec or mat" and "row-major vec on A2/A3" rules are not the contract's: the core decides
+        # locations and layouts per target (the seed: row- and col-major vec tiles are both supported).
 
 
 @irdl_op_definition
@@ -217,10 +237,17 @@ class TPartMulOp(DpsOp):
     name = "pto.tpartmul"
     src0 = operand_def()
     src1 = operand_def()
-    dst = operand_def()
+    dst = opt_operand_def()
+    res = opt_result_def()
+    HAS_SSA_FORM: ClassVar[bool] = True
 
     @classmethod
     def parse(cls, parser: Parser) -> TPartMulOp:
+        if not at_keyword(parser, "ins"):  # SSA: %d = pto.tpartmul %a, %b : (T0, T1) -> T   (or `: T -> T`)
+            parts = parse_ssa(parser)
+            require_operands(parser, cls.name, parts, (2,))
+            operands = resolve_ssa(parser, cls.name, parts, 1, lambda ts: [ts[0], ts[0]] if len(ts) == 1 else ts)
+            return cls.create(operands=operands, result_types=parts.results, attributes=parts.attrs)
         ins = parse_group(parser, "ins")
         if len(ins.operands) == 2 and len(ins.types) == 1:
             ins.types *= 2  # the seed pages' spelling
@@ -229,14 +256,17 @@ class TPartMulOp(DpsOp):
         return cls.create(operands=[src0, src1, dst], attributes=parser.parse_optional_attr_dict())
 
     def print(self, printer: Printer) -> None:
+        if self.is_ssa:
+            return print_ssa(printer, [self.src0, self.src1], self.attr_view(), self.results)
         print_group(printer, "ins", [self.src0, self.src1])
         print_group(printer, "outs", [self.dst])
         print_trailing_attrs(printer, self.attr_view())
 
     def verify_structure(self, arch: Arch) -> None:
-        if not all(isinstance(o.type, TileBufType) for o in (self.src0, self.src1, self.dst)):
+        kind = PtoTileType if self.is_ssa else TileBufType
+        if not all(isinstance(o.type, kind) for o in (self.src0, self.src1, self.dst_value)):
             self.fail("tpartmul.shaped")
-        a, b, d = (self.tile(n, v) for n, v in (("src0", self.src0), ("src1", self.src1), ("dst", self.dst)))
+        a, b, d = (self.tile(n, v) for n, v in (("src0", self.src0), ("src1", self.src1), ("dst", self.dst_value)))
         if not a.element_type == b.element_type == d.element_type:
             self.fail("tpartmul.same")
         if not (static_le(a.valid_shape, d.valid_shape) and static_le(b.valid_shape, d.valid_shape)):

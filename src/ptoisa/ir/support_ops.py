@@ -38,7 +38,7 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from ptoisa.tile.enums import DYNAMIC, BLOCK_BYTES, BLayout, SLayout
+from ptoisa.tile.enums import BLOCK_BYTES, DYNAMIC, BLayout, SLayout
 
 from .abstract_ops import DpsOp, PtoOp
 from .messages import msg

@@ -210,7 +210,7 @@ class PtoTileType(_TileTypeBase):
             self.print_compact_body(printer, with_loc=self.loc.data is not TileType.Vec)
 
 
-def _word(attr_cls: type[TileLocAttr] | type[BLayoutAttr] | type[SLayoutAttr], word: str, key: str):
+def _word(attr_cls: type[TileLocAttr | BLayoutAttr | SLayoutAttr], word: str, key: str):
     member = attr_cls.from_text(word, bracketed=False)
     if member is None:
         raise TextFormError(msg(key, value=word))

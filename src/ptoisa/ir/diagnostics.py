@@ -1,0 +1,247 @@
+"""Source-located diagnostics: parse a file, verify it op by op for a target, report like a compiler.
+
+    kernel.pto:12:5: error: TCMPS on a2a3: src0 dtype int8 is not supported (allowed: ...)
+        pto.tcmps ins(%src, %s : !pto.tile_buf<vec, 16x32xi8>, i8) outs(%dst : ...)
+        ^
+
+A parse error stops the file (one diagnostic); verification continues after a failing op, so one run reports
+every op that does not verify. An op's location is the start of its statement (its result list, or its name
+when it has no results), as in MLIR.
+
+`.ptoas` files are PTO-AS assembly: the five instructions may be written without the `pto.` prefix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError, VerifyException
+
+from ptoisa.targets import Config, current_config, make_config
+
+from .legality import module_target, verification_target
+from .messages import msg
+
+ASM_NAMES = ("tcmps", "tci", "tpartmul", "texpands", "tgather")
+ASM_SUFFIX = ".ptoas"
+_TARGET_ARCH_RE = re.compile(r'pto\.target_arch\s*=\s*"([^"]*)"')
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One message at a 1-based line and column of a source text."""
+
+    line: int
+    col: int
+    severity: str
+    message: str
+
+    def as_json(self) -> dict[str, object]:
+        return {"line": self.line, "col": self.col, "severity": self.severity, "message": self.message}
+
+
+@dataclass
+class Source:
+    """A text and its name, with position arithmetic."""
+
+    path: str
+    text: str
+    _starts: list[int] = field(default_factory=list[int], repr=False)
+
+    def __post_init__(self) -> None:
+        self._starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+
+    def line_col(self, pos: int) -> tuple[int, int]:
+        pos = max(0, min(pos, len(self.text)))
+        line = _bisect(self._starts, pos)
+        return line + 1, pos - self._starts[line] + 1
+
+    def line_text(self, line: int) -> str:
+        if not 1 <= line <= len(self._starts):
+            return ""
+        start = self._starts[line - 1]
+        end = self.text.find("\n", start)
+        return self.text[start:] if end < 0 else self.text[start:end]
+
+    def diagnostic(self, pos: int, message: str, severity: str = "error") -> Diagnostic:
+        line, col = self.line_col(pos)
+        return Diagnostic(line, col, severity, message)
+
+    def render(self, d: Diagnostic) -> str:
+        """`path:line:col: severity: message`, the source line and a caret under the column."""
+        head = f"{self.path}:{d.line}:{d.col}: {d.severity}: {d.message}"
+        text = self.line_text(d.line).rstrip("\r")
+        if not text and d.line > len(self._starts):
+            return head
+        caret = "".join(c if c == "\t" else " " for c in text[:d.col - 1]) + "^"
+        return f"{head}\n{text}\n{caret}"
+
+
+def _bisect(starts: list[int], pos: int) -> int:
+    lo, hi = 0, len(starts) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if starts[mid] <= pos:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class PtoParser(Parser):
+    """xDSL's parser, recording where each op starts; in assembly mode the five ops need no `pto.` prefix."""
+
+    def __init__(self, ctx, text: str, name: str = "<string>", *, asm: bool = False) -> None:
+        super().__init__(ctx, text, name)
+        self.asm = asm
+        self.op_positions: dict[Operation, int] = {}
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span.start
+        op = super().parse_operation()
+        self.op_positions[op] = start
+        return op
+
+    def _get_op_by_name(self, name: str):
+        if name in ASM_NAMES:
+            if self.asm:
+                return super()._get_op_by_name(f"pto.{name}")
+            at = self.lexer.input.content.rfind(name, 0, self._current_token.span.start)
+            self.raise_error(msg("ssa.asm_name", name=name), max(at, 0), max(at, 0) + len(name))
+        return super()._get_op_by_name(name)
+
+
+def is_asm_path(path: str) -> bool:
+    return path.endswith(ASM_SUFFIX)
+
+
+class SourceError(Exception):
+    """Text that does not parse (or, with `verify`, does not verify): its diagnostics."""
+
+    def __init__(self, source: Source, diagnostics: Sequence[Diagnostic]) -> None:
+        super().__init__("\n".join(source.render(d) for d in diagnostics))
+        self.source = source
+        self.diagnostics = list(diagnostics)
+
+
+@dataclass
+class Parsed:
+    source: Source
+    module: ModuleOp
+    positions: dict[Operation, int]
+
+    def position(self, op: Operation) -> int:
+        return self.positions.get(op, 0)
+
+
+def parse_source(text: str, path: str = "<string>", *, asm: bool | None = None) -> Parsed:
+    """Parse without verifying; SourceError with one diagnostic on a parse error."""
+    from . import _unclosed_string_at, make_context
+
+    source = Source(path, text)
+    if (at := _unclosed_string_at(text)) is not None:
+        raise SourceError(source, [source.diagnostic(at, "End of file reached before closing string literal.")])
+    parser: PtoParser | None = None
+    try:
+        parser = PtoParser(make_context(), text, path, asm=is_asm_path(path) if asm is None else asm)
+        module = parser.parse_module()
+    except ParseError as exc:
+        raise SourceError(source, [source.diagnostic(exc.span.start, exc.msg)]) from None
+    except RecursionError:
+        raise SourceError(source, [source.diagnostic(_pos(parser), "nesting too deep")]) from None
+    except Exception as exc:  # noqa: BLE001 - attribute constructors raise VerifyException/ValueError mid-parse
+        raise SourceError(source, [source.diagnostic(_pos(parser), _text(exc))]) from None
+    return Parsed(source, module, parser.op_positions)
+
+
+def _pos(parser: PtoParser | None) -> int:
+    try:
+        return parser.pos if parser is not None else 0
+    except Exception:  # noqa: BLE001 - the lexer may fail on the very token it is asked for
+        return 0
+
+
+def _text(exc: BaseException) -> str:
+    return str(exc.args[0]) if exc.args else type(exc).__name__
+
+
+def target_of(parsed: Parsed | None, text: str, flag: str | None) -> Config:
+    """The flag, else the module's `pto.target_arch` (a5/cpu; other values a2a3), else the default."""
+    if flag:
+        return make_config(flag)
+    if parsed is not None:
+        name = module_target(parsed.module)
+    else:  # the text did not parse: read the attribute the way the ptoas driver does, by pattern
+        match = _TARGET_ARCH_RE.search(text)
+        name = None if match is None else (match[1].lower() if match[1].lower() in ("a5", "cpu") else "a2a3")
+    return make_config(name) if name else current_config()
+
+
+def verify_ops(parsed: Parsed, config: Config) -> list[Diagnostic]:
+    """Verify every op for `config`, collecting one diagnostic per failing op (in source order)."""
+    out: list[tuple[int, Diagnostic]] = []
+    with verification_target(config):
+        for op in _walk(parsed.module):
+            try:
+                op.verify(verify_nested_ops=False)
+            except VerifyException as exc:
+                pos = parsed.position(op)
+                out.append((pos, parsed.source.diagnostic(pos, _text(exc))))
+            except Exception as exc:  # noqa: BLE001 - a verifier bug must still point at its op
+                pos = parsed.position(op)
+                out.append((pos, parsed.source.diagnostic(pos, f"internal error verifying '{op.name}': "
+                                                               f"{type(exc).__name__}: {exc}")))
+    return [d for _, d in sorted(out, key=lambda x: x[0])]
+
+
+def _walk(module: ModuleOp) -> Iterator[Operation]:
+    yield from module.walk()
+
+
+@dataclass
+class CheckResult:
+    path: str
+    target: str
+    diagnostics: list[Diagnostic]
+    source: Source
+    module: ModuleOp | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity == "error" for d in self.diagnostics)
+
+    def as_json(self) -> dict[str, object]:
+        return {"path": self.path, "target": self.target, "ok": self.ok,
+                "diagnostics": [d.as_json() for d in self.diagnostics]}
+
+
+def check_text(text: str, path: str = "<string>", target: str | None = None, *, asm: bool | None = None
+               ) -> CheckResult:
+    """Parse and verify `text` for a target: every diagnostic, the target used."""
+    try:
+        parsed = parse_source(text, path, asm=asm)
+    except SourceError as exc:
+        config = target_of(None, text, target)
+        return CheckResult(path, config.name, exc.diagnostics, exc.source)
+    config = target_of(parsed, text, target)
+    return CheckResult(path, config.name, verify_ops(parsed, config), parsed.source, parsed.module)
+
+
+def parse_checked(text: str, path: str = "<string>", target: str | None = None, *, asm: bool | None = None
+                  ) -> tuple[Parsed, Config]:
+    """Parse and verify; SourceError with every diagnostic if anything fails."""
+    parsed = parse_source(text, path, asm=asm)
+    config = target_of(parsed, text, target)
+    diagnostics = verify_ops(parsed, config)
+    if diagnostics:
+        raise SourceError(parsed.source, diagnostics)
+    return parsed, config
+
+
+__all__ = ["ASM_NAMES", "CheckResult", "Diagnostic", "Parsed", "PtoParser", "Source", "SourceError",
+           "check_text", "parse_checked", "parse_source", "target_of", "verify_ops"]

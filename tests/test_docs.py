@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-BLOCK = re.compile(r"```python\n(.*?)```", re.S)
+BLOCK = re.compile(r"^([ \t]*)```python\n(.*?)^[ \t]*```", re.S | re.M)
 
 
 def _blocks():
     for doc in DOCS:
-        for number, code in enumerate(BLOCK.findall(doc.read_text(encoding="utf-8")), start=1):
+        for number, (_, body) in enumerate(BLOCK.findall(doc.read_text(encoding="utf-8")), start=1):
+            code = textwrap.dedent(body)
             if "..." in code.splitlines()[-1]:
                 continue  # an outline with elided bodies, not a runnable example
             yield pytest.param(code, id=f"{doc.name}#{number}")
 
 
 @pytest.mark.parametrize("code", list(_blocks()))
-def test_doc_example_runs(code):
+def test_doc_example_runs(code, monkeypatch):
+    monkeypatch.chdir(ROOT)  # examples name files relative to the checkout
     exec(compile(code, "<doc>", "exec"), {})

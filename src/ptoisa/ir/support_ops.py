@@ -22,7 +22,7 @@ make_tensor_view's pointer is `!pto.ptr<T, gm>` with the view's element type.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
@@ -126,6 +126,32 @@ class AllocTileOp(PtoOp):
             self.fail("alloc.row_align" if row_major else "alloc.col_align", bytes=nbytes)
 
 
+_PairOp = TypeVar("_PairOp", bound=PtoOp)
+
+
+def _parse_pair(cls: type[_PairOp], parser: Parser, second_type: Attribute) -> _PairOp:
+    """`%r = pto.op %a, %b [attrs] : A -> R`, where %b's type is implied (`second_type`)."""
+    first = parser.parse_unresolved_operand()
+    parser.parse_punctuation(",")
+    second = _parse_operand_as(parser, second_type)
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    first_type = parser.parse_type()
+    parser.parse_punctuation("->")
+    result = parser.parse_type()
+    return cls.create(operands=[parser.resolve_operand(first, first_type), second], result_types=[result],
+                      attributes=attrs)
+
+
+def _print_pair(op: PtoOp, printer: Printer) -> None:
+    first, second = op.operands
+    printer.print_string(" ")
+    printer.print_list([first, second], printer.print_operand)
+    print_trailing_attrs(printer, op.attr_view())
+    printer.print_string(" : ")
+    printer.print_list([first.type, op.results[0].type], printer.print_attribute, " -> ")
+
+
 @irdl_op_definition
 class TAssignOp(PtoOp):
     """Bind a tile to an on-chip byte address (manual placement, PTOAS level3): `%t2 = pto.tassign %t, %a : T -> T`."""
@@ -137,23 +163,10 @@ class TAssignOp(PtoOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> TAssignOp:
-        tile = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        addr = _parse_operand_as(parser, i64)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        tile_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result = parser.parse_type()
-        return cls.create(operands=[parser.resolve_operand(tile, tile_type), addr], result_types=[result],
-                          attributes=attrs)
+        return _parse_pair(cls, parser, i64)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list([self.tile, self.addr], printer.print_operand)
-        print_trailing_attrs(printer, self.attr_view())
-        printer.print_string(" : ")
-        printer.print_list([self.tile.type, self.result.type], printer.print_attribute, " -> ")
+        _print_pair(self, printer)
 
     def verify_structure(self, arch: Arch) -> None:
         if self.tile.type != self.result.type:
@@ -311,23 +324,10 @@ class GetTensorViewDimOp(PtoOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> GetTensorViewDimOp:
-        source = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        dim = _parse_operand_as(parser, INDEX)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        source_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result = parser.parse_type()
-        return cls.create(operands=[parser.resolve_operand(source, source_type), dim], result_types=[result],
-                          attributes=attrs)
+        return _parse_pair(cls, parser, INDEX)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list([self.source, self.dim], printer.print_operand)
-        print_trailing_attrs(printer, self.attr_view())
-        printer.print_string(" : ")
-        printer.print_list([self.source.type, self.result.type], printer.print_attribute, " -> ")
+        _print_pair(self, printer)
 
 
 class _TransferOp(DpsOp):

@@ -8,6 +8,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from .._quiet import quiet
 from ..dtypes import DType
 from ._check import Check
 
@@ -74,7 +75,7 @@ def _round_double(value: float, dtype: DType) -> np.generic:
     """Round a double once into a float type (C++ semantics), also for types that ml_dtypes reaches via float32."""
     if abs(value) <= _SAFE_MAGNITUDE[dtype]:  # no overflow possible: skip the costly errstate
         return _round_double_quiet(value, dtype)
-    with np.errstate(over="ignore"):  # overflow to inf is the correctly rounded result
+    with quiet():  # overflow to inf is the correctly rounded result
         return _round_double_quiet(value, dtype)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._quiet import quiet
 from ..targets import Config
 from ..tile.layout import store, write_region
 from ..tile.spec import TileSpec
@@ -86,7 +87,7 @@ def _sequence(start: np.generic, count: int, descending: bool, spec: TileSpec) -
         return np.subtract(start, ramp) if descending else np.add(ramp, start)
     k = np.arange(count, dtype=np.float64)
     exact = float(start) + (-k if descending else k)
-    with np.errstate(over="ignore"):
+    with quiet():
         return exact.astype(spec.np_dtype)
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .._quiet import quiet
 from ..dtypes import DType
 from ..targets import Config
 from ..tile.layout import region, write_stream
@@ -139,7 +140,7 @@ def _tolerant(values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DTyp
         return exact & ~is_inf16(values.view(np.uint16), INF_BITS_16[DType.F16])
     a = values.astype(np.float64)
     b = np.float64(scalar)
-    with np.errstate(invalid="ignore"):
+    with quiet():
         distance = np.abs(a - b)
         if mode is CmpMode.EQ:
             return distance < _TOLERANCE

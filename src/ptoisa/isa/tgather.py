@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._quiet import quiet
 from ..errors import NotModelledError
 from ..targets import Config
 from ..tile.layout import offset_table, region, store, write_region
@@ -287,7 +288,7 @@ def _cmp_matches(config: Config, src0: Tile, k_value: Tile, vr: int, vc: int, mo
 
 
 def _as_src_type(k: np.ndarray, src0: Tile) -> np.ndarray:
-    with np.errstate(over="ignore", invalid="ignore"):
+    with quiet():
         return k.astype(src0.spec.np_dtype)
 
 

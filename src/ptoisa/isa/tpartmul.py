@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._quiet import quiet
 from ..errors import NotModelledError
 from ..targets import Config
 from ..tile.layout import region, store
@@ -112,14 +113,14 @@ def _legal_pattern(d: tuple[int, int], a: tuple[int, int], b: tuple[int, int]) -
 def _product(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """a * b rounded once into the element type (products of 16-bit floats are exact in float32)."""
     if a.dtype.itemsize == 2 and a.dtype.kind not in "iu":
-        with np.errstate(over="ignore"):  # overflow to inf is the correctly rounded result
+        with quiet():  # overflow to inf is the correctly rounded result
             result = (a.astype(np.float32) * b.astype(np.float32)).astype(a.dtype)
         if out is not None:
             out[...] = result
         return result
     if a.dtype.kind in "iu":  # integer products wrap silently in NumPy
         return np.multiply(a, b, out=out)
-    with np.errstate(over="ignore", invalid="ignore"):
+    with quiet():
         return np.multiply(a, b, out=out)
 
 

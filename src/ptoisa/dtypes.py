@@ -32,38 +32,16 @@ class DType(StrEnum):
     F8E4M3 = "f8e4m3"
     F8E5M2 = "f8e5m2"
 
-    @property
-    def info(self) -> DTypeInfo:
-        return _INFO[self]
-
-    @property
-    def np(self) -> np.dtype:
-        return _INFO[self].np
-
-    @property
-    def itemsize(self) -> int:
-        return _INFO[self].np.itemsize
-
-    @property
-    def bits(self) -> int:
-        return _INFO[self].np.itemsize * 8
-
-    @property
-    def is_float(self) -> bool:
-        return _INFO[self].is_float
-
-    @property
-    def is_signed(self) -> bool:
-        return _INFO[self].is_signed
-
-    @property
-    def cname(self) -> str:
-        """The name used in messages (`int8`, `half`, `float`, ...), as the seed pages spell types."""
-        return _INFO[self].cname
-
-    @property
-    def mlir(self) -> str:
-        return _INFO[self].mlir
+    # Per-member attributes, set from the table below once the table exists (plain attributes, not properties:
+    # they are read on every instruction call).
+    info: DTypeInfo
+    np: np.dtype
+    itemsize: int
+    bits: int
+    is_float: bool
+    is_signed: bool
+    cname: str  # the name used in messages (`int8`, `half`, `float`, ...), as the seed pages spell types
+    mlir: str
 
 
 @dataclass(frozen=True)
@@ -125,6 +103,17 @@ def _register_aliases() -> None:
 
 
 _register_aliases()
+
+
+def _attach_attributes() -> None:
+    for dt, info in _INFO.items():
+        for name, value in (("info", info), ("np", info.np), ("itemsize", info.np.itemsize),
+                            ("bits", info.np.itemsize * 8), ("is_float", info.is_float),
+                            ("is_signed", info.is_signed), ("cname", info.cname), ("mlir", info.mlir)):
+            object.__setattr__(dt, name, value)
+
+
+_attach_attributes()
 
 
 def as_dtype(value: Any) -> DType:

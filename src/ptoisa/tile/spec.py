@@ -78,6 +78,15 @@ class TileSpec:
     # Derived, filled in __post_init__.
     inner_rows: int = field(init=False, compare=False, repr=False)
     inner_cols: int = field(init=False, compare=False, repr=False)
+    # Derived values read on every instruction call, so stored rather than computed (see _derive).
+    numel: int = field(init=False, compare=False, repr=False)
+    nbytes: int = field(init=False, compare=False, repr=False)
+    np_dtype: np.dtype = field(init=False, compare=False, repr=False)
+    is_row_major: bool = field(init=False, compare=False, repr=False)
+    is_boxed: bool = field(init=False, compare=False, repr=False)
+    dynamic_row: bool = field(init=False, compare=False, repr=False)
+    dynamic_col: bool = field(init=False, compare=False, repr=False)
+    layout_name: str = field(init=False, compare=False, repr=False)  # ND, DN, NZ, ZN, ZZ or NN
     _hash: int = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -95,12 +104,24 @@ class TileSpec:
         inner_rows, inner_cols = _inner_box(self.fractal_size, self.slayout, self.dtype.itemsize)
         set_(self, "inner_rows", inner_rows)
         set_(self, "inner_cols", inner_cols)
+        self._derive()
         set_(self, "_hash", hash((self.loc, self.dtype, self.rows, self.cols, self.blayout, self.valid_row,
                                   self.valid_col, self.slayout, self.fractal_size, self.pad, self.compact)))
         self._validate()
 
     def __hash__(self) -> int:
         return self._hash
+
+    def _derive(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "numel", self.rows * self.cols)
+        set_(self, "nbytes", self.rows * self.cols * self.dtype.itemsize)
+        set_(self, "np_dtype", self.dtype.np)
+        set_(self, "is_row_major", self.blayout is BLayout.RowMajor)
+        set_(self, "is_boxed", self.slayout is not SLayout.NoneBox)
+        set_(self, "dynamic_row", self.valid_row == DYNAMIC)
+        set_(self, "dynamic_col", self.valid_col == DYNAMIC)
+        set_(self, "layout_name", _LAYOUT_NAMES[(self.blayout, self.slayout)])
 
     # --- the reference's static_asserts (pto_tile.hpp), with its rule numbers from reference-facts 1.3 -------
     def _validate(self) -> None:
@@ -140,39 +161,6 @@ class TileSpec:
         raise TileSpecError(f"illegal tile {self.describe()}: {rule}")
 
     # --- derived properties ---------------------------------------------------------------------------------
-    @property
-    def numel(self) -> int:
-        return self.rows * self.cols
-
-    @property
-    def nbytes(self) -> int:
-        return self.rows * self.cols * self.dtype.itemsize
-
-    @property
-    def np_dtype(self) -> np.dtype:
-        return self.dtype.np
-
-    @property
-    def is_row_major(self) -> bool:
-        return self.blayout is BLayout.RowMajor
-
-    @property
-    def is_boxed(self) -> bool:
-        return self.slayout is not SLayout.NoneBox
-
-    @property
-    def dynamic_row(self) -> bool:
-        return self.valid_row == DYNAMIC
-
-    @property
-    def dynamic_col(self) -> bool:
-        return self.valid_col == DYNAMIC
-
-    @property
-    def layout_name(self) -> str:
-        """ND, DN, NZ, ZN, ZZ or NN."""
-        return _LAYOUT_NAMES[(self.blayout, self.slayout)]
-
     @property
     def is_conv(self) -> bool:
         return False

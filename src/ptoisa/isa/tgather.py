@@ -208,7 +208,7 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
         if size < vr:
             check.fail(role, f"must hold one entry per valid src0 row ({vr}), but holds {size}")
     matches = _cmp_matches(config, src0, k_value, vr, vc, mode)
-    counts = np.count_nonzero(matches, axis=1)
+    counts = matches.view(np.uint8).sum(axis=1, dtype=np.int64)  # faster than count_nonzero(axis=1)
     if vr and counts.max() > dst.spec.cols:
         row = int(np.argmax(counts))
         check.fail("dst", f"rows hold {dst.spec.cols} indices, but src0 row {row} has {int(counts[row])} matches")
@@ -222,7 +222,9 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
     flat = np.flatnonzero(matches)  # i * vc + j, row-major
     if row_stride != vc:
         flat += (flat // vc) * (row_stride - vc)
-    index = (flat + offset).astype(dst.spec.np_dtype)  # int64 -> 32 bits wraps modulo 2**32, as uint32 does
+    index = flat.astype(dst.spec.np_dtype)  # int64 -> 32 bits wraps modulo 2**32, as uint32 does
+    if offset:
+        index += np.uint32(offset).astype(index.dtype)  # the offset's 32 bits in dst's type; the sum wraps
     slots = np.arange(dst.spec.cols)[None, :] < counts[:, None]
     if dst.view is not None:
         dst.view[:vr][slots] = index

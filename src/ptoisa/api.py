@@ -105,10 +105,11 @@ def _require_spec(name: str, role: str, tile: Any, spec: Any) -> None:
 def _tci(dst: Tile, start: Any, *args: Any, descending: Any = False, target: Any = None) -> RecordEvent:
     """dst[0, k] = start + k (descending: start - k) for k < dst.GetValidCol() (ptoisa.isa.tci)."""
     config = resolve(target)
-    rest, events = _split_events(args)
+    rest, events = _split_events(args) if args else (args, args)
     if len(rest) > 1:
         raise IllegalInstructionError("TCI", config.name, None, "takes (dst, start[, tmp], *events)")
-    check_events("TCI", config.name, events)
+    if events:
+        check_events("TCI", config.name, events)
     tci(config, dst, start, descending, rest[0] if rest else None)
     return record("TCI", Pipe.S)
 
@@ -151,7 +152,8 @@ def _tgather(dst: Tile, src0: Tile, *args: Any, target: Any = None, maskPattern:
     """Gather by index tile, mask pattern or comparison; the form follows the arguments (ptoisa.isa.tgather)."""
     config = resolve(target)
     rest, events = _split_events(args)
-    check_events("TGATHER", config.name, events)
+    if events:
+        check_events("TGATHER", config.name, events)
     if maskPattern is not None or not rest or isinstance(rest[0], MaskPattern):
         pattern = maskPattern if maskPattern is not None else (rest[0] if rest else MaskPattern.P1111)
         axis = gatherAxis if gatherAxis is not None else (rest[1] if len(rest) > 1 else GatherAxis.GATHER_ROW)

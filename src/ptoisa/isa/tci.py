@@ -33,7 +33,8 @@ def tci(config: Config, dst: Any, start: Any, descending: Any, tmp: Any = None) 
     dst = check.tile("dst", dst)
     if tmp is not None:
         tmp = check.tile("tmp", tmp)
-    descending = _descending(check, descending)
+    if type(descending) is not bool:
+        descending = _descending(check, descending)
     _static(dst.spec, tmp.spec if tmp is not None else None, config)
     value = _start(check, start, dst)
     count = dst.valid_col

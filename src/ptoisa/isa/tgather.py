@@ -30,6 +30,7 @@ from .enums import CmpMode, GatherAxis, MaskPattern
 
 INSTR = "TGATHER"
 _UNSIGNED = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
+_PICKED = {p: slice(p.phase, None, p.period) for p in MaskPattern}  # the selected indices of each pattern
 
 
 # --- index form --------------------------------------------------------------------------------------------
@@ -136,7 +137,7 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
     _static_mask(dst.spec, src.spec, config)
     vr, vc = src.valid_shape
     values = region(src, vr, vc)
-    picked = slice(pattern.phase, None, pattern.period)
+    picked = _PICKED[pattern]
     if axis is GatherAxis.GATHER_ROW:
         _gather_row(check, dst, values[:, picked])
     else:
@@ -172,7 +173,8 @@ def _gather_row(check: Check, dst: Tile, selected: np.ndarray) -> None:
     if stream.size > dst.spec.numel:
         check.fail("dst", f"cannot hold the gathered stream of {stream.size} elements "
                           f"(it has {dst.spec.numel})")
-    dst.storage.view(stream.dtype)[:stream.size] = stream
+    out = dst.storage if dst.storage.dtype == stream.dtype else dst.storage.view(stream.dtype)  # a bit copy
+    out[:stream.size] = stream
 
 
 def _gather_col(check: Check, config: Config, dst: Tile, rows: np.ndarray) -> None:
@@ -188,7 +190,10 @@ def _gather_col(check: Check, config: Config, dst: Tile, rows: np.ndarray) -> No
                           "GATHER_COL on this target")
     if width > dst.spec.cols:
         check.fail("dst", f"cannot hold src's {width} valid columns in its {dst.spec.cols} columns")
-    write_region(dst.storage.view(rows.dtype), dst.spec, count, width, rows)
+    if dst.storage.dtype == rows.dtype:
+        store(dst, count, width, rows)
+    else:  # a bit copy between types of one size
+        write_region(dst.storage.view(rows.dtype), dst.spec, count, width, rows)
 
 
 # --- comparison form ---------------------------------------------------------------------------------------

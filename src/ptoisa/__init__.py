@@ -37,7 +37,7 @@ from .errors import (
     TileSpecError,
     UndefinedBehaviourError,
 )
-from .events import RecordEvent, TSYNC
+from .events import TSYNC, RecordEvent
 from .isa.enums import CmpMode, GatherAxis, MaskPattern
 from .memory import NPU_MEMORY_CLEAR, TASSIGN
 from .targets import Config, Target, current_config, get_profile, target

@@ -23,7 +23,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
@@ -186,32 +185,15 @@ def _tgather_index(op, config: Config) -> None:
         core_tgather._check_index_runtime(Check(core_tgather.INSTR, config.name), config, d, i, t)
 
 
-@dataclass
-class _Scratch:
-    """A dst with throw-away storage, for the mask gather's checks that sit next to its writes."""
-
-    spec: TileSpec
-    valid_row: int
-    valid_col: int
-    storage: np.ndarray
-
-
 def _tgather_mask(op, config: Config) -> None:
     dst, src = spec_of(op, "dst", op.dst_value), spec_of(op, "src", op.src)
     core_tgather._static_mask(dst, src, config)
     s, d = _sized(src), _sized(dst)
-    if s is None or d is None or dst.nbytes > _MAX_SCRATCH_BYTES:
+    if s is None or d is None:
         return
-    pattern = op.mask_pattern.data
     axis = GatherAxis.GATHER_COL if op.axis is not None and op.axis.data == "col" else GatherAxis.GATHER_ROW
-    check = Check(core_tgather.INSTR, config.name)
-    scratch = _Scratch(dst, d.valid_row, d.valid_col, np.zeros(dst.numel, dst.np_dtype))
-    picked = len(range(pattern.phase, s.valid_col if axis is GatherAxis.GATHER_ROW else s.valid_row,
-                       pattern.period))
-    if axis is GatherAxis.GATHER_ROW:
-        core_tgather._gather_row(check, scratch, np.zeros((s.valid_row, picked), src.np_dtype))
-    else:
-        core_tgather._gather_col(check, config, scratch, np.zeros((picked, s.valid_col), src.np_dtype))
+    core_tgather.check_mask_shapes(Check(core_tgather.INSTR, config.name), config, dst, (d.valid_row, d.valid_col),
+                                   (s.valid_row, s.valid_col), op.mask_pattern.data, axis)
 
 
 def _tgather_cmp(op, config: Config) -> None:

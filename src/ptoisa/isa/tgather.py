@@ -136,12 +136,19 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
     axis = _enum(check, GatherAxis, axis, "gatherAxis")
     _static_mask(dst.spec, src.spec, config)
     vr, vc = src.valid_shape
+    check_mask_shapes(check, config, dst.spec, dst.valid_shape, src.valid_shape, pattern, axis)
     values = region(src, vr, vc)
     picked = _PICKED[pattern]
     if axis is GatherAxis.GATHER_ROW:
-        _gather_row(check, dst, values[:, picked])
-    else:
-        _gather_col(check, config, dst, values[picked, :])
+        stream = values[:, picked].reshape(-1)
+        out = dst.storage if dst.storage.dtype == stream.dtype else dst.storage.view(stream.dtype)  # a bit copy
+        out[:stream.size] = stream
+        return
+    rows = values[picked, :]
+    if dst.storage.dtype == rows.dtype:
+        store(dst, rows.shape[0], rows.shape[1], rows)
+    else:  # a bit copy between types of one size
+        write_region(dst.storage.view(rows.dtype), dst.spec, rows.shape[0], rows.shape[1], rows)
 
 
 def _enum(check: Check, enum: Any, value: Any, role: str) -> Any:
@@ -165,35 +172,31 @@ def _static_mask(dst: TileSpec, src: TileSpec, config: Config) -> None:
                           f"({dst.dtype.cname} vs {src.dtype.cname})")
 
 
-def _gather_row(check: Check, dst: Tile, selected: np.ndarray) -> None:
-    if dst.valid_col != dst.spec.cols:
-        check.fail("dst", f"valid cols ({dst.valid_col}) must equal its static Cols ({dst.spec.cols}) for "
-                          "GATHER_ROW: the gathered stream is written contiguously")
-    stream = selected.reshape(-1)
-    if stream.size > dst.spec.numel:
-        check.fail("dst", f"cannot hold the gathered stream of {stream.size} elements "
-                          f"(it has {dst.spec.numel})")
-    out = dst.storage if dst.storage.dtype == stream.dtype else dst.storage.view(stream.dtype)  # a bit copy
-    out[:stream.size] = stream
-
-
-def _gather_col(check: Check, config: Config, dst: Tile, rows: np.ndarray) -> None:
-    count, width = rows.shape
-    if dst.valid_row != count:
-        check.fail("dst", f"valid rows ({dst.valid_row}) must equal the number of selected src rows ({count}) "
+def check_mask_shapes(check: Check, config: Config, dst: TileSpec, dst_valid: tuple[int, int],
+                      src_valid: tuple[int, int], pattern: MaskPattern, axis: GatherAxis) -> None:
+    """The mask gather's valid-shape rules (DECISIONS 14 and 15), from shapes alone (also used by the IR)."""
+    (dvr, dvc), (svr, svc) = dst_valid, src_valid
+    if axis is GatherAxis.GATHER_ROW:
+        if dvc != dst.cols:
+            check.fail("dst", f"valid cols ({dvc}) must equal its static Cols ({dst.cols}) for "
+                              "GATHER_ROW: the gathered stream is written contiguously")
+        size = svr * len(range(pattern.phase, svc, pattern.period))
+        if size > dst.numel:
+            check.fail("dst", f"cannot hold the gathered stream of {size} elements (it has {dst.numel})")
+        return
+    count = len(range(pattern.phase, svr, pattern.period))
+    rules = config.profile.tgather_mask
+    if dvr != count:
+        check.fail("dst", f"valid rows ({dvr}) must equal the number of selected src rows ({count}) "
                           "for GATHER_COL")
-    if config.profile.tgather_mask.col_dst_full_cols and dst.valid_col != dst.spec.cols:
-        check.fail("dst", f"valid cols ({dst.valid_col}) must equal its static Cols ({dst.spec.cols}): dst storage "
+    if rules.col_dst_full_cols and dvc != dst.cols:
+        check.fail("dst", f"valid cols ({dvc}) must equal its static Cols ({dst.cols}): dst storage "
                           "must be continuous")
-    if config.profile.tgather_mask.col_dst_static_rows and dst.valid_row != dst.spec.rows:
-        check.fail("dst", f"valid rows ({dst.valid_row}) must equal its static Rows ({dst.spec.rows}) for "
+    if rules.col_dst_static_rows and dvr != dst.rows:
+        check.fail("dst", f"valid rows ({dvr}) must equal its static Rows ({dst.rows}) for "
                           "GATHER_COL on this target")
-    if width > dst.spec.cols:
-        check.fail("dst", f"cannot hold src's {width} valid columns in its {dst.spec.cols} columns")
-    if dst.storage.dtype == rows.dtype:
-        store(dst, count, width, rows)
-    else:  # a bit copy between types of one size
-        write_region(dst.storage.view(rows.dtype), dst.spec, count, width, rows)
+    if svc > dst.cols:
+        check.fail("dst", f"cannot hold src's {svc} valid columns in its {dst.cols} columns")
 
 
 # --- comparison form ---------------------------------------------------------------------------------------

@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 
 A5_DEVICE_PREFIX = "Ascend950"
 # The mask gather's stream check needs scratch storage of dst's size; no on-chip buffer holds more than this.
-_MAX_SCRATCH_BYTES = 1 << 20
 
 _TARGET: ContextVar[Config | None] = ContextVar("pto_verification_target", default=None)
 

@@ -132,8 +132,10 @@ def _out_of_range(check: Check, config: Config, src0: Tile, raw: np.ndarray, out
 def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) -> None:
     check = Check(INSTR, config.name)
     dst, src = check.tile("dst", dst), check.tile("src", src)
-    pattern = _enum(check, MaskPattern, pattern, "maskPattern")
-    axis = _enum(check, GatherAxis, axis, "gatherAxis")
+    if type(pattern) is not MaskPattern:
+        pattern = _enum(check, MaskPattern, pattern, "maskPattern")
+    if type(axis) is not GatherAxis:
+        axis = _enum(check, GatherAxis, axis, "gatherAxis")
     _static_mask(dst.spec, src.spec, config)
     vr, vc = src.valid_shape
     check_mask_shapes(check, config, dst.spec, dst.valid_shape, src.valid_shape, pattern, axis)

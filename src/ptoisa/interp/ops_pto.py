@@ -9,9 +9,8 @@ import numpy as np
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
-from ..dtypes import DType
-from ..errors import NotModelledError, OutOfBoundsError
-from ..ir.convert import dtype_of_type, tile_spec_of
+from ..errors import OutOfBoundsError
+from ..ir.convert import tile_spec_of
 from ..ir.types import TileBufType
 from ..isa._check import Check
 from ..isa._scalar import to_element
@@ -21,7 +20,6 @@ from ..isa.tcmps import tcmps
 from ..isa.texpands import texpands
 from ..isa.tgather import tgather_cmp, tgather_index, tgather_mask
 from ..isa.tpartmul import tpartmul
-from ..tile.enums import TileType
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from .decode import FunctionDecoder, Step, handler
@@ -337,41 +335,13 @@ def _tgather_cmp(d: FunctionDecoder, op: Operation, dst: Any, src: Any, tmp: Any
     k = d.use(op.k_value)  # type: ignore[attr-defined]
     mode = op.cmp_mode.data if op.cmp_mode is not None else CmpMode.EQ  # type: ignore[attr-defined]
     offset = op.offset.value.data if op.offset is not None else 0  # type: ignore[attr-defined]
-    src_spec = tile_spec_of(op.src.type)  # type: ignore[attr-defined]
-    src_dtype = dtype_of_type(op.src.type.element_type)  # type: ignore[attr-defined]
 
     def step(regs: list[Any]) -> None:
         config = regs[0].config
-        k_tile = k_value_tile(config, src_dtype, src_spec.rows, regs[k])
-        tgather_cmp(config, regs[dst], regs[src], k_tile, regs[cdst], regs[tmp] if tmp is not None else None,
+        # PTOAS's kValue is one scalar for every row: the core takes it as such (no C++ k tile exists here).
+        tgather_cmp(config, regs[dst], regs[src], regs[k], regs[cdst], regs[tmp] if tmp is not None else None,
                     offset, mode)
 
     return step
 
-
-def k_value_tile(config: Any, src_dtype: DType, rows: int, value: Any) -> Tile:
-    """PTOAS's scalar kValue as the core's per-row k_value tile (C++ TGATHER takes a tile): every entry holds
-    the value, in the first of (src dtype, the target's k dtypes) that represents it exactly."""
-    k_dtypes = config.profile.tgather_cmp.k_dtypes
-    candidates = ([src_dtype] if src_dtype in k_dtypes else []) + list(k_dtypes)
-    for dtype in candidates:
-        info = np.iinfo(dtype.np) if not dtype.is_float else None
-        if info is None or (float(value).is_integer() and info.min <= value <= info.max):
-            cols = max(1, -(-rows * dtype.itemsize // 32) * 32 // dtype.itemsize)
-            tile = Tile(_k_spec(dtype, cols))
-            tile.storage[:] = value
-            return tile
-    names = ", ".join(dt.cname for dt in k_dtypes)
-    raise NotModelledError(f"TGATHER compare form on {config.name}: kValue {value} has no exact value in the "
-                           f"core's k_value tile (k dtypes: {names})")
-
-
-_K_SPECS: dict[tuple[DType, int], TileSpec] = {}
-
-
-def _k_spec(dtype: DType, cols: int) -> TileSpec:
-    spec = _K_SPECS.get((dtype, cols))
-    if spec is None:
-        spec = _K_SPECS[(dtype, cols)] = TileSpec(TileType.Vec, dtype, 1, cols)
-    return spec
 

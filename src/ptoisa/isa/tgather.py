@@ -26,6 +26,7 @@ from ..tile.layout import offset_table, region, store, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum
+from ._scalar import to_element
 from .enums import CmpMode, GatherAxis, MaskPattern
 
 INSTR = "TGATHER"
@@ -205,19 +206,26 @@ def check_mask_shapes(check: Check, config: Config, dst: TileSpec, dst_valid: tu
 def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tmp: Any, offset: Any,
                 mode: Any) -> None:
     check = Check(INSTR, config.name)
-    dst, src0 = check.tile("dst", dst), check.tile("src0", src0)
-    k_value, cdst = check.tile("k_value", k_value), check.tile("cdst", cdst)
+    dst, src0, cdst = check.tile("dst", dst), check.tile("src0", src0), check.tile("cdst", cdst)
+    # k_value is the C++ per-row tile, or one number for every row (the PTOAS IR's scalar kValue).
+    k_tile = check.tile("k_value", k_value) if not _is_number(k_value) else None
     tmp = check.tile("tmp", tmp) if tmp is not None else None
     check.distinct_storage({"dst": dst, "cdst": cdst})
     mode = _enum(check, CmpMode, mode, "cmpMode")
     offset = _offset(check, offset)
-    _static_cmp(dst.spec, src0.spec, k_value.spec, cdst.spec, tmp.spec if tmp is not None else None, mode, config)
+    _static_cmp(dst.spec, src0.spec, k_tile.spec if k_tile is not None else None, cdst.spec,
+                tmp.spec if tmp is not None else None, mode, config)
     vr, vc = src0.valid_shape
-    for role, tile in (("dst", dst), ("k_value", k_value), ("cdst", cdst)):
+    holders = (("dst", dst), ("cdst", cdst)) + ((("k_value", k_tile),) if k_tile is not None else ())
+    for role, tile in holders:
         size = tile.spec.rows if role == "dst" else tile.spec.numel
         if size < vr:
             check.fail(role, f"must hold one entry per valid src0 row ({vr}), but holds {size}")
-    matches = _cmp_matches(config, src0, k_value, vr, vc, mode)
+    if k_tile is not None:
+        matches = _cmp_matches(config, src0, k_tile, vr, vc, mode)
+    else:
+        matches = _cmp_matches_scalar(config, src0, to_element(k_value, src0.spec.dtype, check, "k_value"),
+                                      vr, vc, mode)
     counts = matches.view(np.uint8).sum(axis=1, dtype=np.int64)  # faster than count_nonzero(axis=1)
     if vr and counts.max() > dst.spec.cols:
         row = int(np.argmax(counts))
@@ -250,13 +258,14 @@ def _offset(check: Check, offset: Any) -> int:
 
 
 @lru_cache(maxsize=4096)
-def _static_cmp(dst: TileSpec, src0: TileSpec, k: TileSpec, cdst: TileSpec, tmp: TileSpec | None,
+def _static_cmp(dst: TileSpec, src0: TileSpec, k: TileSpec | None, cdst: TileSpec, tmp: TileSpec | None,
                 mode: CmpMode, config: Config) -> None:
     rules = config.profile.tgather_cmp
     check = Check(INSTR, config.name)
     check.dtype("dst", dst.dtype, rules.dst_dtypes)
     check.dtype("src0", src0.dtype, rules.src_dtypes)
-    check.dtype("k_value", k.dtype, rules.k_dtypes)
+    if k is not None:
+        check.dtype("k_value", k.dtype, rules.k_dtypes)
     if cdst.dtype.is_float:
         check.fail("cdst", f"dtype must be an integer type (got {cdst.dtype.cname})")
     if mode not in rules.modes:
@@ -264,6 +273,8 @@ def _static_cmp(dst: TileSpec, src0: TileSpec, k: TileSpec, cdst: TileSpec, tmp:
     if src0.dtype in rules.eq_only_src_dtypes and mode is not CmpMode.EQ:
         check.fail("src0", f"dtype {src0.dtype.cname} is supported with EQ only (got {mode.name})")
     for role, spec in (("dst", dst), ("src0", src0), ("k_value", k), ("cdst", cdst)):
+        if spec is None:
+            continue
         check.loc(role, spec.loc, rules.locs if role in ("dst", "src0") else None)
         check.fits(role, spec)
     if rules.tmp == "required":
@@ -297,6 +308,23 @@ def _cmp_matches(config: Config, src0: Tile, k_value: Tile, vr: int, vc: int, mo
         target = op(values.view(unsigned).astype(np.int64), k_full[:, None])
         return _announced(config, "tgather_cmp_unsigned", contract, target)
     return contract
+
+
+def _cmp_matches_scalar(config: Config, src0: Tile, k: np.generic, vr: int, vc: int, mode: CmpMode) -> np.ndarray:
+    """src0[i, j] <mode> k for one threshold k already in src0's type (no k tile, so no k-width erratum)."""
+    dtype = src0.spec.dtype
+    op = np.greater if mode is CmpMode.GT else np.equal
+    values = region(src0, vr, vc)
+    contract = op(values, k)
+    if config.erratum("tgather_cmp_unsigned") and not dtype.is_float:
+        unsigned = np.dtype(f"<u{dtype.itemsize}")
+        target = op(values.view(unsigned), np.asarray(k).view(unsigned))
+        return _announced(config, "tgather_cmp_unsigned", contract, target)
+    return contract
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
 
 
 def _as_src_type(k: np.ndarray, src0: Tile) -> np.ndarray:

@@ -138,8 +138,9 @@ def test_cli_exit_codes_and_messages(tmp_path: Path, capsys) -> None:
     path.write_text('module attributes {pto.target_arch = "a5"} {\n  func.func @k() {\n' + I8_TCMPS + "\n  }\n}\n")
     status, out, err = _cli(capsys, str(path))
     assert status == 0 and "target: a5" in out and "no global tensor was written" in out
-    status, out, err = _cli(capsys, str(path), "--target", "a2a3")
-    assert status == 1 and "TCMPS on a2a3: src0 dtype int8" in err and f"in pto.tcmps at {path}:6:5" in err
+    status, out, err = _cli(capsys, str(path), "--target", "a2a3")  # --target also decides verification
+    assert status == 1 and f"{path}:6:5: error: TCMPS on a2a3: src0 dtype int8" in err
+    assert f"{path} does not verify for target a2a3" in err
     assert "Traceback" not in err
     status, _, err = _cli(capsys, str(path), "--entry", "nope")
     assert status == 2 and "no function @nope" in err
@@ -172,3 +173,17 @@ def test_cli_help_has_examples(capsys) -> None:
     assert info.value.code == 0
     out = capsys.readouterr().out
     assert "examples:" in out and "FILE.bin[:DTYPE[:SHAPE]]" in out and "--fill" in out
+
+
+def test_a_given_target_decides_verification_and_device_spec_selects_a5(tmp_path: Path) -> None:
+    from ptoisa.interp import load
+
+    int8 = tmp_path / "int8.pto"
+    int8.write_text('module attributes {pto.target_arch = "a2a3"} {\n  func.func @k() {\n' + I8_TCMPS + "\n  }\n}\n")
+    with pytest.raises(LoadError, match="TCMPS on a2a3: src0 dtype int8"):
+        load(int8)
+    assert load(int8, target="cpu").run().ops_executed > 0  # legal on cpu: verified for cpu, not the module's a2a3
+    spec = tmp_path / "spec.pto"
+    spec.write_text('module attributes {"pto.device-spec" = "Ascend950PR_9599"} {\n  func.func @k() {\n'
+                    + I8_TCMPS + "\n  }\n}\n")
+    assert load(spec).target_arch == "a5"

@@ -69,15 +69,20 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     from ..interp import ArgumentError, LoadError, load
+    from ..interp.errors import UnreadableSourceError
 
     try:
-        program = load(args.file, fill=_fill(args.fill))
+        program = load(args.file, fill=_fill(args.fill), target=_forced_config(args))
         entry = program.entry_name(args.entry)
         params = program.arguments(entry)
         bound, origins = _bind(params, [*args.args, *args.arg])
         config = _config(args, program)
         block = _block_arg(args.block)
-    except (_Usage, LoadError, ArgumentError) as exc:
+    except UnreadableSourceError as exc:
+        return _error(exc, EXIT_USAGE)
+    except LoadError as exc:  # the program does not parse or verify for the target: report it like `check`
+        return _report_invalid(args, exc)
+    except (_Usage, ArgumentError) as exc:
         return _error(exc, EXIT_USAGE)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -137,6 +142,29 @@ def _block_arg(text: str) -> tuple[int, int]:
     if idx >= num:
         raise _Usage(f"--block index {idx} must be below the block count {num}")
     return idx, num
+
+
+def _report_invalid(args: argparse.Namespace, exc: Exception) -> int:
+    """Compiler-style diagnostics (file:line:col, the line, a caret) for a program that fails to load."""
+    from ..ir.diagnostics import check_text
+
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return _error(exc, EXIT_PROBLEMS)
+    result = check_text(text, args.file, args.target)
+    if result.ok:  # not a diagnostic of ours (e.g. an op the interpreter cannot run)
+        return _error(exc, EXIT_PROBLEMS)
+    sys.stderr.writelines(result.source.render(d) + "\n" for d in result.diagnostics)
+    sys.stderr.write(f"ptoisa: error: {args.file} does not verify for target {result.target}\n")
+    return EXIT_PROBLEMS
+
+
+def _forced_config(args: argparse.Namespace) -> Config | None:
+    """The --target given on the command line (it also decides verification), or None."""
+    if not args.target:
+        return None
+    return make_config(args.target, not args.no_errata, "emulate" if args.emulate_undefined else "raise")
 
 
 def _config(args: argparse.Namespace, program: Any) -> Config:

@@ -28,6 +28,10 @@ class LoadError(InterpError, ValueError):
     """The text does not parse or verify, or a function cannot be decoded (an op the interpreter lacks)."""
 
 
+class UnreadableSourceError(LoadError):
+    """The file cannot be read at all (missing, unreadable, not UTF-8)."""
+
+
 class UnsupportedOpError(LoadError):
     """An op the interpreter cannot execute (found when its function is decoded, before anything runs)."""
 

@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import MemRefType, StringAttr
+from xdsl.dialects.builtin import MemRefType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
 from ..errors import PtoError
 from ..ir.convert import dtype_of_type
+from ..ir.legality import module_target
 from ..ir.types import PtrType
 from ..memory import OnChipMemory
 from ..targets import Config, current_config, make_config, resolve
@@ -46,7 +47,6 @@ FILL_MODES = ("zero", "nan")
 0xFF bytes (a NaN in every float type, all ones, i.e. -1 or the maximum, in integer types), so that reads of
 never-written data show; an int 0..255 fills with that byte."""
 
-_TARGET_ARCH = {"a3": "a2a3", "a2a3": "a2a3", "a2": "a2a3", "a5": "a5", "cpu": "cpu"}
 
 
 def fill_byte(fill: str | int) -> int:
@@ -146,11 +146,8 @@ class Program:
     # --- module facts -----------------------------------------------------------------------------------
     @property
     def target_arch(self) -> str | None:
-        """The module's `pto.target_arch` as a ptoisa target name (a3/a2a3 -> a2a3, a5 -> a5), or None."""
-        attr = self.module.attributes.get("pto.target_arch")
-        if isinstance(attr, StringAttr):
-            return _TARGET_ARCH.get(attr.data.lower(), "a2a3")
-        return None
+        """The target the module names (`pto.target_arch`, or an A5 `pto.device-spec`), or None."""
+        return module_target(self.module)
 
     def config(self, target: str | Config | None = None) -> Config:
         """The Config of a run: the caller's target, else the module's pto.target_arch, else the default."""
@@ -340,7 +337,8 @@ def load(path_or_text: str | Path, *, target: str | Config | None = None, fill: 
     `target` and `fill` set the program's defaults for `run`. Raises LoadError when the text does not parse or
     verify.
     """
-    return Program(read_source(path_or_text), target=target, fill=fill)
+    config = resolve(target) if target is not None else None
+    return Program(read_source(path_or_text, config), target=target, fill=fill)
 
 
 __all__ = ["FILL_MODES", "Argument", "ExecutionError", "Program", "RunResult", "load"]

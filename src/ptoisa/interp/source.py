@@ -17,7 +17,9 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
 
 from .. import ir
-from .errors import LoadError
+from ..ir.legality import verification_target
+from ..targets import Config
+from .errors import LoadError, UnreadableSourceError
 
 
 class _LocatingParser(Parser):
@@ -35,11 +37,12 @@ class _LocatingParser(Parser):
 class Source:
     """A parsed, verified module with the source position of each op."""
 
-    def __init__(self, text: str, path: str) -> None:
+    def __init__(self, text: str, path: str, config: Config | None = None) -> None:
         self.text = text
         self.path = path
         self._line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
-        self.module, self._starts = _parse(text, path)
+        with verification_target(config):  # a target given by the caller wins over the module's own
+            self.module, self._starts = _parse(text, path)
 
     def location(self, op: Operation) -> str:
         """`file:line:col` (1-based) of the op, or `file:?` when it was not parsed from this text."""
@@ -65,13 +68,13 @@ def _parse(text: str, path: str) -> tuple[ModuleOp, dict[int, int]]:
     return module, parser.starts
 
 
-def read_source(path_or_text: str | Path) -> Source:
+def read_source(path_or_text: str | Path, config: Config | None = None) -> Source:
     """A Source from a file path, or from PTOAS text (anything containing a newline or `{` is text)."""
     if isinstance(path_or_text, Path) or ("\n" not in path_or_text and "{" not in path_or_text):
         path = Path(path_or_text)
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
-            raise LoadError(f"cannot read {path}: {exc.strerror or exc}") from None
-        return Source(text, str(path))
-    return Source(path_or_text, "<string>")
+            raise UnreadableSourceError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return Source(text, str(path), config)
+    return Source(path_or_text, "<string>", config)

@@ -1,11 +1,12 @@
-"""Helpers shared by the op verifiers: arch selection, operand kinds and the PTOAS common tile checks."""
+"""Helpers shared by the op verifiers: operand kinds and the PTOAS common tile checks (the target an op is
+verified for comes from `legality.config_of`)."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from xdsl.dialects.builtin import AnyFloat, IntegerType, MemRefType, ModuleOp, Signedness, StringAttr
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import AnyFloat, IntegerType, MemRefType, Signedness
+from xdsl.ir import Attribute
 from xdsl.utils.hints import isa
 
 from ptoisa.tile.enums import DYNAMIC, BLayout, TileType
@@ -14,30 +15,6 @@ from .types import TileBufType
 
 Arch = Literal["a2a3", "a5"]
 A5_DEVICE_PREFIX = "Ascend950"
-
-
-def arch_of(op: Operation) -> Arch:
-    """The arch a verifier checks for, from the innermost enclosing module that names one (default A2/A3).
-
-    `pto.target_arch = "a5"` (any case) or an Ascend950-class `"pto.device-spec"` mean A5; anything else,
-    including `"a2a3"`, means A2/A3.
-    """
-    node: Operation | None = op
-    while node is not None:
-        if isinstance(node, ModuleOp) and (arch := _module_arch(node)) is not None:
-            return arch
-        node = node.parent_op()
-    return "a2a3"
-
-
-def _module_arch(module: ModuleOp) -> Arch | None:
-    target = module.attributes.get("pto.target_arch")
-    device = module.attributes.get("pto.device-spec")
-    if isinstance(target, StringAttr):
-        return "a5" if target.data.lower() == "a5" else "a2a3"
-    if isinstance(device, StringAttr):
-        return "a5" if device.data.startswith(A5_DEVICE_PREFIX) else "a2a3"
-    return None
 
 
 def is_memref(t: Attribute) -> bool:

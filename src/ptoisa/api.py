@@ -131,6 +131,8 @@ def _bind_tci(template: tuple[Any, ...]) -> Callable[..., RecordEvent]:
         _require_spec("TCI", "dst", dst, tile_t)
         if tmp_t is not None:
             _require_spec("TCI", "tmp", args[0] if args else None, tmp_t)
+        elif args and isinstance(args[0], Tile):
+            raise _template_error("TCI", "a tmp tile needs TCI[TileData, TileDataTmp, T, descending]")
         return _tci(dst, start, *args, descending=descending, target=target)
 
     return call

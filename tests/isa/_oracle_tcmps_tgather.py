@@ -138,11 +138,12 @@ def tcmps_a2a3(dst_bytes: bytes, dst_rows: int, dst_cols: int, src_logical: np.n
 
 
 def tcmps_a5(dst_bytes: bytes, dst_pitch_bytes: int, src_logical: np.ndarray, src_vr: int, src_vc: int,
-             scalar, mode: int, is_float: bool, itemsize: int) -> bytes:
-    """Expected dst bytes on a5: row i -> dst bytes [i*pitch, ...), whole 128-element chunks (256 for 8-bit
-    sources) with zero bits past the valid columns; the rest of dst is untouched. Exact comparison."""
+             scalar, mode: int, is_float: bool, itemsize: int, errata: bool = True) -> bytes:
+    """Expected dst bytes on a5: row i -> dst bytes [i*pitch, ...), zero bits past the valid columns, in whole
+    128-element chunks (256 for 8-bit sources) with the tcmps_chunk_tail erratum, else ceil(vc/8) bytes; the
+    rest of dst is untouched. Exact comparison."""
     out = np.frombuffer(dst_bytes, dtype=np.uint8).copy()
-    chunk = 256 if itemsize == 1 else 128
+    chunk = (256 if itemsize == 1 else 128) if errata else 8
     width = -(-src_vc // chunk) * chunk
     bits = np.zeros((src_vr, width), dtype=bool)
     bits[:, :src_vc] = cmp_exact(wide(src_logical[:src_vr, :src_vc], is_float), wide(scalar, is_float), mode)

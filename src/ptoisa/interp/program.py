@@ -317,18 +317,20 @@ def _memref_view(p: Argument, tensor: GlobalTensor) -> View:
 
 
 def _pair(value: Any) -> tuple[int, int]:
-    idx, num = value
+    """(index, count) of the block this run plays: an int i means block i of i + 1."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        value = (int(value), int(value) + 1)
+    if not (isinstance(value, tuple) and len(value) == 2
+            and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value)):
+        raise ArgumentError(f"block must be an index or an (index, count) pair of integers (got {value!r})")
+    idx, num = int(value[0]), int(value[1])
     if not 0 <= idx < num:
         raise ArgumentError(f"block index {idx} must be in [0, {num})")
-    return int(idx), int(num)
+    return idx, num
 
 
 def _block(block: Any) -> tuple[int, int]:
-    if block is None:
-        return 0, 1
-    if isinstance(block, int):
-        return _pair((block, block + 1))
-    return _pair(block)
+    return (0, 1) if block is None else _pair(block)
 
 
 def load(path_or_text: str | Path, *, target: str | Config | None = None, fill: str | int = "zero") -> Program:

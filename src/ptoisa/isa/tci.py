@@ -50,7 +50,9 @@ def tci(config: Config, dst: Any, start: Any, descending: Any, tmp: Any = None) 
 
 
 def _descending(check: Check, descending: Any) -> bool:
-    if isinstance(descending, (bool, np.bool_)) or descending in (0, 1):
+    if isinstance(descending, (bool, np.bool_)):
+        return bool(descending)
+    if isinstance(descending, (int, np.integer)) and descending in (0, 1):
         return bool(descending)
     check.fail("descending", f"must be 0/1 or a bool (got {descending!r})")
 

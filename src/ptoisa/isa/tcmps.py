@@ -20,7 +20,7 @@ per dst element). Target divergences:
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -55,13 +55,25 @@ def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
     write = _write_cpu_stream if packing == "cpu_stream" else _write_a5_rows
     pending: list[tuple[Any, np.ndarray]] = []
     bits = _predicate(config, region(src0, src0.valid_row, src0.valid_col), scalar, mode, src0.spec.dtype, pending)
-    before = dst.storage.copy() if pending else None
-    write(dst.storage, dst, src0, bits)
-    for announce, contract_bits in pending:  # warn only when the deviation reaches dst's bytes
-        alternative = before.copy()
-        write(alternative, dst, src0, contract_bits)
-        if not np.array_equal(alternative.view(np.uint8), dst.storage.view(np.uint8)):
+    # Each deviation: (announce, writes the result without it). Announced only if it reaches dst's bytes.
+    deviations = [(announce, partial(write, dst=dst, src0=src0, bits=contract)) for announce, contract in pending]
+    if packing == "a5_rows":
+        if config.erratum("tcmps_chunk_tail"):
+            deviations.append((partial(announce_erratum, config, INSTR, "tcmps_chunk_tail"),
+                               partial(_write_a5_rows, dst=dst, src0=src0, bits=bits, whole_chunks=False)))
+        else:
+            write = partial(_write_a5_rows, whole_chunks=False)
+    if not deviations:
+        write(dst.storage, dst=dst, src0=src0, bits=bits)
+        return
+    result = dst.storage.copy()  # warn before committing: a warning turned into an error must change nothing
+    write(result, dst=dst, src0=src0, bits=bits)
+    for announce, write_without in deviations:
+        alternative = dst.storage.copy()
+        write_without(alternative)
+        if not np.array_equal(alternative.view(np.uint8), result.view(np.uint8)):
             announce()
+    dst.storage[:] = result
 
 
 def _mode(check: Check, mode: Any) -> CmpMode:
@@ -167,10 +179,11 @@ def _write_cpu_stream(out: np.ndarray, dst: Tile, src0: Tile, bits: np.ndarray) 
     write_stream(out, dst.spec, dst.valid_row, dst.valid_col, stream[:dst.spec.numel], view)
 
 
-def _write_a5_rows(out: np.ndarray, dst: Tile, src0: Tile, bits: np.ndarray) -> None:
-    """Row i -> dst row i, whole chunks of 128 elements (256 for 8-bit sources), zero tail bits."""
+def _write_a5_rows(out: np.ndarray, dst: Tile, src0: Tile, bits: np.ndarray, whole_chunks: bool = True) -> None:
+    """Row i -> dst row i, zero tail bits: whole chunks of 128 elements (256 for 8-bit sources) as the A5
+    writes them (`tcmps_chunk_tail`), or only the ceil(validCol / 8) bytes holding predicates (the contract)."""
     vr, vc = bits.shape
-    chunk = 256 if src0.spec.dtype.itemsize == 1 else 128
+    chunk = (256 if src0.spec.dtype.itemsize == 1 else 128) if whole_chunks else 8
     width = -(-vc // chunk) * chunk
     padded = np.zeros((vr, width), dtype=bool)
     padded[:, :vc] = bits
@@ -210,10 +223,8 @@ def _a2a3_repeats(config: Config, out: np.ndarray, dst: Tile, src0: Tile, scalar
         bits[i, max(0, numel - i * cols):] = False
     packed = np.packbits(bits, axis=1, bitorder="little")
     pitch = dst.spec.cols
-    if packed.shape[1] <= pitch:
-        out.reshape(dst.spec.rows, pitch)[:vr, :packed.shape[1]] = packed
-    else:
-        _spill_rows(out, packed, pitch)
+    # The repeat-rounded width always fits the pitch: dst Cols is a multiple of 32 bytes that holds the valid bits.
+    out.reshape(dst.spec.rows, pitch)[:vr, :packed.shape[1]] = packed
     if mode is CmpMode.NE:
         out[:vr * pitch] = ~out[:vr * pitch]
     return out
@@ -232,8 +243,3 @@ def _repeat_windows(src0: Tile, rows: int, width: int) -> np.ndarray:
                                            writeable=False)
 
 
-def _spill_rows(out: np.ndarray, packed: np.ndarray, pitch: int) -> None:
-    for i in range(packed.shape[0]):  # rows are written in order; a repeat wider than the pitch spills into the next row
-        start = i * pitch
-        end = min(start + packed.shape[1], out.size)
-        out[start:end] = packed[i, :end - start]

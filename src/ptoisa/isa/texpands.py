@@ -91,7 +91,7 @@ def _check_conv_static(check: Check, spec: ConvTileSpec, config: Config) -> None
     needed = _MIN_DIMS[spec.layout]
     if len(spec.shape) < needed:
         check.fail("dst", f"must have at least {needed} dims as a {spec.layout.name} conv tile (got {len(spec.shape)})")
-    if "texpands_conv_5d" in config.profile.errata and len(spec.shape) < 5:
+    if config.erratum("texpands_conv_5d") and len(spec.shape) < 5:  # errata off: the contract's fill
         check.fail("dst", "must have at least 5 dims: the A2A3 backend reads conv dim 4")
 
 
@@ -102,14 +102,20 @@ def _fill_conv(config: Config, check: Check, dst: ConvTile, value: np.generic) -
         check.fail("dst", f"the product of the first {_BOUNDED_DIMS[dst.spec.layout]} conv dims must be in "
                           f"[1, {_CONV_LIMIT}] (got {bounded})")
     count = prod(shape)
+    filled, erratum = count, None
     if len(shape) == 6 and config.erratum("texpands_conv_5d"):
-        contract = dst.storage.copy()
-        contract[:count] = value
-        target = dst.storage.copy()
-        target[:prod(shape[:5])] = value
-        commit_variant(config, INSTR, "texpands_conv_5d", dst.storage, contract, target)
+        filled, erratum = prod(shape[:5]), "texpands_conv_5d"
+    item = dst.spec.dtype.itemsize
+    if config.erratum("texpands_conv_whole_blocks") and filled * item % BLOCK_BYTES:
+        filled, erratum = filled * item // BLOCK_BYTES * BLOCK_BYTES // item, erratum or "texpands_conv_whole_blocks"
+    if erratum is None:
+        dst.storage[:count] = value
         return
-    dst.storage[:count] = value
+    contract = dst.storage.copy()
+    contract[:count] = value
+    target = dst.storage.copy()
+    target[:filled] = value
+    commit_variant(config, INSTR, erratum, dst.storage, contract, target)
 
 
 def _fill_mat(config: Config, dst: Tile, value: np.generic) -> None:

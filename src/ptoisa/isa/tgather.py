@@ -50,13 +50,26 @@ def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -
     if raw.size and int(unsigned.max()) >= numel:
         values = _gather_with_outside(check, config, src0, indices, raw.astype(np.int64))
     else:
-        positions = _through_layout(src0.spec, raw)
+        positions = _positions(config, src0.spec, raw)
         if dst.view is not None and not (np.may_share_memory(dst.storage, src0.storage)
                                          or np.may_share_memory(dst.storage, indices.storage)):
             np.take(src0.storage, positions, out=dst.view[:vr, :vc], mode="clip")  # in range: checked above
             return
         values = src0.storage[positions]
     store(dst, vr, vc, values)
+
+
+def _positions(config: Config, spec: TileSpec, flat: np.ndarray) -> np.ndarray:
+    """Storage positions of the indices: through src0's layout (DECISIONS 11), or, with the NPUs'
+    `tgather_index_raw_offset` erratum, the raw element offsets from src0's base."""
+    if spec.layout_name == "ND":
+        return flat  # both readings agree
+    contract = _through_layout(spec, flat)
+    if not config.erratum("tgather_index_raw_offset"):
+        return contract
+    if not np.array_equal(contract, flat):
+        announce_erratum(config, INSTR, "tgather_index_raw_offset")
+    return flat
 
 
 def _through_layout(spec: TileSpec, flat: np.ndarray) -> np.ndarray:
@@ -68,7 +81,7 @@ def _gather_with_outside(check: Check, config: Config, src0: Tile, indices: Tile
     if config.profile.tgather_index.unsigned_indices:
         raw &= (1 << indices.spec.dtype.bits) - 1
     outside = (raw < 0) | (raw >= src0.spec.numel)
-    values = src0.storage[_through_layout(src0.spec, np.where(outside, 0, raw))]
+    values = src0.storage[_positions(config, src0.spec, np.where(outside, 0, raw))]
     return _out_of_range(check, config, src0, raw, outside, values)
 
 
@@ -288,7 +301,9 @@ def _check_cmp_tmp(check: Check, dst: TileSpec, src0: TileSpec, tmp: TileSpec | 
     if tmp.nbytes < need:
         check.fail("tmp", f"must hold at least {need} bytes (bitmap {tmp.rows * tmp.cols}, indices "
                           f"{src0.numel * dst.dtype.itemsize}, thresholds {src0.rows * src0.dtype.itemsize}); "
-                          f"got {tmp.nbytes}")
+                          f"got {tmp.nbytes}" + ("; the bitmap counts Rows*Cols bytes of tmp itself, so a 1-byte tmp "
+                                                 "dtype can never hold it: use a 4-byte one" if tmp.dtype.itemsize == 1
+                                                 else ""))
 
 
 def _cmp_matches(config: Config, src0: Tile, k_value: Tile, vr: int, vc: int, mode: CmpMode) -> np.ndarray:

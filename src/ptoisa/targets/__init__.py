@@ -104,6 +104,8 @@ def resolve(target: str | Target | Config | None) -> Config:
         return target
     if target is None:
         return current_config()
+    if not isinstance(target, str):
+        raise TargetError(f"target must be a target name or a Config (got {type(target).__name__})")
     return make_config(target)
 
 
@@ -116,6 +118,8 @@ def target(
 ) -> Iterator[Config]:
     """Select the target (and errata / undefined-behaviour policy) for the calls inside the block."""
     chosen = name if name is not None else current_config().profile.target
+    if isinstance(errata, str):  # one erratum name, not its characters
+        errata = (errata,)
     errata_key = errata if isinstance(errata, bool) else frozenset(errata)
     config = make_config(chosen, errata_key, undefined)
     token = _CURRENT.set(config)

@@ -73,6 +73,10 @@ PROFILE = TargetProfile(
         tmp="required",
     ),
     errata={
+        "texpands_conv_whole_blocks": "TEXPANDS on a conv tile writes whole 32-byte blocks only: a shape whose "
+                                      "bytes are not a multiple of 32 leaves its last elements unwritten",
+        "tgather_index_raw_offset": "index TGATHER reads src0 at the raw element offset of each index (storage "
+                                    "order), not at the row-major position mapped through src0's layout",
         "tcmps_int16_as_half": "TCMPS compares int16/uint16 sources as half-precision bit patterns",
         "tcmps_repeat_tail": "TCMPS writes whole 256-byte repeats: bits past the valid columns compare the data "
                              "that follows in src storage, and NE inverts validRow x dst Cols bytes",

@@ -66,6 +66,12 @@ PROFILE = TargetProfile(
         tmp="optional",
     ),
     errata={
+        "texpands_conv_whole_blocks": "TEXPANDS on a conv tile writes whole 32-byte blocks only: a shape whose "
+                                      "bytes are not a multiple of 32 leaves its last elements unwritten",
+        "tgather_index_raw_offset": "index TGATHER reads src0 at the raw element offset of each index (storage "
+                                    "order), not at the row-major position mapped through src0's layout",
+        "tcmps_chunk_tail": "TCMPS writes whole 128-element (256 for 8-bit) chunks per row: predicate bytes past "
+                            "the valid columns are overwritten with 0",
         "tgather_cmp_running_index": "comparison TGATHER numbers elements with a running 64-lane counter: "
                                      "offset + 64 * ceil(validCol / 64) * i + j instead of offset + i * Cols + j",
         "tgather_cmp_unsigned": "comparison TGATHER compares 32-bit and 16-bit integer sources with k as "

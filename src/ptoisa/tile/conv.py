@@ -19,6 +19,7 @@ import numpy as np
 from ..dtypes import DType, as_dtype
 from ..errors import TileSpecError
 from .enums import DYNAMIC, Layout, TileType
+from .spec import _coerce_enum, _require_int
 from .tile import private_storage
 
 CONV_LAYOUTS = (Layout.NC1HWC0, Layout.NDC1HWC0, Layout.FRACTAL_Z, Layout.FRACTAL_Z_3D)
@@ -35,10 +36,13 @@ class ConvTileSpec:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "loc", TileType(self.loc) if not isinstance(self.loc, str) else TileType[self.loc])
+        set_(self, "loc", _coerce_enum(TileType, self.loc, "location"))
         set_(self, "dtype", as_dtype(self.dtype))
-        set_(self, "layout", Layout(self.layout) if not isinstance(self.layout, str) else Layout[self.layout])
-        set_(self, "shape", tuple(int(d) for d in self.shape))
+        set_(self, "layout", _coerce_enum(Layout, self.layout, "conv layout"))
+        if not isinstance(self.shape, (tuple, list)):
+            raise TileSpecError(f"a conv tile shape must be a tuple of dims (got {self.shape!r})")
+        set_(self, "shape", tuple(_require_int(d, "dim") for d in self.shape))
+        set_(self, "buffer_size", _require_int(self.buffer_size, "BufferSize"))
         if not 1 <= len(self.shape) <= 6:
             raise TileSpecError(f"illegal {self.describe()}: a conv tile has 1 to 6 dims (got {len(self.shape)})")
         if any(d != DYNAMIC and d <= 0 for d in self.shape):
@@ -102,8 +106,8 @@ class ConvTile:
     def __init__(self, spec: ConvTileSpec, *dynamic_dims: int) -> None:
         if len(dynamic_dims) != spec.dynamic_dims:
             raise TileSpecError(f"{spec} has {spec.dynamic_dims} dynamic dims (got {len(dynamic_dims)} values)")
-        values = iter(dynamic_dims)
-        shape = tuple(int(next(values)) if d == DYNAMIC else d for d in spec.shape)
+        values = iter(_require_int(v, "dynamic dim") for v in dynamic_dims)
+        shape = tuple(next(values) if d == DYNAMIC else d for d in spec.shape)
         if any(d <= 0 for d in shape) or prod(shape) > spec.buffer_size:
             raise TileSpecError(f"runtime shape {shape} of {spec} must be positive and fit BufferSize")
         self.spec = spec

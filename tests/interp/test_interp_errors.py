@@ -187,3 +187,11 @@ def test_a_given_target_decides_verification_and_device_spec_selects_a5(tmp_path
     spec.write_text('module attributes {"pto.device-spec" = "Ascend950PR_9599"} {\n  func.func @k() {\n'
                     + I8_TCMPS + "\n  }\n}\n")
     assert load(spec).target_arch == "a5"
+
+
+@pytest.mark.parametrize("block", [(1,), "0", (0, 1, 2), (2, 2)])
+def test_bad_block_arguments_are_argument_errors(tmp_path: Path, block) -> None:
+    path = tmp_path / "k.pto"
+    path.write_text('module attributes {pto.target_arch = "a5"} {\n  func.func @k() {\n' + I8_TCMPS + "\n  }\n}\n")
+    with pytest.raises(ArgumentError, match="block"):
+        load(path).run(block=block)

@@ -82,15 +82,17 @@ def test_vectors_run_exits_1_on_a_mismatch(capsys, tmp_path):
     assert f"{record['case_id']}: mismatched" in out
 
 
-def test_vectors_run_on_a_broken_file_is_a_usage_error_without_traceback(capsys, tmp_path):
+def test_vectors_run_reports_a_broken_line_as_an_error_of_its_own_and_runs_the_rest(capsys, tmp_path):
     bad = tmp_path / "broken.jsonl"
-    bad.write_text("{not json\n")
-    code, _, err = run(capsys, "vectors", "run", str(bad))
-    assert code == 2
-    assert err.startswith(f"ptoisa: error: {bad}:1: not valid JSON")
-    assert "Traceback" not in err
+    good = (Path(__file__).parent / "data" / "conformance" / "tci.jsonl").read_text().splitlines()[0]
+    bad.write_text("{not json\n" + good + "\n")
+    code, out, err = run(capsys, "vectors", "run", str(bad))
+    assert code == 1
+    assert f"{bad}:1: errors: malformed case ({bad}:1: not valid JSON" in out
+    assert "ran 2 cases" in err and "Traceback" not in err + out
+    assert out.splitlines()[-1].split()[1:3] == ["1", "0"]  # total: 1 matched, 0 mismatched
     code, _, err = run(capsys, "vectors", "run", str(tmp_path / "missing.jsonl"))
-    assert code == 2 and "cannot read" in err
+    assert code == 2 and "cannot read" in err and "no such file" in err
 
 
 def test_targets_lists_buffers_and_errata(capsys):
@@ -112,3 +114,20 @@ def test_help_teaches_with_examples(capsys):
     out = capsys.readouterr().out
     assert exit_info.value.code == 0
     assert "ptoisa vectors run" in out and "PTOISA_TARGET" in out
+
+
+def test_vectors_results_never_overwrite_an_input_and_are_written_whole(capsys, tmp_path):
+    source = tmp_path / "tci.jsonl"
+    source.write_bytes((DATA / "tci.jsonl").read_bytes())
+    before = source.read_bytes()
+    code, _, err = run(capsys, "vectors", "run", str(source), "--results", str(source))
+    assert code == 2 and "it is an input" in err
+    assert source.read_bytes() == before
+    results = tmp_path / "out.jsonl"
+    results.write_text("old\n")
+    code, _, err = run(capsys, "vectors", "run", str(source), "--results", str(results))
+    assert code == 0 and "replaced the old file" in err
+    lines = results.read_text().splitlines()
+    assert len(lines) == len(before.splitlines())
+    assert {json.loads(x)["verdict"] for x in lines} <= {"matched", "rejected as expected"}
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left

@@ -8,6 +8,7 @@ No Python traceback reaches the user unless PTOISA_DEBUG=1 is set.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -144,41 +145,73 @@ def _format_tile(tile: Any) -> str:
 def cmd_vectors_run(args: argparse.Namespace, out: TextIO) -> int:
     from ..conformance.runner import Summary, run_case
     from ..conformance.vectors import read_cases
+    from .files import AtomicFile, OutputRefused, refuse_inputs
 
     config = _config(args)
     summary = Summary()
-    sink = _open_results(args.results)
+    progress = _Progress(enabled=not args.quiet and sys.stderr.isatty())
+    for path in args.files:  # every input must be readable before anything runs or is written
+        if not os.path.isfile(path) or not os.access(path, os.R_OK):
+            why = "not a regular file" if os.path.exists(path) else "no such file"
+            raise _UsageError(f"cannot read {path}: {why}")
     try:
+        if args.results:
+            refuse_inputs(args.results, args.files)
+        sink_file = AtomicFile(args.results) if args.results else None
+    except OutputRefused as exc:
+        raise _UsageError(str(exc)) from None
+    with sink_file or contextlib.nullcontext() as sink:
         for path in args.files:
-            cases = list(read_cases(path))
-            for result in (run_case(case, config) for case in cases):
+            count = 0
+            try:
+                for case in read_cases(path):
+                    result = run_case(case, config)
+                    count += 1
+                    summary.add(result)
+                    progress.tick(path, count)
+                    if sink:
+                        sink.write(json.dumps(_public(result)) + "\n")
+                    if not args.quiet and result["verdict"] not in ("matched", "rejected as expected"):
+                        out.write(f"{result['case_id']}: {result['verdict']}: {result['message']}\n")
+            except VectorFormatError as exc:  # the file itself cannot be read: one error, then the next file
+                result = {"case_id": str(path), "op": "?", "status": "error", "message": str(exc),
+                          "warnings": [], "outputs": {}, "verdict": "errors"}
                 summary.add(result)
                 if sink:
                     sink.write(json.dumps(_public(result)) + "\n")
-                if not args.quiet and result["verdict"] not in ("matched", "rejected as expected"):
-                    out.write(f"{result['case_id']}: {result['verdict']}: {result['message']}\n")
+                out.write(f"{path}: errors: {exc}\n")
+            progress.done()
             if not args.quiet:
-                sys.stderr.write(f"ran {len(cases)} cases from {path}\n")
-    finally:
-        if sink:
-            sink.close()
+                sys.stderr.write(f"ran {count} cases from {path}\n")
+    if sink_file and not args.quiet:
+        sys.stderr.write(f"results: {args.results}{' (replaced the old file)' if sink_file.replaced else ''}\n")
     out.write(f"target: {config.name}{'' if config.errata == frozenset(config.profile.errata) else ' (errata off)'}\n")
     out.write(summary.table() + "\n")
     return EXIT_PROBLEMS if summary.failed else EXIT_OK
 
 
-def _open_results(path: str | None) -> TextIO | None:
-    if not path:
-        return None
-    try:
-        return open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by the caller
-    except OSError as exc:
-        raise _UsageError(f"cannot write {path}: {exc.strerror}") from None
+class _Progress:
+    """A one-line case counter on a terminal's standard error, every 50 cases."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.shown = False
+
+    def tick(self, path: str, count: int) -> None:
+        if self.enabled and count % 50 == 0:
+            sys.stderr.write(f"\r{path}: {count} cases")
+            sys.stderr.flush()
+            self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            self.shown = False
 
 
 def _public(result: dict[str, Any]) -> dict[str, Any]:
     keys = ("case_id", "status", "message", "warnings", "outputs", "verdict")
-    return {k: result[k] for k in keys}
+    return {k: result.get(k) for k in keys}
 
 
 # --- targets -----------------------------------------------------------------------------------------------

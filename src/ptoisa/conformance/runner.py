@@ -19,11 +19,11 @@ import numpy as np
 
 from .. import api
 from ..dtypes import as_dtype
-from ..errors import PtoError
+from ..errors import PtoError, VectorFormatError
 from ..isa.enums import CmpMode, GatherAxis, MaskPattern
 from ..targets import Config
 from ..tile.tile import Tile
-from .vectors import Case, build_tile, scalar_value
+from .vectors import Case, build_tile, check_case, scalar_value
 
 VERDICTS = ("matched", "mismatched", "rejected as expected", "wrongly rejected", "wrongly accepted", "errors")
 Runner = Callable[[Case, dict[str, Tile], Config], Any]
@@ -69,18 +69,25 @@ RUNNERS: dict[str, Runner] = {
 
 
 def run_case(case: Case, config: Config) -> dict[str, Any]:
-    """Run one case; never raises for a problem inside the library (that is status "error")."""
+    """Run one case; never raises. A malformed case, or a problem inside the library, is status "error"
+    (verdict "errors"): never a pass."""
     result: dict[str, Any] = {"case_id": case.case_id, "op": case.op, "status": "ok", "message": "",
-                              "warnings": []}
+                              "warnings": [], "outputs": {}, "changed": []}
+    try:
+        check_case(case, RUNNERS)
+    except VectorFormatError as exc:
+        result.update(status="error", message=f"malformed case ({exc})", verdict="errors")
+        return result
     tiles: dict[str, Tile] = {}
     try:
-        runner = RUNNERS[case.op]
-        for role in case.params.get("tiles", {}):
+        for role in case.params["tiles"]:
             tiles[role] = build_tile(case.tile_record(role), case.initial_hex(role))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            runner(case, tiles, config)
+            RUNNERS[case.op](case, tiles, config)
         result["warnings"] = [str(w.message) for w in caught]
+    except VectorFormatError as exc:
+        result.update(status="error", message=f"malformed case ({exc})")
     except PtoError as exc:
         result.update(status="rejected", message=str(exc))
     except Exception as exc:  # noqa: BLE001 - a library bug must be reported, not crash the run
@@ -89,6 +96,7 @@ def run_case(case: Case, config: Config) -> dict[str, Any]:
         role: {"hex": tiles[role].tobytes().hex() if role in tiles else case.initial_hex(role)}
         for role in case.output_roles()
     }
+    result["changed"] = [role for role, tile in tiles.items() if tile.tobytes().hex() != case.initial_hex(role)]
     result["verdict"] = verdict(case, result)
     return result
 
@@ -100,11 +108,10 @@ def verdict(case: Case, result: dict[str, Any]) -> str:
     if case.expect == "reject":
         if status != "rejected":
             return "wrongly accepted"
-        unchanged = all(result["outputs"][r]["hex"] == case.initial_hex(r) for r in case.output_roles())
-        return "rejected as expected" if unchanged else "mismatched"
+        return "mismatched" if result["changed"] else "rejected as expected"
     if status == "rejected":
         return "wrongly rejected"
-    expected = case.record.get("outputs", {})
+    expected = case.section("outputs")
     same = all(_same_storage(case, role, expected[role]["hex"], result["outputs"][role]["hex"])
                for role in expected)
     return "matched" if same else "mismatched"

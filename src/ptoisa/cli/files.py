@@ -1,0 +1,89 @@
+"""Output files of the CLI: never an input, always whole.
+
+Every file the CLI writes goes through `AtomicFile`: the bytes land in a temporary file beside the target and are
+renamed over it only when everything was written, so an interrupted or failed run leaves the old file (or no
+file) behind, never half of a new one. `refuse_inputs` stops a command from writing over one of its own inputs.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+
+class OutputRefused(Exception):
+    """An output path the command will not write (it is an input, or cannot be created)."""
+
+
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """True when both paths name the same file (hard links and symlinks included)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def refuse_inputs(output: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]) -> None:
+    """Raise OutputRefused when `output` is one of `inputs`."""
+    for source in inputs:
+        if same_file(output, source):
+            raise OutputRefused(f"refusing to write {output}: it is an input of this command ({source})")
+
+
+class AtomicFile:
+    """A context manager writing `path` atomically; `.replaced` says whether a file was there before.
+
+    On a clean exit the temporary file is flushed, synced and renamed over `path`; on an exception it is
+    removed and `path` is left as it was.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> None:
+        self.path = Path(path)
+        self.mode = mode
+        self.encoding = encoding if "b" not in mode else None
+        self.replaced = self.path.exists()
+        if self.replaced and not self.path.is_file():
+            raise OutputRefused(f"refusing to write {self.path}: it exists and is not a regular file")
+        self._file: IO[Any] | None = None
+        self._tmp = ""
+
+    def __enter__(self) -> IO[Any]:
+        directory = self.path.parent if str(self.path.parent) else Path(".")
+        try:
+            fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=directory)
+        except OSError as exc:
+            raise OutputRefused(f"cannot write {self.path}: {exc.strerror or exc}") from None
+        self._file = os.fdopen(fd, self.mode, encoding=self.encoding)
+        return self._file
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        assert self._file is not None
+        try:
+            if kind is None:
+                self._file.flush()
+                os.fsync(self._file.fileno())
+            self._file.close()
+            if kind is None:
+                os.replace(self._tmp, self.path)
+                self._tmp = ""
+        finally:
+            if self._tmp:
+                try:
+                    os.unlink(self._tmp)
+                except OSError:
+                    pass
+
+
+def write_atomically(path: str | os.PathLike[str], data: str | bytes,
+                     inputs: Iterable[str | os.PathLike[str]] = ()) -> bool:
+    """Write `data` to `path` atomically after checking it is not an input; return whether a file was replaced."""
+    refuse_inputs(path, inputs)
+    sink = AtomicFile(path, "wb" if isinstance(data, bytes) else "w")
+    with sink as f:
+        f.write(data)
+    return sink.replaced

@@ -1,0 +1,106 @@
+"""The vector runner under malformed input: a broken line or case is an error of its own, never a pass, and
+never costs the results of the other cases.
+
+Mutations are applied to real cases of the bundled sample: JSON-level (drop or retype a field, empty a section,
+truncate a hex string) and byte-level (cut or corrupt the line). A mutated case may still be a valid case whose
+verdict legitimately changes; what must never happen is a pass for a case that lacks what its `expect` needs,
+an exception escaping the runner, or a missing result.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+
+from conftest import fuzz_budget
+
+from ptoisa.conformance.runner import RUNNERS, run_case
+from ptoisa.conformance.vectors import Case, _parse_line, check_case
+from ptoisa.errors import VectorFormatError
+from ptoisa.targets import make_config
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "conformance"
+LINES = [line for path in sorted(DATA.glob("*.jsonl")) for line in path.read_text().splitlines() if line.strip()]
+CONFIG = make_config("cpu")
+PASSES = ("matched", "rejected as expected")
+
+
+def _mutate(record: dict, rng: random.Random) -> dict:
+    record = copy.deepcopy(record)
+    kind = rng.randrange(8)
+    if kind == 0:
+        record.pop(rng.choice(sorted(record)), None)
+    elif kind == 1:
+        section = rng.choice(["inputs", "initial_outputs", "outputs", "params"])
+        record[section] = rng.choice([None, {}, [], 0, "x"])
+    elif kind == 2 and isinstance(record.get("params", {}).get("tiles"), dict) and record["params"]["tiles"]:
+        role = rng.choice(sorted(record["params"]["tiles"]))
+        desc = record["params"]["tiles"][role]
+        key = rng.choice(sorted(desc))
+        desc[key] = rng.choice([None, -1, 10**30, 2.5, True, "Vec", "f32", {}])
+    elif kind == 3:
+        for section in ("inputs", "initial_outputs", "outputs"):
+            for entry in record.get(section, {}).values():
+                if isinstance(entry, dict) and isinstance(entry.get("hex"), str) and rng.random() < 0.5:
+                    entry["hex"] = entry["hex"][: rng.randrange(len(entry["hex"]) + 1)]
+    elif kind == 4:
+        record["expect"] = rng.choice(["reject", "match", "maybe", None, 1])
+    elif kind == 5:
+        record["op"] = rng.choice(["tadd", "", None, 7, "TCMPS"])
+    elif kind == 6 and isinstance(record.get("params"), dict):
+        record["params"][rng.choice(["scalar", "cmp_mode", "start", "mask_pattern"])] = rng.choice(
+            [None, {}, "GT", {"dtype": "f32", "hex": "zz"}, {"dtype": "f64", "hex": "00"}, 10**40])
+    else:
+        for section in ("outputs", "initial_outputs"):
+            record.pop(section, None) if rng.random() < 0.5 else None
+    return record
+
+
+def _malformed(case: Case) -> bool:
+    try:
+        check_case(case, RUNNERS)
+    except VectorFormatError:
+        return True
+    return False
+
+
+def test_mutated_cases_never_pass_when_malformed_and_never_escape():
+    rng = random.Random(20261124)
+    budget = fuzz_budget(400)
+    passes_of_malformed = []
+    for n in range(budget):
+        line = rng.choice(LINES)
+        if n % 4 == 0:  # byte-level damage
+            raw = bytearray(line.encode())
+            for _ in range(rng.randrange(1, 4)):
+                raw[rng.randrange(len(raw))] = rng.randrange(256)
+            case = _parse_line(bytes(raw[: rng.randrange(1, len(raw) + 1)]), "fuzz", n)
+        else:
+            case = Case(_mutate(json.loads(line), rng), "fuzz", n)
+        result = run_case(case, CONFIG)  # must not raise
+        assert result["verdict"] in ("matched", "mismatched", "rejected as expected", "wrongly rejected",
+                                     "wrongly accepted", "errors")
+        if _malformed(case) and result["verdict"] in PASSES:
+            passes_of_malformed.append(case.case_id)
+    assert not passes_of_malformed
+
+
+def test_a_reject_case_without_tiles_or_bytes_is_an_error_not_a_pass():
+    record = json.loads(next(line for line in LINES if '"expect": "reject"' in line or '"expect":"reject"' in line))
+    for damage in ("params", "initial_outputs", "inputs"):
+        if not record.get(damage):
+            continue
+        broken = copy.deepcopy(record)
+        del broken[damage]
+        result = run_case(Case(broken, "t", 1), CONFIG)
+        assert result["verdict"] == "errors", (damage, result)
+        assert result["message"].startswith("malformed case")
+
+
+def test_a_match_case_without_outputs_is_an_error_not_a_pass():
+    record = json.loads(next(line for line in LINES if '"expect": "match"' in line or '"expect":"match"' in line))
+    for outputs in (None, {}, {"dst": {}}, {"dst": {"hex": ""}}):
+        broken = dict(record, outputs=outputs)
+        assert run_case(Case(broken, "t", 1), CONFIG)["verdict"] == "errors"

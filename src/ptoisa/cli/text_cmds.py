@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import TextIO
 
@@ -64,6 +65,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _read(path: str) -> str | OSError | UnicodeDecodeError:
     try:
+        if os.path.exists(path) and not os.path.isfile(path):  # a FIFO or device would block or never end
+            return IsADirectoryError(0, "not a regular file")
         with open(path, encoding="utf-8") as f:
             return f.read()
     except (OSError, UnicodeDecodeError) as exc:

@@ -19,6 +19,7 @@ from xdsl.utils.lexer import Input, Span
 from .. import ir
 from ..ir.legality import verification_target
 from ..targets import Config
+from ..ir.dominance import undominated_operands
 from .errors import LoadError, UnreadableSourceError
 
 
@@ -58,13 +59,20 @@ def _parse(text: str, path: str) -> tuple[ModuleOp, dict[int, int]]:
     if guard is not None and (at := guard(text)) is not None:
         raise LoadError(str(ParseError(Span(at, at + 1, Input(text, path)),
                                        "End of file reached before closing string literal.")))
-    parser = _LocatingParser(ir.make_context(), text, name=path)
-    parser.starts = {}
     try:
+        parser = _LocatingParser(ir.make_context(), text, name=path)  # the lexer reads the first token here
+        parser.starts = {}
         module = parser.parse_module()
         module.verify()
+        for op in module.walk():
+            for value, reason in undominated_operands(op):
+                raise VerifyException(f"operand of '{op.name}' {reason}")
     except (ParseError, VerifyException) as exc:
         raise LoadError(f"{path}: {exc}") from exc
+    except RecursionError:
+        raise LoadError(f"{path}: nesting too deep to parse") from None
+    except (ValueError, TypeError, OverflowError) as exc:  # attribute constructors, huge literals
+        raise LoadError(f"{path}: {exc.args[0] if exc.args else type(exc).__name__}") from None
     return module, parser.starts
 
 
@@ -73,7 +81,11 @@ def read_source(path_or_text: str | Path, config: Config | None = None) -> Sourc
     if isinstance(path_or_text, Path) or ("\n" not in path_or_text and "{" not in path_or_text):
         path = Path(path_or_text)
         try:
-            text = path.read_text(encoding="utf-8")
+            if path.exists() and not path.is_file():
+                raise UnreadableSourceError(f"cannot read {path}: not a regular file")
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UnreadableSourceError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from None
         except OSError as exc:
             raise UnreadableSourceError(f"cannot read {path}: {exc.strerror or exc}") from None
         return Source(text, str(path), config)

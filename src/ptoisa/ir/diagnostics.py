@@ -24,6 +24,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from ptoisa.targets import Config, current_config, make_config
 
+from .dominance import undominated_operands
 from .legality import module_target, verification_target
 from .messages import msg
 
@@ -189,6 +190,9 @@ def verify_ops(parsed: Parsed, config: Config) -> list[Diagnostic]:
         for op in _walk(parsed.module):
             try:
                 op.verify(verify_nested_ops=False)
+                for value, reason in undominated_operands(op):
+                    name = f"%{value.name_hint}" if value.name_hint else "an operand"
+                    raise VerifyException(f"{name} {reason}")
             except VerifyException as exc:
                 pos = parsed.position(op)
                 out.append((pos, parsed.source.diagnostic(pos, _text(exc))))

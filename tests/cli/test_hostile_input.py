@@ -1,0 +1,81 @@
+"""Hostile input to the text commands: every bad file ends in exit 1 or 2 with a message of ours, never exit 3
+or a traceback, whatever the command."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ptoisa.cli.main import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pto" / "run_scale_compare.pto"
+RUN_ARGS = ["zeros:64x16", "zeros:64x16", "zeros:64x2", "2.0", "100.0"]
+
+
+def _all_commands(path: Path) -> list[list[str]]:
+    return [["check", str(path)], ["convert", str(path), "--to", "ssa"], ["run", str(path), *RUN_ARGS]]
+
+
+def _run(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+CASES = {
+    "not UTF-8": b"\xff\xfe" + EXAMPLE.read_bytes(),
+    "garbage first token": b"@@@ " + EXAMPLE.read_bytes(),
+    "deep nesting": b"module {" * 400 + b"}" * 400,
+    "huge integer literal": b"func.func @f() {\n %c = arith.constant " + b"9" * 5000 + b" : i32\n return\n}\n",
+    "empty": b"",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_text_is_refused_cleanly_by_every_command(tmp_path, capsys, name):
+    path = tmp_path / "bad.pto"
+    path.write_bytes(CASES[name])
+    for argv in _all_commands(path):
+        code, out, err = _run(capsys, argv)
+        assert code in (0, 1, 2), (argv[0], code, err)
+        assert "internal error" not in err and "Traceback" not in err, (argv[0], err)
+        if name != "empty":
+            assert code != 0, (argv[0], out)
+
+
+def test_not_utf8_names_the_problem(tmp_path, capsys):
+    path = tmp_path / "latin1.pto"
+    path.write_bytes(CASES["not UTF-8"])
+    code, _, err = _run(capsys, ["run", str(path), *RUN_ARGS])
+    assert code == 2 and "not UTF-8" in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_is_refused_instead_of_blocking(tmp_path, capsys):
+    fifo = tmp_path / "pipe.pto"
+    os.mkfifo(fifo)
+    for argv in _all_commands(fifo):
+        code, _, err = _run(capsys, argv)
+        assert code == 2 and "not a regular file" in err, (argv[0], err)
+
+
+def test_use_before_definition_is_a_diagnostic_for_check_and_run(tmp_path, capsys):
+    path = tmp_path / "fwd.pto"
+    path.write_text("func.func @f() {\n  %a = arith.addi %b, %b : i32\n  %b = arith.constant 1 : i32\n"
+                    "  return\n}\n")
+    code, out, _ = _run(capsys, ["check", str(path)])
+    assert code == 1 and f"{path}:2:3: error: %b is used before its definition" in out
+    code, _, err = _run(capsys, ["run", str(path)])
+    assert code == 1 and "used before its definition" in err and "internal error" not in err
+
+
+def test_a_loop_value_used_after_its_loop_is_refused(tmp_path, capsys):
+    path = tmp_path / "scope.pto"
+    path.write_text("func.func @f() {\n  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
+                    "  scf.for %i = %c0 to %c1 step %c1 {\n    %x = arith.addi %i, %i : index\n  }\n"
+                    "  %y = arith.addi %x, %x : index\n  return\n}\n")
+    for argv in _all_commands(path)[:2] + [["run", str(path)]]:
+        code, out, err = _run(capsys, argv)
+        assert code == 1 and "%x" in out + err, (argv[0], out, err)

@@ -181,8 +181,10 @@ def test_convert_command_forms(tmp_path: Path, capsys: pytest.CaptureFixture[str
     outs = {}
     for form in ("dps", "ssa", "asm", "generic"):
         out = tmp_path / f"k.{'ptoas' if form == 'asm' else 'pto'}"
+        existed = out.exists()
         assert main(["convert", str(src), "--to", form, "-o", str(out)]) == 0
-        assert capsys.readouterr().out == f"{src} -> {out} ({form}, target a5)\n"
+        note = " (replaced the old file)" if existed else ""
+        assert capsys.readouterr().out == f"{src} -> {out} ({form}, target a5){note}\n"
         outs[form] = out.read_text()
         assert outs[form].startswith(f"// converted by ptoisa from {src} to {form} (target a5)\n")
         again = parse_module(outs[form], str(out))
@@ -192,6 +194,16 @@ def test_convert_command_forms(tmp_path: Path, capsys: pytest.CaptureFixture[str
         assert print_module(again, generic=True) == generic(src.read_text())
     assert main(["convert", str(src), "--to", "dps", "--flavour", "apr"]) == 0
     assert "pto.alloc_tile" in capsys.readouterr().out
+
+
+def test_convert_never_writes_over_its_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "k.pto"
+    src.write_bytes((Path(__file__).parents[2] / "examples" / "pto" / "ssa_kernel.pto").read_bytes())
+    before = src.read_bytes()
+    assert main(["convert", str(src), "--to", "dps", "-o", str(src)]) == 2
+    assert "it is an input" in capsys.readouterr().err
+    assert src.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["k.pto"]  # no temporary file left behind
 
 
 def test_convert_refuses_invalid_input(capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,6 +7,7 @@ import os
 import re
 import sys
 import warnings
+from math import prod
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -64,18 +65,52 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                      help="initial contents of tiles from alloc_tile and of on-chip buffers (default zero)")
     run.add_argument("--block", default="0/1", metavar="I[/N]", help="get_block_idx / get_block_num (default 0/1)")
     run.add_argument("--quiet", "-q", action="store_true", help="print only errors and warnings")
+    limits = run.add_argument_group("limits", "a run that reaches one stops with an error naming the op and its "
+                                              "file:line:col (exit 1)")
+    limits.add_argument("--max-steps", type=_positive_int, default=100_000_000, metavar="N",
+                        help="op steps a run may execute; loops are charged before they start (default 10^8)")
+    limits.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
+                        help="wall-clock seconds a run may take (default: none)")
+    limits.add_argument("--max-bytes", type=_byte_size, default=1 << 30, metavar="SIZE",
+                        help="bytes of any one tile or zeros: tensor (default 1G; K, M, G suffixes)")
     run.set_defaults(func=cmd_run)
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive (got {text})")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds (got {text})")
+    return value
+
+
+def _byte_size(text: str) -> int:
+    scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(text[-1:].lower(), 1)
+    return _positive_int(text[:-1] if scale > 1 else text) * scale
+
+
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
-    from ..interp import ArgumentError, LoadError, load
+    from ..interp import ArgumentError, Limits, LoadError, load
+    from .files import OutputRefused
     from ..interp.errors import UnreadableSourceError
 
     try:
         program = load(args.file, fill=_fill(args.fill), target=_forced_config(args))
         entry = program.entry_name(args.entry)
         params = program.arguments(entry)
-        bound, origins = _bind(params, [*args.args, *args.arg])
+        bound, origins = _bind(params, [*args.args, *args.arg], args.max_bytes)
         config = _config(args, program)
         block = _block_arg(args.block)
     except UnreadableSourceError as exc:
@@ -84,18 +119,23 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         return _report_invalid(args, exc)
     except (_Usage, ArgumentError) as exc:
         return _error(exc, EXIT_USAGE)
+    limits = Limits(max_steps=args.max_steps, max_bytes=args.max_bytes, timeout=args.timeout)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            result = program.run(entry, target=config, block=block, **bound)
+            result = program.run(entry, target=config, block=block, limits=limits, **bound)
         except ArgumentError as exc:
             return _error(exc, EXIT_USAGE)
         except PtoError as exc:
             _warnings(caught)
             return _error(exc, EXIT_PROBLEMS)
     _warnings(caught)
+    inputs = [args.file] + [text.split(":")[0] for text in origins.values()
+                            if re.search(r"\.(npy|bin)$", text.split(":")[0])]
     try:
-        saved = _save(result.outputs, origins, args.out)
+        saved = _save(result.outputs, origins, args.out, inputs)
+    except OutputRefused as exc:
+        return _error(exc, EXIT_USAGE)
     except OSError as exc:
         return _error(_Usage(f"cannot write to {args.out}: {exc.strerror or exc}"), EXIT_USAGE)
     if not args.quiet:
@@ -176,7 +216,8 @@ def _config(args: argparse.Namespace, program: Any) -> Config:
 _NAMED = re.compile(r"^([A-Za-z_$][\w$.-]*)=(.*)$", re.DOTALL)
 
 
-def _bind(params: list[Any], specs: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+def _bind(params: list[Any], specs: list[str], max_bytes: int | None = None
+          ) -> tuple[dict[str, Any], dict[str, str]]:
     by_name = {p.name: p for p in params}
     bound: dict[str, Any] = {}
     origins: dict[str, str] = {}
@@ -195,7 +236,7 @@ def _bind(params: list[Any], specs: list[str]) -> tuple[dict[str, Any], dict[str
             name, text = params[position].name, spec
         if name in bound:
             raise _Usage(f"argument %{name} given twice")
-        bound[name] = _value(by_name[name], text)
+        bound[name] = _value(by_name[name], text, max_bytes)
         origins[name] = text
     missing = [p.name for p in params if p.name not in bound]
     if missing:
@@ -211,12 +252,12 @@ def _list(params: list[Any]) -> str:
     return ", ".join(f"%{p.name}: {p.type_text}" for p in params) or "none"
 
 
-def _value(param: Any, text: str) -> Any:
+def _value(param: Any, text: str, max_bytes: int | None = None) -> Any:
     if param.kind == "scalar":
         return _scalar(param, text)
     if param.kind != "tensor":
         raise _Usage(f"argument %{param.name} has type {param.type_text}, which cannot be given on the command line")
-    return _tensor(param, text)
+    return _tensor(param, text, max_bytes)
 
 
 def _scalar(param: Any, text: str) -> Any:
@@ -253,17 +294,23 @@ def _dtype(text: str, what: str) -> np.dtype:
         raise _Usage(f"{what}: {exc}") from None
 
 
-def _tensor(param: Any, text: str) -> np.ndarray:
+def _tensor(param: Any, text: str, max_bytes: int | None = None) -> np.ndarray:
     what = f"argument %{param.name}"
     if text.startswith("zeros:"):
         if param.dtype is None:
             raise _Usage(f"{what}: {param.type_text} has no NumPy element type")
-        return np.zeros(_shape(text[6:], what), dtype=param.dtype)
+        shape = _shape(text[6:], what)
+        nbytes = prod(shape) * param.dtype.itemsize
+        if max_bytes is not None and nbytes > max_bytes:
+            raise _Usage(f"{what}: zeros:{text[6:]} needs {nbytes} bytes, over --max-bytes {max_bytes}")
+        return np.zeros(shape, dtype=param.dtype)
     if text.endswith(".npy"):
+        _regular_file(text, what)
         try:
-            return np.load(text, allow_pickle=False)
-        except (OSError, ValueError) as exc:
+            array = np.load(text, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:
             raise _Usage(f"{what}: cannot read {text}: {getattr(exc, 'strerror', None) or exc}") from None
+        return _npy_dtype(array, param, what, text)
     path, *rest = text.split(":")
     if path.endswith(".bin"):
         if len(rest) > 2:
@@ -271,33 +318,75 @@ def _tensor(param: Any, text: str) -> np.ndarray:
         dtype = _dtype(rest[0], what) if rest and rest[0] else param.dtype
         if dtype is None:
             raise _Usage(f"{what}: give the element type, FILE.bin:DTYPE")
+        _regular_file(path, what)
+        size = os.path.getsize(path)
+        if size % dtype.itemsize:
+            raise _Usage(f"{what}: {path} holds {size} bytes, not a whole number of {dtype} elements "
+                         f"({dtype.itemsize} bytes each)")
         try:
             data = np.fromfile(path, dtype=dtype)
         except (OSError, ValueError) as exc:
             raise _Usage(f"{what}: cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
         if len(rest) == 2:
             shape = _shape(rest[1], what)
-            if int(np.prod(shape)) != data.size:
+            if prod(shape) != data.size:
                 raise _Usage(f"{what}: {path} holds {data.size} {dtype} elements, not {'x'.join(map(str, shape))}")
             data = data.reshape(shape)
         return data
     raise _Usage(f"{what} ({param.type_text}) needs FILE.npy, FILE.bin[:DTYPE[:SHAPE]] or zeros:SHAPE (got {text!r})")
 
 
+def _regular_file(path: str, what: str) -> None:
+    if not os.path.exists(path):
+        raise _Usage(f"{what}: cannot read {path}: no such file")
+    if not os.path.isfile(path):
+        raise _Usage(f"{what}: cannot read {path}: not a regular file")
+
+
+def _npy_dtype(array: np.ndarray, param: Any, what: str, path: str) -> np.ndarray:
+    """The array as the pointer's element type. NumPy saves bfloat16 and fp8 arrays as raw void (`|V2`, `|V1`):
+    those are read as the pointer's type when the item size agrees; any other dtype must match exactly."""
+    want = param.dtype
+    if want is None or array.dtype == want:
+        return array
+    if array.dtype.kind == "V" and array.dtype.fields is None and array.dtype.itemsize == want.itemsize:
+        return array.view(want)
+    raise _Usage(f"{what} ({param.type_text}) needs {want} data; {path} holds {array.dtype} "
+                 "(convert it first, e.g. with numpy's astype)")
+
+
 # --- results -----------------------------------------------------------------------------------------------
-def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str | None) -> dict[str, list[str]]:
+def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str | None,
+          inputs: list[str]) -> dict[str, list[str]]:
+    """Write every output to OUT_DIR/NAME.npy (and .bin when it came from one): atomically, never over an input
+    of the run, saying on standard error which existing files were replaced."""
+    from .files import AtomicFile, refuse_inputs
+
     saved: dict[str, list[str]] = {}
     if not out_dir:
         return saved
     directory = Path(out_dir)
+    planned = {name: [directory / f"{name}.npy"]
+               + ([directory / f"{name}.bin"] if origins.get(name, "").split(":")[0].endswith(".bin") else [])
+               for name in outputs}
+    for files in planned.values():  # check them all before writing any
+        for path in files:
+            refuse_inputs(path, inputs)
     directory.mkdir(parents=True, exist_ok=True)
-    for name, array in outputs.items():
-        files = [directory / f"{name}.npy"]
-        np.save(files[0], array)
-        if origins.get(name, "").split(":")[0].endswith(".bin"):
-            files.append(directory / f"{name}.bin")
-            array.tofile(files[1])
+    replaced = []
+    for name, files in planned.items():
+        for path in files:
+            sink = AtomicFile(path, "wb")
+            with sink as f:
+                if path.suffix == ".npy":
+                    np.save(f, outputs[name])
+                else:
+                    f.write(np.ascontiguousarray(outputs[name]).tobytes())
+            if sink.replaced:
+                replaced.append(str(path))
         saved[name] = [str(f) for f in files]
+    if replaced:
+        sys.stderr.write(f"replaced: {', '.join(replaced)}\n")
     return saved
 
 

@@ -145,13 +145,18 @@ def cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_PROBLEMS
     header = f"// converted by ptoisa from {args.file} to {args.to} (target {config.name})\n"
     if args.output:
+        from .files import OutputRefused, write_atomically
+
         try:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(header + result)
+            replaced = write_atomically(args.output, header + result, inputs=[args.file])
+        except OutputRefused as exc:
+            sys.stderr.write(f"ptoisa: error: {exc}\n")
+            return EXIT_USAGE
         except OSError as exc:
             sys.stderr.write(f"ptoisa: error: cannot write {args.output}: {exc.strerror}\n")
             return EXIT_USAGE
-        out.write(f"{args.file} -> {args.output} ({args.to}, target {config.name})\n")
+        note = " (replaced the old file)" if replaced else ""
+        out.write(f"{args.file} -> {args.output} ({args.to}, target {config.name}){note}\n")
     else:
         out.write(header + result)
     return EXIT_OK

@@ -15,14 +15,16 @@ from .errors import (
     ArgumentError,
     ExecutionError,
     InterpError,
+    LimitError,
     LoadError,
     UnknownEntryError,
     UnsupportedOpError,
     location_of,
 )
-from .program import FILL_MODES, Argument, Program, RunResult, load
+from .program import FILL_MODES, Argument, Limits, Program, RunResult, load
 
 __all__ = [
-    "FILL_MODES", "Argument", "ArgumentError", "ExecutionError", "InterpError", "LoadError", "Program", "RunResult",
+    "FILL_MODES", "Argument", "ArgumentError", "ExecutionError", "InterpError", "LimitError", "Limits", "LoadError",
+    "Program", "RunResult",
     "UnknownEntryError", "UnsupportedOpError", "load", "location_of",
 ]

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
 from ..errors import PtoError
-from .errors import ExecutionError, UnsupportedOpError
+from .errors import ExecutionError, LimitError, UnsupportedOpError
 from .scalars import ScalarKind, kind_of
 
 if TYPE_CHECKING:
@@ -45,6 +46,8 @@ def handler(*names: str) -> Callable[[Handler], Handler]:
 def locate(exc: Exception, step: Step) -> Exception:
     """The exception to propagate from a failing step: PtoErrors keep their type and gain a note naming the op
     and its location; other exceptions become an ExecutionError carrying them. Only the innermost op locates."""
+    if step is None:  # raised by the enclosing op itself (a loop's limit): located one level up
+        return exc
     op, where = getattr(step, "where", ("?", "?"))
     if getattr(exc, "pto_where", None) is not None:
         if op == "func.call":
@@ -58,6 +61,22 @@ def locate(exc: Exception, step: Step) -> Exception:
     exc.pto_where = (op, where)  # type: ignore[attr-defined]
     exc.add_note(f"in {op} at {where}")
     return exc
+
+
+def charge(env: Any, steps: int) -> float:
+    """Count `steps` more op steps against the run's budget before they run; LimitError when it would pass
+    `env.max_steps` or the run is past its deadline. Returns the deadline (0.0 for none) for loops to check."""
+    env.ops += steps
+    if env.max_steps is not None and env.ops > env.max_steps:
+        raise LimitError(f"the run would execute more than {env.max_steps} op steps (--max-steps); "
+                         "nothing past this point ran")
+    if env.deadline and monotonic() > env.deadline:
+        raise time_out(env)
+    return env.deadline
+
+
+def time_out(env: Any) -> LimitError:
+    return LimitError(f"the run took longer than its time limit of {env.timeout:g} s (--timeout)")
 
 
 def run_steps(steps: list[Step], regs: list[Any]) -> None:
@@ -88,7 +107,7 @@ class CompiledFunction:
         regs[0] = env
         for slot, value in zip(self.arg_slots, args, strict=True):
             regs[slot] = value
-        env.ops += len(self.steps)
+        charge(env, len(self.steps))
         run_steps(self.steps, regs)
         return tuple([regs[s] for s in self.return_slots])
 

@@ -49,6 +49,10 @@ class ExecutionError(InterpError, RuntimeError):
     valid size that does not fit, a conversion without a defined result."""
 
 
+class LimitError(ExecutionError):
+    """A limit of the run was reached (steps, time, bytes of one allocation); nothing past it ran."""
+
+
 def location_of(exc: BaseException) -> str | None:
     """The `file:line:col` an execution error was located at (None if it was not raised by a running op)."""
     where = getattr(exc, "pto_where", None)

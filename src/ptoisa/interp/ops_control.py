@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from time import monotonic
 from typing import Any
 
 from xdsl.ir import Operation
 
-from .decode import FunctionDecoder, Step, handler, locate
+from .decode import FunctionDecoder, Step, charge, handler, locate, time_out
 from .errors import ExecutionError
 
 
@@ -42,9 +43,13 @@ def _for(d: FunctionDecoder, op: Operation) -> Step:
         if by <= 0:
             raise ExecutionError(f"scf.for step must be positive (got {by})")
         values = [regs[s] for s in inits]
+        deadline = charge(regs[0], n * len(range(lo, hi, by)))
         s = None
         try:
             for k in range(lo, hi, by):
+                if deadline and monotonic() > deadline:
+                    s = None  # the loop itself is where the run stops
+                    raise time_out(regs[0])
                 regs[iv] = k
                 for slot, v in zip(carried, values):
                     regs[slot] = v
@@ -53,7 +58,6 @@ def _for(d: FunctionDecoder, op: Operation) -> Step:
                 values = [regs[y] for y in yields]
         except Exception as exc:  # noqa: BLE001 - located and re-raised
             raise locate(exc, s)  # type: ignore[arg-type]
-        regs[0].ops += n * len(range(lo, hi, by))
         for slot, v in zip(results, values):
             regs[slot] = v
 
@@ -65,15 +69,18 @@ def _simple_for(lb: int, ub: int, st: int, iv: int, body: list[Step], n: int) ->
         lo, hi, by = regs[lb], regs[ub], regs[st]
         if by <= 0:
             raise ExecutionError(f"scf.for step must be positive (got {by})")
+        deadline = charge(regs[0], n * len(range(lo, hi, by)))
         s = None
         try:
             for k in range(lo, hi, by):
+                if deadline and monotonic() > deadline:
+                    s = None  # the loop itself is where the run stops
+                    raise time_out(regs[0])
                 regs[iv] = k
                 for s in body:
                     s(regs)
         except Exception as exc:  # noqa: BLE001 - located and re-raised
             raise locate(exc, s)  # type: ignore[arg-type]
-        regs[0].ops += n * len(range(lo, hi, by))
 
     return step
 

@@ -23,6 +23,7 @@ from ..isa.tpartmul import tpartmul
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from .decode import FunctionDecoder, Step, handler
+from .errors import LimitError
 from .memory import GlobalTensor, View, tload, tstore
 
 # --- tiles -------------------------------------------------------------------------------------------------
@@ -43,6 +44,9 @@ def _alloc_tile(d: FunctionDecoder, op: Operation) -> Step:
 
     def step(regs: list[Any]) -> None:
         env = regs[0]
+        if env.max_bytes is not None and spec.nbytes > env.max_bytes:
+            raise LimitError(f"tile {spec} needs {spec.nbytes} bytes, over the run's limit of {env.max_bytes} "
+                             "bytes per allocation (--max-bytes)")
         tile = Tile(spec, *[regs[s] for s in dyn])
         if addr is not None:
             env.memory.bind(tile, regs[addr])

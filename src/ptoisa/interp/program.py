@@ -18,10 +18,12 @@ a Python or NumPy number that fits the type. Names are the SSA names of the entr
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import prod
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 import numpy as np
@@ -79,15 +81,43 @@ class _FilledMemory(OnChipMemory):
 class Env:
     """What every step of one run can see (slot 0 of each frame)."""
 
-    __slots__ = ("block_idx", "block_num", "config", "fill_byte", "memory", "ops", "subblock_idx", "subblock_num")
+    __slots__ = ("block_idx", "block_num", "config", "deadline", "fill_byte", "max_bytes", "max_steps", "memory",
+                 "ops", "subblock_idx", "subblock_num", "timeout")
 
-    def __init__(self, config: Config, byte: int, block: tuple[int, int], subblock: tuple[int, int]) -> None:
+    def __init__(self, config: Config, byte: int, block: tuple[int, int], subblock: tuple[int, int],
+                 limits: Limits | None = None) -> None:
+        limits = limits or Limits()
         self.config = config
         self.memory = _FilledMemory(config.profile, byte)
         self.fill_byte = byte
         self.block_idx, self.block_num = block
         self.subblock_idx, self.subblock_num = subblock
         self.ops = 0
+        self.max_steps, self.max_bytes, self.timeout = limits.max_steps, limits.max_bytes, limits.timeout
+        self.deadline = monotonic() + limits.timeout if limits.timeout else 0.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on one run; reaching one raises LimitError naming the op and its location (None: no bound).
+
+    max_steps: op steps executed (a loop is charged for all its iterations before it starts, so a loop that
+        could never finish is refused at once).
+    max_bytes: bytes of any one tile a kernel allocates.
+    timeout: seconds of wall-clock time.
+    """
+
+    max_steps: int | None = 100_000_000
+    max_bytes: int | None = 1 << 30
+    timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "max_bytes", "timeout"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ArgumentError(f"limit {name} must be a positive number or None (got {value!r})")
 
 
 @dataclass
@@ -138,7 +168,9 @@ class Program:
         self.functions: dict[str, FuncOp] = {
             op.sym_name.data: op for op in self.module.walk() if isinstance(op, FuncOp)
         }
-        self._compiled: dict[str, CompiledFunction] = {}
+        self._compiled: dict[str, CompiledFunction] = {}  # only whole functions: read without the lock
+        self._decoding: dict[str, CompiledFunction] = {}  # functions being decoded (recursion), under the lock
+        self._lock = threading.RLock()
         self.decode_count = 0
         self.default_target = target
         self.default_fill = fill_byte(fill)
@@ -194,6 +226,13 @@ class Program:
         compiled = self._compiled.get(name)
         if compiled is not None:
             return compiled
+        with self._lock:  # one thread decodes; the others wait for the finished function
+            compiled = self._compiled.get(name) or self._decoding.get(name)
+            if compiled is not None:
+                return compiled
+            return self._decode(name, at)
+
+    def _decode(self, name: str, at: Operation | None) -> CompiledFunction:
         func = self.functions.get(name)
         if func is None:
             where = self.source.location(at) if at is not None else None
@@ -201,18 +240,18 @@ class Program:
         ftype = func.function_type
         compiled = CompiledFunction(name, [a.name_hint or f"arg{a.index}" for a in func.body.blocks[0].args]
                                     if func.body.blocks else [], list(ftype.inputs), list(ftype.outputs))
-        self._compiled[name] = compiled  # before decoding the body, so that recursive calls resolve
+        self._decoding[name] = compiled  # before decoding the body, so that recursive calls resolve
         try:
             decode_function(self, func, compiled)
-        except BaseException:
-            del self._compiled[name]
-            raise
+        finally:
+            del self._decoding[name]
+        self._compiled[name] = compiled
         return compiled
 
     # --- running ----------------------------------------------------------------------------------------
     def run(self, entry: Any = None, *args: Any, target: str | Config | None = None, fill: str | int | None = None,
             block: int | tuple[int, int] | None = None, subblock: tuple[int, int] = (0, 1),
-            **named: Any) -> RunResult:
+            limits: Limits | None = None, **named: Any) -> RunResult:
         """Run a function with NumPy arrays for its global tensors and numbers for its scalars.
 
         `entry` names the function (default: see `entry_name`); when it is not a string it is taken as the first
@@ -220,7 +259,8 @@ class Program:
         every array the kernel wrote is returned in `RunResult.outputs` (the same objects). `target` is a name
         or Config (default: the program's, else the module's `pto.target_arch`, else the target in force);
         `fill` selects the fill of tiles made by alloc_tile (see FILL_MODES); `block` is `block_idx` or
-        `(block_idx, block_num)` for get_block_idx / get_block_num (default block 0 of 1).
+        `(block_idx, block_num)` for get_block_idx / get_block_num (default block 0 of 1); `limits` bounds
+        the run's steps, time and allocations (default `Limits()`: 10^8 steps, 1 GiB per tile, no time limit).
         """
         if entry is not None and not isinstance(entry, str):
             args, entry = (entry, *args), None
@@ -228,7 +268,10 @@ class Program:
         compiled = self.compiled_function(name)
         config = self.config(target)
         values, bound, tensors = self._bind(name, args, named)
-        env = Env(config, self.default_fill if fill is None else fill_byte(fill), _block(block), _pair(subblock))
+        if limits is not None and not isinstance(limits, Limits):
+            raise ArgumentError(f"limits must be a ptoisa.interp.Limits (got {type(limits).__name__})")
+        env = Env(config, self.default_fill if fill is None else fill_byte(fill), _block(block), _pair(subblock),
+                  limits)
         returns = compiled.call(env, values)
         for tensor in tensors:
             tensor.finish()
@@ -343,4 +386,4 @@ def load(path_or_text: str | Path, *, target: str | Config | None = None, fill: 
     return Program(read_source(path_or_text, config), target=target, fill=fill)
 
 
-__all__ = ["FILL_MODES", "Argument", "ExecutionError", "Program", "RunResult", "load"]
+__all__ = ["FILL_MODES", "Argument", "ExecutionError", "Limits", "Program", "RunResult", "load"]

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import ptoisa
 from ptoisa import (
+    GatherAxis,
     NPU_MEMORY_CLEAR,
     TASSIGN,
     TCMPS,
@@ -331,11 +332,20 @@ class TestScalarAndTileForm:
         assert isinstance(ev2, RecordEvent) and ev2.op == "TCMPS"
         assert rows_bytes(dst)[:, :2].tolist() == [[0x55, 0x55], [0x00, 0x80]]
 
-    @pytest.mark.parametrize("mode", ["GT", 4, CmpMode.GT])
+    @pytest.mark.parametrize("mode", ["GT", CmpMode.GT])
     def test_mode_spellings(self, mode):
         src, dst = small_src(), tile(uint8_t, 2, 32, 2, 2)
         TCMPS(dst, src, 0.0, mode, target="cpu")
         assert rows_bytes(dst)[:, :2].tolist() == [[0x55, 0x55], [0x00, 0x80]]
+
+    @pytest.mark.parametrize("mode", [4, 4.0, True, np.int64(4), "gt", GatherAxis.GATHER_ROW])
+    def test_modes_are_strict_like_a_cpp_enum_class(self, mode):
+        """C++ does not convert an integer (or a bool, or another enum) to CmpMode; neither do we."""
+        src, dst = small_src(), tile(uint8_t, 2, 32, 2, 2)
+        before = dst.tobytes()
+        with pytest.raises(ptoisa.IllegalInstructionError, match="cmpMode must be one of EQ"):
+            TCMPS(dst, src, 0.0, mode, target="cpu")
+        assert dst.tobytes() == before
 
     @pytest.mark.parametrize("target", TARGETS)
     def test_all_modes_float_with_specials(self, target):
@@ -679,7 +689,7 @@ class TestFaults:
     def test_cmp_mode(self, target, mode):
         src, dst = _pre(tile(F32, 2, 8), tile(U8, 2, 32, 2, 1))
         assert_refused(lambda: TCMPS(dst, src, 0.0, mode, target=target), [src, dst],
-                       f"TCMPS on {target}: cmpMode must be one of EQ, NE, LT, LE, GT, GE (got {mode!r})")
+                       f"TCMPS on {target}: cmpMode must be one of EQ, NE, LT, LE, GT, GE (got {mode!r}; a CmpMode or its name)")
 
     @pytest.mark.parametrize("target", TARGETS)
     @pytest.mark.parametrize("scalar", [float("nan"), float("inf"), 3e9])
@@ -749,7 +759,7 @@ def tcmps_case(draw, target):
     values = _values(draw, dt, rows * cols).reshape(rows, cols)
     scalar = values.reshape(-1)[draw(st.integers(0, rows * cols - 1))] if draw(st.booleans()) else \
         _values(draw, dt, 1)[0]
-    mode = draw(st.sampled_from(list(range(6))))
+    mode = draw(st.sampled_from(list(CmpMode)))
     if target == "a2a3":
         dst_dt = "uint8"
     elif target == "a5":

@@ -870,11 +870,14 @@ class TestMaskFaults:
 
     @pytest.mark.parametrize("target", TARGETS)
     @pytest.mark.parametrize("kwargs,message", [
-        ({"maskPattern": 0}, "maskPattern must be one of P0101, P1010, P0001, P0010, P0100, P1000, P1111 (got 0)"),
+        ({"maskPattern": 0}, "maskPattern must be one of P0101, P1010, P0001, P0010, P0100, P1000, P1111 (got 0; a MaskPattern or its name)"),
+        ({"maskPattern": 1}, "maskPattern must be one of P0101, P1010, P0001, P0010, P0100, P1000, P1111 (got 1; a MaskPattern or its name)"),
         ({"maskPattern": "P0110"}, "maskPattern must be one of P0101, P1010, P0001, P0010, P0100, P1000, P1111 "
-                                   "(got 'P0110')"),
+                                   "(got 'P0110'; a MaskPattern or its name)"),
         ({"maskPattern": MaskPattern.P0101, "gatherAxis": 2}, "gatherAxis must be one of GATHER_ROW, GATHER_COL "
-                                                              "(got 2)"),
+                                                              "(got 2; a GatherAxis or its name)"),
+        ({"maskPattern": MaskPattern.P0101, "gatherAxis": True}, "gatherAxis must be one of GATHER_ROW, "
+                                                                 "GATHER_COL (got True; a GatherAxis or its name)"),
     ])
     def test_enum_values(self, target, kwargs, message):
         src, dst = _pre(tile(F32, 2, 8), tile(F32, 2, 8))

@@ -57,3 +57,14 @@ _PERIOD_PHASE = {
 class GatherAxis(IntEnum):
     GATHER_ROW = 0
     GATHER_COL = 1
+
+
+def coerce_enum(enum: type[IntEnum], value: object) -> IntEnum | None:
+    """`value` as a member of `enum`: a member itself or its name as a string ("GT"); anything else (numbers,
+    bools, other enums' members) is None, for the caller to refuse. C++ enum classes do not convert from
+    integers, so neither do we."""
+    if isinstance(value, enum):
+        return value
+    if isinstance(value, str):
+        return enum.__members__.get(value)
+    return None

@@ -34,7 +34,7 @@ from ..tile.tile import Tile
 from ._check import Check, announce_erratum, announce_fallback, commit_variant
 from ._compare import INF_BITS_16, compare, compare_bits16, is_inf16
 from ._scalar import to_element
-from .enums import CmpMode
+from .enums import CmpMode, coerce_enum
 
 INSTR = "TCMPS"
 _TOLERANCE = 1e-9
@@ -77,10 +77,10 @@ def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
 
 
 def _mode(check: Check, mode: Any) -> CmpMode:
-    try:
-        return mode if isinstance(mode, CmpMode) else CmpMode[mode] if isinstance(mode, str) else CmpMode(mode)
-    except (KeyError, ValueError):
-        check.fail("cmpMode", f"must be one of EQ, NE, LT, LE, GT, GE (got {mode!r})")
+    member = coerce_enum(CmpMode, mode)
+    if member is None:
+        check.fail("cmpMode", f"must be one of EQ, NE, LT, LE, GT, GE (got {mode!r}; a CmpMode or its name)")
+    return member  # type: ignore[return-value]
 
 
 @lru_cache(maxsize=4096)

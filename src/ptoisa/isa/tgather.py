@@ -27,7 +27,7 @@ from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum
 from ._scalar import to_element
-from .enums import CmpMode, GatherAxis, MaskPattern
+from .enums import CmpMode, GatherAxis, MaskPattern, coerce_enum
 
 INSTR = "TGATHER"
 _UNSIGNED = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
@@ -168,10 +168,11 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
 
 
 def _enum(check: Check, enum: Any, value: Any, role: str) -> Any:
-    try:
-        return value if isinstance(value, enum) else enum[value] if isinstance(value, str) else enum(value)
-    except (KeyError, ValueError):
-        check.fail(role, f"must be one of {', '.join(m.name for m in enum)} (got {value!r})")
+    member = coerce_enum(enum, value)
+    if member is None:
+        check.fail(role, f"must be one of {', '.join(m.name for m in enum)} (got {value!r}; a {enum.__name__} "
+                         "or its name)")
+    return member
 
 
 @lru_cache(maxsize=4096)

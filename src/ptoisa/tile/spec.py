@@ -98,7 +98,7 @@ class TileSpec:
         set_(self, "pad", _coerce_enum(PadValue, self.pad, "PadValue"))
         set_(self, "compact", _coerce_enum(CompactMode, self.compact, "CompactMode"))
         for name in ("rows", "cols", "fractal_size"):
-            _require_int(getattr(self, name), name)
+            set_(self, name, _require_int(getattr(self, name), name))
         set_(self, "valid_row", self.rows if self.valid_row is None else _require_int(self.valid_row, "valid_row"))
         set_(self, "valid_col", self.cols if self.valid_col is None else _require_int(self.valid_col, "valid_col"))
         inner_rows, inner_cols = _inner_box(self.fractal_size, self.slayout, self.dtype.itemsize)
@@ -127,6 +127,9 @@ class TileSpec:
     def _validate(self) -> None:
         if self.rows <= 0 or self.cols <= 0:
             self._fail(f"Rows and Cols must be positive (got {self.rows}x{self.cols})")
+        if self.nbytes > MAX_TILE_BYTES:
+            self._fail(f"its storage would take {self.nbytes} bytes; ptoisa refuses tiles over "
+                       f"{MAX_TILE_BYTES >> 20} MiB (no on-chip buffer holds more than a few MiB)")
         for name, valid, static in (("ValidRow", self.valid_row, self.rows), ("ValidCol", self.valid_col, self.cols)):
             if valid != DYNAMIC and not 0 <= valid <= static:
                 self._fail(f"{name} must be -1 (dynamic) or within [0, {static}] (got {valid})")
@@ -206,6 +209,11 @@ def _coerce_enum(enum_type: type, value: Any, what: str) -> Any:
     except (KeyError, ValueError):
         names = ", ".join(m.name for m in enum_type)
         raise TileSpecError(f"unknown {what} {value!r} (known: {names})") from None
+
+
+MAX_TILE_BYTES = 256 << 20
+"""The largest tile storage ptoisa will allocate: far above any on-chip buffer (UB 192-512 KiB, L1 512 KiB-1 MiB),
+low enough that a typo in a size is refused instead of exhausting memory."""
 
 
 def _require_int(value: Any, name: str) -> int:

@@ -263,14 +263,37 @@ class TestHandWorkedCpu:
         TCMPS(dst, src, 0.0, CmpMode.GT, target="cpu")
         assert rows_bytes(dst)[:, :3].tolist() == [[0xFF, 0x01, 0], [0xFF, 0x01, 0]]
 
-    def test_cpu_accepts_any_location_and_layout(self):
-        src = tile(ptoisa.int8_t, 32, 32, layout=CM, loc=TileType.Mat)
+    def test_cpu_accepts_any_layout(self):
+        src = tile(ptoisa.int8_t, 32, 32, layout=CM)
         src.set_logical(np.tri(32, dtype=np.int8))  # lower triangle incl. diagonal = 1
-        dst = tile(uint8_t, 32, 32, 32, 4, loc=TileType.Mat)
+        dst = tile(uint8_t, 32, 32, 32, 4)
         TCMPS(dst, src, 0, CmpMode.NE, target="cpu")
         expected = O.pack_lsb(np.tri(32, dtype=bool))
         assert np.array_equal(rows_bytes(dst)[:, :4], expected)
         assert not rows_bytes(dst)[:, 4:].any()
+
+    @pytest.mark.parametrize("role", ("src0", "dst"))
+    def test_cpu_refuses_a_mat_operand_like_the_seed(self, role):
+        """DECISIONS 27: the seed's common constraint (Vec tiles) holds on cpu too, though the simulator would
+        run it."""
+        src = tile(ptoisa.int8_t, 32, 32, loc=TileType.Mat if role == "src0" else TileType.Vec)
+        dst = tile(uint8_t, 32, 32, 32, 4, loc=TileType.Mat if role == "dst" else TileType.Vec)
+        assert_refused(lambda: TCMPS(dst, src, 0, CmpMode.NE, target="cpu"), [src, dst],
+                       f"TCMPS on cpu: {role} location Mat is not supported (allowed: Vec)")
+
+
+class TestSignedPredicateDst:
+    @pytest.mark.parametrize("target,dtype,cols,valid_cols", [
+        ("a2a3", ptoisa.int8_t, 32, 2), ("a5", ptoisa.int8_t, 32, 4), ("a5", ptoisa.int32_t, 8, 1),
+    ])
+    def test_the_same_bytes_as_the_unsigned_dst(self, target, dtype, cols, valid_cols):
+        """DECISIONS 19: the bits land exactly as they do in a uint8 dst (a2a3 TCmps.hpp writes through uint8_t*,
+        a5 TCmps.hpp stores the predicate register as uint32_t words): row 0 = [1, -1] * 8 -> 0x55 per byte."""
+        src = small_src()
+        dst = tile(dtype, 2, cols, 2, valid_cols)
+        TCMPS(dst, src, 0.0, CmpMode.GT, target=target)
+        raw = np.frombuffer(dst.tobytes(), np.uint8).reshape(2, -1)
+        assert raw[0, :2].tolist() == [0x55, 0x55] and raw[1, :2].tolist() == [0x00, 0x80]
 
 
 class TestScalarAndTileForm:
@@ -632,10 +655,14 @@ class TestFaults:
                        f"TCMPS on a5: src0 dtype float8_e4m3 is not supported (allowed: {A5_SRC})")
 
     @pytest.mark.parametrize("target,dtype,cols,allowed", [
-        ("a2a3", ptoisa.uint32_t, 8, "uint8"), ("a2a3", ptoisa.int8_t, 32, "uint8"),
-        ("a5", ptoisa.int32_t, 8, "uint32, uint8"), ("a5", ptoisa.uint16_t, 16, "uint32, uint8"),
+        ("a2a3", ptoisa.uint32_t, 8, "uint8, int8"), ("a2a3", ptoisa.uint16_t, 16, "uint8, int8"),
+        ("a2a3", ptoisa.half, 16, "uint8, int8"),
+        ("a5", ptoisa.uint16_t, 16, "uint32, uint8, int32, int8"), ("a5", F32, 8, "uint32, uint8, int32, int8"),
     ])
     def test_dst_dtype(self, target, dtype, cols, allowed):
+        """DECISIONS 19: a2a3 writes predicate bytes through a uint8_t pointer and a5 32-bit words through a
+        uint32_t one whatever dst's declared type, so any 8-bit (a2a3) or 8/32-bit (a5) integer dst works;
+        other widths and floating-point dst are refused."""
         src, dst = _pre(tile(F32, 2, 8), tile(dtype, 2, cols, 2, 1))
         assert_refused(lambda: TCMPS(dst, src, 0.0, CmpMode.EQ, target=target), [src, dst],
                        f"TCMPS on {target}: dst dtype {dtype.cname} is not supported (allowed: {allowed})")

@@ -194,7 +194,7 @@ class TestIndexForm:
 
     @pytest.mark.parametrize("target,dtype,idx_dtype", [
         ("a2a3", F16, I32), ("a2a3", I16, U32), ("a2a3", BF16, I32), ("a2a3", U32, U32),
-        ("a5", F16, I16), ("a5", U16, U16), ("a5", I32, U32), ("a5", F32, I16),
+        ("a5", F16, I16), ("a5", U16, U16), ("a5", I32, U32), ("a5", F32, U32),
         ("cpu", I8, I32), ("cpu", U8, U32), ("cpu", BF16, I32), ("cpu", F16, U32),
     ])
     def test_dtypes(self, target, dtype, idx_dtype):
@@ -573,10 +573,10 @@ class TestCmpErrata:
         assert dst.data[0, 0] == 1 and cdst.data[0, 0] == 1
 
     def test_a5_unsigned_sources_unaffected(self):
-        src0 = tile(U16, 1, 16)
-        src0.set_logical(np.array([[65535, 3, 1] + [0] * 13], dtype=np.uint16))
-        k = tile(U16, 1, 16)
-        k.set_logical(np.array([[2]], dtype=np.uint16))
+        src0 = tile(U32, 1, 16)  # (a uint16 GT runs the EQ kernel on a5: test_npu_audit.py, D1)
+        src0.set_logical(np.array([[2**32 - 1, 3, 1] + [0] * 13], dtype=np.uint32))
+        k = tile(U32, 1, 16)
+        k.set_logical(np.array([[2]], dtype=np.uint32))
         cdst, dst = tile(I32, 1, 8), tile(I32, 1, 8)
         with O.no_ptoisa_warnings():
             TGATHER(dst, src0, k, cdst, None, 0, CmpMode.GT, target="a5")

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._quiet import quiet
-from ..errors import NotModelledError
+from ..errors import NotModelledError, PtoError
 from ..targets import Config
 from ..tile.layout import offset_table, region, store, write_region
 from ..tile.spec import TileSpec
@@ -42,6 +42,14 @@ def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -
         tmp = check.tile("tmp", tmp)
     _static_index(dst.spec, src0.spec, indices.spec, tmp.spec if tmp is not None else None, config)
     _check_index_runtime(check, config, dst, indices, tmp)
+    if (dst.spec.dtype.itemsize == 4 and indices.spec.dtype.itemsize == 2
+            and config.erratum("tgather_index_b32_idx16")):
+        _gather_b32_idx16(check, config, dst, src0, indices, tmp)
+        return
+    _gather_index(check, config, dst, src0, indices)
+
+
+def _gather_index(check: Check, config: Config, dst: Tile, src0: Tile, indices: Tile) -> None:
     vr, vc = dst.valid_shape
     raw = region(indices, vr, vc)
     numel = src0.spec.numel
@@ -57,6 +65,43 @@ def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -
             return
         values = src0.storage[positions]
     store(dst, vr, vc, values)
+
+
+def _gather_b32_idx16(check: Check, config: Config, dst: Tile, src0: Tile, indices: Tile, tmp: Any) -> None:
+    """a5 erratum `tgather_index_b32_idx16`: 32-bit data with 16-bit indices runs the b32 kernel, which loads 128
+    int16 indices per 256-byte repeat and reinterprets them as 64 uint32 lanes (a5/TGather.hpp:38-60):
+    lane k of repeat j of row i gathers src0's raw element idx[2k] | idx[2k+1] << 16 (idx read from row i's
+    storage at i * Cols + 128 * j) and stores it at dst element i * Cols + 128 * j + k. The predicate is built
+    for 16-bit lanes, so a 32-bit lane is live when its first half is: ceil(n / 2) lanes for n valid indices
+    left in the repeat. The contract result is computed too, to announce the erratum only when it differs."""
+    vr, vc = dst.valid_shape
+    idx = indices.storage.view(np.uint16)
+    out = dst.storage.copy()
+    rows = np.arange(vr)[:, None]
+    for j in range(-(-vc // 128)):
+        lanes = np.arange((min(128, vc - 128 * j) + 1) // 2)[None, :]
+        pos = rows * indices.spec.cols + 128 * j + 2 * lanes
+        where = rows * dst.spec.cols + 128 * j + lanes
+        if vr and (pos.max() + 1 >= idx.size or where.max() >= out.size):
+            raise NotModelledError(f"{INSTR} on {config.name}: with 16-bit indices the b32 kernel reads indices or "
+                                   "writes dst past their storage (erratum tgather_index_b32_idx16)")
+        raw = idx[pos].astype(np.int64) | (idx[pos + 1].astype(np.int64) << 16)
+        outside = raw >= src0.spec.numel
+        values = src0.storage[np.where(outside, 0, raw)]
+        if outside.any():
+            values = _out_of_range(check, config, src0, raw, outside, values)
+        out[where] = values
+    before = dst.storage.copy()
+    try:
+        _gather_index(check, config, dst, src0, indices)
+        contract = dst.storage.copy()
+    except PtoError:
+        contract = None
+    finally:
+        dst.storage[:] = before
+    if contract is None or not np.array_equal(contract.view(np.uint8), out.view(np.uint8)):
+        announce_erratum(config, INSTR, "tgather_index_b32_idx16")
+    dst.storage[:] = out
 
 
 def _positions(config: Config, spec: TileSpec, flat: np.ndarray) -> np.ndarray:
@@ -235,11 +280,16 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
         size = tile.spec.rows if role == "dst" else tile.spec.numel
         if size < vr:
             check.fail(role, f"must hold one entry per valid src0 row ({vr}), but holds {size}")
-    if k_tile is not None:
-        matches = _cmp_matches(config, src0, k_tile, vr, vc, mode)
-    else:
-        matches = _cmp_matches_scalar(config, src0, to_element(k_value, src0.spec.dtype, check, "k_value"),
-                                      vr, vc, mode)
+    k_scalar = None if k_tile is not None else to_element(k_value, src0.spec.dtype, check, "k_value")
+
+    def compare(how: CmpMode) -> np.ndarray:
+        if k_tile is not None:
+            return _cmp_matches(config, src0, k_tile, vr, vc, how)
+        return _cmp_matches_scalar(config, src0, k_scalar, vr, vc, how)
+
+    matches = compare(mode)
+    if mode is CmpMode.GT and src0.spec.np_dtype == np.uint16 and config.erratum("tgather_cmp_u16_gt_as_eq"):
+        matches = _announced(config, "tgather_cmp_u16_gt_as_eq", matches, compare(CmpMode.EQ))
     counts = matches.view(np.uint8).sum(axis=1, dtype=np.int64)  # faster than count_nonzero(axis=1)
     if vr and counts.max() > dst.spec.cols:
         row = int(np.argmax(counts))

@@ -68,12 +68,19 @@ PROFILE = TargetProfile(
     errata={
         "texpands_conv_whole_blocks": "TEXPANDS on a conv tile writes whole 32-byte blocks only: a shape whose "
                                       "bytes are not a multiple of 32 leaves its last elements unwritten",
+        "tgather_index_b32_idx16": "index TGATHER of 32-bit data with 16-bit indices runs the b32 kernel: each "
+                                   "pair of int16 indices is read as one uint32 lane (idx[2k] | idx[2k+1] << 16), "
+                                   "ceil(n/2) lanes per 128 indices, stored at dst columns 128j + k "
+                                   "(TGather.hpp:38-60, 155)",
         "tgather_index_raw_offset": "index TGATHER reads src0 at the raw element offset of each index (storage "
                                     "order), not at the row-major position mapped through src0's layout",
         "tcmps_chunk_tail": "TCMPS writes whole 128-element (256 for 8-bit) chunks per row: predicate bytes past "
                             "the valid columns are overwritten with 0",
         "tgather_cmp_running_index": "comparison TGATHER numbers elements with a running 64-lane counter: "
                                      "offset + 64 * ceil(validCol / 64) * i + j instead of offset + i * Cols + j",
+        "tgather_cmp_u16_gt_as_eq": "comparison TGATHER on a uint16 source with GT runs the EQ kernel (the "
+                                    "dispatch sends every 16-bit case but int16 GT to it): it gathers the "
+                                    "elements equal to k (TGather.hpp:941-946)",
         "tgather_cmp_unsigned": "comparison TGATHER compares 32-bit and 16-bit integer sources with k as "
                                 "unsigned (zero-extended) integers",
     },

@@ -1,0 +1,93 @@
+"""Divergences found by the audit of the NPU profiles (shared spec npu-audit.md, D1-D17), each modelled as
+DECISIONS.md says. Expected bytes are worked out by hand from the backend sources of hw-native-sys/pto-isa
+(commit 3186c381); the docstring of each test says where and how."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ptoisa
+from ptoisa import TGATHER, CmpMode, ErratumWarning, Tile, TileType, int16_t, int32_t, uint16_t
+
+
+def _tile(dtype, rows, cols, values=None, fill=None):
+    t = Tile[TileType.Vec, dtype, rows, cols]()
+    if values is not None:
+        t.set_logical(np.asarray(values).reshape(rows, cols).astype(t.storage.dtype))
+    if fill is not None:
+        t.storage[:] = fill
+    return t
+
+
+def _run(call, target, errata=True):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with ptoisa.target(target, errata=errata):
+            call()
+    return [str(w.message) for w in caught if issubclass(w.category, ErratumWarning)]
+
+
+class TestD1CompareGatherUint16GreaterThan:
+    """a5/TGather.hpp:941-946: the dispatch sends int16 GT to TGather_b16_gt and every other 16-bit case to
+    TGather_b16_eq (lines 602-650), so a uint16 source with GT gathers the elements *equal* to k."""
+
+    def _case(self, errata):
+        src = _tile(uint16_t, 1, 64, np.arange(64))
+        k = _tile(uint16_t, 1, 16, fill=0)
+        k.storage[0] = 10
+        dst, cdst = _tile(int32_t, 1, 64, fill=-1), _tile(int32_t, 1, 8, fill=0)
+        warned = _run(lambda: TGATHER(dst, src, k, cdst, None, 0, CmpMode.GT), "a5", errata)
+        return dst, cdst, warned
+
+    def test_the_backend_runs_eq(self):
+        dst, cdst, warned = self._case(True)
+        assert cdst.storage[0] == 1 and dst.storage[0] == 10  # the one element equal to 10 is at index 10
+        assert (dst.storage[1:] == -1).all()
+        assert any("tgather_cmp_u16_gt_as_eq" in w for w in warned)
+
+    def test_errata_off_gives_the_contract(self):
+        dst, cdst, warned = self._case(False)
+        assert cdst.storage[0] == 53 and dst.storage[:53].tolist() == list(range(11, 64))
+        assert not warned
+
+    def test_int16_keeps_its_gt_kernel(self):
+        src = _tile(int16_t, 1, 64, np.arange(64))
+        k = _tile(uint16_t, 1, 16, fill=0)
+        k.storage[0] = 10
+        dst, cdst = _tile(int32_t, 1, 64, fill=-1), _tile(int32_t, 1, 8, fill=0)
+        warned = _run(lambda: TGATHER(dst, src, k, cdst, None, 0, CmpMode.GT), "a5")
+        assert cdst.storage[0] == 53 and not any("u16_gt" in w for w in warned)
+
+
+class TestD8IndexGather32BitDataWith16BitIndices:
+    """a5/TGather.hpp:38-60 (TGather_b32, chosen at line 155 for every 4-byte data type): 128 int16 indices are
+    loaded per 256-byte repeat and passed to vgather2 as 64 uint32 lanes, lane k = idx[2k] | idx[2k+1] << 16,
+    under a predicate built for 16-bit lanes (a 32-bit lane is live when its first half is: ceil(n/2) lanes);
+    lane k lands at dst element 128 j + k."""
+
+    def test_pairs_of_indices_become_one_lane(self):
+        src = _tile(ptoisa.float32_t, 1, 16, 100 + np.arange(16))
+        idx = _tile(int16_t, 1, 16, [1, 0, 3, 0, 5, 0, 7, 0, 9, 0, 11, 0, 13, 0, 15, 0])
+        dst = _tile(ptoisa.float32_t, 1, 16, fill=-1)
+        warned = _run(lambda: TGATHER(dst, src, idx), "a5")
+        assert dst.storage.tolist() == [101, 103, 105, 107, 109, 111, 113, 115] + [-1] * 8
+        assert any("tgather_index_b32_idx16" in w for w in warned)
+
+    def test_errata_off_gives_the_contract(self):
+        src = _tile(ptoisa.float32_t, 1, 16, 100 + np.arange(16))
+        idx = _tile(int16_t, 1, 16, [1, 0, 3, 0, 5, 0, 7, 0, 9, 0, 11, 0, 13, 0, 15, 0])
+        dst = _tile(ptoisa.float32_t, 1, 16, fill=-1)
+        assert not _run(lambda: TGATHER(dst, src, idx), "a5", errata=False)
+        assert dst.storage.tolist() == [101, 100, 103, 100, 105, 100, 107, 100, 109, 100, 111, 100, 113, 100, 115,
+                                        100]
+
+    def test_a_pair_outside_src0_is_undefined(self):
+        src = _tile(ptoisa.float32_t, 1, 16, 100 + np.arange(16))
+        idx = _tile(int16_t, 1, 16, [1, 1] * 8)  # 0x00010001 = 65537
+        dst = _tile(ptoisa.float32_t, 1, 16, fill=-1)
+        with pytest.raises(ptoisa.UndefinedBehaviourError):
+            _run(lambda: TGATHER(dst, src, idx), "a5")
+        assert (dst.storage == -1).all()

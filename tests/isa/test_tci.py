@@ -183,6 +183,11 @@ def test_tmp_overload_contract_targets(target, dtype, start, descending, n, expe
 @pytest.mark.parametrize("dtype,start,descending,n,expected", CASES)
 def test_tmp_overload_a2a3(dtype, start, descending, n, expected):
     dst = Tile[TileType.Vec, dtype, 1, n]()
+    if dtype in (uint32_t, uint16_t):  # DECISIONS 22: the backend's tmp overload does not compile for them
+        assert_fault(lambda: TCI(dst, start, TmpT(), descending=descending, target="a2a3"), [dst], "a2a3", "tmp",
+                     f"overload with a {dst.spec.dtype.cname} dst and a float tmp does not compile on the a2a3 "
+                     "backend (it compiles for dst int32, int16 with a float tmp)")
+        return
     _, warns = run_quiet(lambda: TCI(dst, start, TmpT(), descending=descending, target="a2a3"))
     if descending:
         want = wrap([-(start + k) for k in range(n)], dtype)  # DECISIONS 8: -(S + k)
@@ -205,11 +210,19 @@ def test_a2a3_tmp_descending_start_zero_is_silent():
     assert dst.data[0].tolist() == [-k for k in range(32)]
 
 
-def test_a2a3_uint16_tmp_descending_erratum_values():
-    dst = Tile[TileType.Vec, uint16_t, 1, 16]()
-    with pytest.warns(ErratumWarning, match="-\\(S \\+ k\\)"):
-        TCI(dst, 3, TmpT(), descending=True, target="a2a3")
-    assert dst.data[0].tolist() == [(-(3 + k)) % 65536 for k in range(16)]
+@pytest.mark.parametrize("dst_dtype,tmp_dtype", [(uint16_t, float), (uint32_t, float), (int32_t, int32_t),
+                                                 (int16_t, uint32_t)])
+def test_a2a3_tmp_overload_that_does_not_compile_is_refused(dst_dtype, tmp_dtype):
+    """Audit D9, DECISIONS 22: a2a3/TCI.hpp declares tmp as `__ubuf__ float*` initialised from the tmp tile's
+    pointer (lines 60, 111, 151, 209: a non-float tmp does not convert), and line 278 calls TMULS_IMPL(dst, dst, -1)
+    for every 16-bit dst, whose static_assert (a2a3/TMulS.hpp:52-56) admits int16/int32/half/float only; the
+    32-bit paths likewise negate through TMULS. Only int32/int16 dst with a float tmp compile."""
+    dst = Tile[TileType.Vec, dst_dtype, 1, 16]()
+    tmp = Tile[TileType.Vec, tmp_dtype, 1, 512]()
+    scribble(dst)
+    assert_fault(lambda: TCI(dst, 3, tmp, descending=True, target="a2a3"), [dst, tmp], "a2a3", "tmp",
+                 f"overload with a {dst.spec.dtype.cname} dst and a {tmp.spec.dtype.cname} tmp does not compile on "
+                 "the a2a3 backend (it compiles for dst int32, int16 with a float tmp)")
 
 
 def test_a2a3_erratum_subset_without_tci_erratum_gives_contract():
@@ -402,11 +415,9 @@ def test_fault_a2a3_tmp_dtype(tmp_dtype, cols):
 @pytest.mark.parametrize("dst_dtype,dst_cols,tmp_dtype,tmp_cols,ok", [
     (int32_t, 16, float, 192, True),      # exactly 768 bytes
     (int32_t, 16, float, 184, False),     # 736 bytes
-    (uint32_t, 16, int32_t, 192, True),
-    (int32_t, 16, uint32_t, 184, False),
     (int16_t, 16, float, 448, True),      # exactly 1792 bytes
     (int16_t, 16, float, 440, False),     # 1760 bytes
-    (uint16_t, 16, float, 192, False),    # big enough for b32, not for b16
+    (int16_t, 16, float, 192, False),     # big enough for b32, not for b16
 ])
 def test_a2a3_tmp_size(dst_dtype, dst_cols, tmp_dtype, tmp_cols, ok):
     dst = Tile[TileType.Vec, dst_dtype, 1, dst_cols]()
@@ -505,6 +516,11 @@ def test_property_matches_oracle(dtype, target, start, descending, with_tmp, nco
     scribble(dst, start & 0xFFFF)
     before = dst.storage.copy()
     args = (TmpT(),) if with_tmp else ()
+    if with_tmp and target == "a2a3" and dtype in (uint32_t, uint16_t):  # does not compile (DECISIONS 22)
+        with pytest.raises(IllegalInstructionError):
+            TCI(dst, start, *args, descending=descending, target=target)
+        np.testing.assert_array_equal(dst.storage, before)
+        return
     _, warns = run_quiet(lambda: TCI(dst, start, *args, descending=descending, target=target))
     negate = descending and with_tmp and target == "a2a3"
     if negate:

@@ -22,6 +22,7 @@ from ..targets import Config
 from ..tile.layout import store, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
+from ..dtypes import names
 from ._check import Check, commit_variant
 from ._scalar import to_element
 
@@ -77,6 +78,12 @@ def _static(dst: TileSpec, tmp: TileSpec | None, config: Config) -> None:
     if tmp is None or rules.tmp == "ignored":
         return
     check.dtype("tmp", tmp.dtype, rules.tmp_dtypes)
+    if rules.tmp_compiles is not None:
+        dst_ok, tmp_ok = rules.tmp_compiles
+        if dst.dtype not in dst_ok or tmp.dtype not in tmp_ok:
+            check.fail("tmp", f"overload with a {dst.dtype.cname} dst and a {tmp.dtype.cname} tmp does not compile "
+                              f"on the {config.name} backend (it compiles for dst {names(dst_ok)} with a "
+                              f"{names(tmp_ok)} tmp)")
     need = rules.tmp_min_bytes[dst.dtype.itemsize]
     if tmp.nbytes < need:
         check.fail("tmp", f"must hold at least {need} bytes for a {dst.dtype.bits}-bit dst (got {tmp.nbytes})")

@@ -47,6 +47,9 @@ PROFILE = TargetProfile(
         tmp="checked",
         tmp_dtypes=(D.F32, D.I32, D.U32),
         tmp_min_bytes={4: 768, 2: 1792},
+        # a2a3/TCI.hpp:60, 111, 151, 209 take tmp as `float*`, and line 278 instantiates TMULS (int16/int32/half/
+        # float only, a2a3/TMulS.hpp:52-56) for every 16-bit dst: only int32/int16 dst with a float tmp compile.
+        tmp_compiles=((D.I32, D.I16), (D.F32,)),
     ),
     tpartmul=TPartMulRules(dtypes=(D.I32, D.I16, D.F16, D.F32), row_major=("dst", "src0", "src1"),
                            neither_valid="a2a3"),

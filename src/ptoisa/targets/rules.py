@@ -49,12 +49,15 @@ class TCIRules:
     tmp: "checked" validates the tmp tile (dtype, byte size), "ignored" accepts any tile.
     tmp_dtypes: allowed tmp types when checked.
     tmp_min_bytes: minimum tmp size in bytes, keyed by the dst element size.
+    tmp_compiles: (dst dtypes, tmp dtypes) for which the backend's tmp overload compiles at all, or None when
+        it compiles for every checked combination (DECISIONS 22: anything else is refused).
     """
 
     dtypes: DTypes
     tmp: Literal["checked", "ignored"]
     tmp_dtypes: DTypes = ()
     tmp_min_bytes: dict[int, int] = field(default_factory=dict)
+    tmp_compiles: tuple[DTypes, DTypes] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

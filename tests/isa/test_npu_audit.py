@@ -91,3 +91,34 @@ class TestD8IndexGather32BitDataWith16BitIndices:
         with pytest.raises(ptoisa.UndefinedBehaviourError):
             _run(lambda: TGATHER(dst, src, idx), "a5")
         assert (dst.storage == -1).all()
+
+
+class TestD2CompareGatherHalfSource:
+    """a5/TGather.hpp:683-696 (half GT) and 742-755 (half EQ): k[i] is broadcast with vbr into a vector_s16 (its
+    low 16 bits read as signed), converted exactly to float32 with vcvt, and compared with the half scores
+    converted to float32. The contract converts k to half instead."""
+
+    @pytest.mark.parametrize("k,score,mode,npu_matches,contract_matches", [
+        (40000, 1.0, CmpMode.GT, 64, 0),      # 40000 -> int16 -25536: every 1.0 is greater
+        (2051, 2052.0, CmpMode.GT, 64, 0),    # half(2051) rounds to 2052 in the contract; the NPU keeps 2051
+        (2051, 2052.0, CmpMode.EQ, 0, 64),
+    ])
+    def test_k_is_narrowed_to_int16(self, k, score, mode, npu_matches, contract_matches):
+        src = _tile(ptoisa.half, 1, 64, np.full(64, score))
+        kt = _tile(uint16_t, 1, 16, fill=0)
+        kt.storage[0] = k
+        for errata, want in ((True, npu_matches), (False, contract_matches)):
+            dst, cdst = _tile(int32_t, 1, 64, fill=-1), _tile(int32_t, 1, 8, fill=0)
+            warned = _run(lambda: TGATHER(dst, src, kt, cdst, None, 0, mode), "a5", errata)  # noqa: B023
+            assert cdst.storage[0] == want
+            assert any("tgather_cmp_half_k_int16" in w for w in warned) == errata
+
+    def test_a_uint32_k_keeps_its_low_half(self):
+        """k = 65537 = 0x00010001: the int16 broadcast keeps 1, so 1.0 == k on the NPU (the contract's half(65537)
+        is inf)."""
+        src = _tile(ptoisa.half, 1, 64, np.full(64, 1.0))
+        kt = _tile(ptoisa.uint32_t, 1, 8, fill=0)
+        kt.storage[0] = 65537
+        dst, cdst = _tile(int32_t, 1, 64, fill=-1), _tile(int32_t, 1, 8, fill=0)
+        _run(lambda: TGATHER(dst, src, kt, cdst, None, 0, CmpMode.EQ), "a5")
+        assert cdst.storage[0] == 64 and dst.storage[:3].tolist() == [0, 1, 2]

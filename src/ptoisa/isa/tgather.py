@@ -368,6 +368,11 @@ def _cmp_matches(config: Config, src0: Tile, k_value: Tile, vr: int, vc: int, mo
         k_raw = k_value.storage.view(np.uint8)[:vr * dtype.itemsize].view(signed)
         target = op(_wide(values), _wide(_as_src_type(k_raw, src0)[:, None]))
         return _announced(config, "tgather_cmp_k_signed_src_width", contract, target)
+    if src0.spec.np_dtype == np.float16 and config.erratum("tgather_cmp_half_k_int16"):
+        k_low = k_value.storage[:vr].astype(np.int64) & 0xFFFF  # broadcast into an int16 vector: low 16 bits
+        k_f32 = (((k_low + 0x8000) & 0xFFFF) - 0x8000).astype(np.float32)  # as signed, then exactly to float
+        target = op(values.astype(np.float32), k_f32[:, None])
+        return _announced(config, "tgather_cmp_half_k_int16", contract, target)
     if config.erratum("tgather_cmp_unsigned") and not dtype.is_float:
         unsigned = np.dtype(f"<u{dtype.itemsize}")
         k_full = k_value.storage[:vr].astype(np.int64)  # k is uint16/uint32: compared whole, not narrowed

@@ -78,6 +78,9 @@ PROFILE = TargetProfile(
                             "the valid columns are overwritten with 0",
         "tgather_cmp_running_index": "comparison TGATHER numbers elements with a running 64-lane counter: "
                                      "offset + 64 * ceil(validCol / 64) * i + j instead of offset + i * Cols + j",
+        "tgather_cmp_half_k_int16": "comparison TGATHER on a half source broadcasts k[i] into an int16 vector "
+                                    "(its low 16 bits, signed) and compares in float32, instead of converting k "
+                                    "to half (TGather.hpp:683-696, 742-755)",
         "tgather_cmp_u16_gt_as_eq": "comparison TGATHER on a uint16 source with GT runs the EQ kernel (the "
                                     "dispatch sends every 16-bit case but int16 GT to it): it gathers the "
                                     "elements equal to k (TGather.hpp:941-946)",

@@ -94,3 +94,39 @@ def TASSIGN(tile: Tile | ConvTile, addr: int, *, target: Any = None) -> None:
 def NPU_MEMORY_CLEAR(*, target: Any = None) -> None:
     """Zero the on-chip buffers of the target in force (tiles stay bound)."""
     memory_for(resolve(target)).clear()
+
+
+# --- bytes past a tile's storage (DECISIONS 21) -------------------------------------------------------------
+def window(tile: Tile | ConvTile, nbytes: int) -> np.ndarray:
+    """A copy of the `nbytes` bytes that start at the tile's first byte, as a backend addressing past the tile sees
+    them: the tile's storage, then, for a tile bound with TASSIGN, the bytes that follow it in its on-chip buffer.
+    What lies past an unbound tile (or past the buffer) cannot be known and reads as 0."""
+    own = tile.storage.view(np.uint8)
+    out = np.zeros(max(nbytes, 0), dtype=np.uint8)
+    n = min(own.size, out.size)
+    out[:n] = own[:n]
+    binding = tile.binding
+    if out.size > own.size and binding is not None:
+        start = binding.offset + own.size
+        extra = binding.buffer[start:start + out.size - own.size]
+        out[own.size:own.size + extra.size] = extra
+    return out
+
+
+def spill(tile: Tile | ConvTile, data: np.ndarray, written: np.ndarray) -> tuple[int, int] | None:
+    """Commit a window (see `window`) the backend wrote: bytes inside the storage go to the tile; the bytes past it
+    that were written (`written`, a bool mask over `data`) go to the on-chip buffer when the tile is bound, and are
+    dropped otherwise. Returns the byte range [first, end) written past the storage, relative to the tile's first
+    byte, or None when nothing was."""
+    own = tile.storage.view(np.uint8)
+    own[:] = data[:own.size]
+    outside = np.flatnonzero(written[own.size:])
+    if outside.size == 0:
+        return None
+    first, end = own.size + int(outside[0]), own.size + int(outside[-1]) + 1
+    binding = tile.binding
+    if binding is not None:
+        room = binding.buffer.size - binding.offset
+        keep = outside[own.size + outside < room] + own.size
+        binding.buffer[binding.offset + keep] = data[keep]
+    return first, end

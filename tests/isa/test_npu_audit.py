@@ -122,3 +122,54 @@ class TestD2CompareGatherHalfSource:
         dst, cdst = _tile(int32_t, 1, 64, fill=-1), _tile(int32_t, 1, 8, fill=0)
         _run(lambda: TGATHER(dst, src, kt, cdst, None, 0, CmpMode.EQ), "a5")
         assert cdst.storage[0] == 64 and dst.storage[:3].tolist() == [0, 1, 2]
+
+
+class TestD6D7GatherColumnAxis:
+    """a2a3/TGather.hpp:123-128 and a5/TGather.hpp:240-252: GATHER_COL loops `for i < validRow` where validRow is
+    src's valid row count (a2a3 line 142, a5 line 328), copying validCol elements from src + GetStrideByMask(i)
+    (common/constants.hpp:537-551: (period * i + phase) * src RowStride) to dst + i * dst RowStride. The offset
+    variable is a uint16_t."""
+
+    def _placed(self, dst_rows, dst_valid_rows):
+        src, filler = _tile(ptoisa.float32_t, 8, 16), _tile(ptoisa.float32_t, 8, 16)
+        dst = Tile[TileType.Vec, ptoisa.float32_t, dst_rows, 16, ptoisa.BLayout.RowMajor, dst_valid_rows, 16]()
+        after = _tile(ptoisa.float32_t, 4, 16)
+        for tile, addr in ((src, 0x0), (filler, 0x200), (dst, 0x400), (after, 0x400 + dst.spec.nbytes)):
+            ptoisa.TASSIGN(tile, addr, target="a2a3")  # binding makes the storage a view of the buffer
+        src.set_logical(np.arange(128, dtype=np.float32).reshape(8, 16))
+        filler.set_logical((1000 + np.arange(128, dtype=np.float32)).reshape(8, 16))
+        after.storage[:] = -7
+        return src, filler, dst, after
+
+    def test_extra_rows_come_from_the_next_tile(self):
+        """P0101 selects src rows 0, 2, 4, 6; the loop continues to i = 7, reading rows 8, 10, 12, 14, i.e. the
+        filler tile placed right after src (rows 0, 2, 4, 6 of it)."""
+        src, filler, dst, _ = self._placed(8, 4)
+        dst.storage[:] = -1
+        warned = _run(lambda: TGATHER(dst, src, ptoisa.MaskPattern.P0101, ptoisa.GatherAxis.GATHER_COL), "a2a3")
+        assert dst.data[:, 0].tolist() == [0, 32, 64, 96, 1000, 1032, 1064, 1096]
+        assert any("tgather_col_all_src_rows" in w for w in warned)
+
+    def test_an_exact_size_dst_spills_into_its_neighbour(self):
+        src, filler, dst, after = self._placed(4, 4)
+        warned = _run(lambda: TGATHER(dst, src, ptoisa.MaskPattern.P0101, ptoisa.GatherAxis.GATHER_COL), "a2a3")
+        assert dst.data[:, 0].tolist() == [0, 32, 64, 96]
+        assert after.data[:, 0].tolist() == [1000, 1032, 1064, 1096]
+        assert any("bytes [256, 512) past dst's storage into the UB buffer" in w for w in warned)
+
+    def test_errata_off_touches_nothing_else(self):
+        src, filler, dst, after = self._placed(4, 4)
+        assert not _run(lambda: TGATHER(dst, src, ptoisa.MaskPattern.P0101, ptoisa.GatherAxis.GATHER_COL), "a2a3",
+                        errata=False)
+        assert (after.storage == -7).all() and dst.data[:, 0].tolist() == [0, 32, 64, 96]
+
+    def test_the_source_offset_wraps_at_65536_elements(self):
+        """half src 72x1024, P0001 -> dst 18x1024: dst row 17 reads element offset 68 * 1024 = 69632, which a
+        uint16_t holds as 69632 - 65536 = 4096 = src row 4."""
+        src = Tile[TileType.Vec, ptoisa.half, 72, 1024]()
+        src.set_logical(np.repeat(np.arange(72, dtype=np.float16)[:, None], 1024, axis=1))
+        dst = _tile(ptoisa.half, 18, 1024, fill=0)
+        warned = _run(lambda: TGATHER(dst, src, ptoisa.MaskPattern.P0001, ptoisa.GatherAxis.GATHER_COL), "a5")
+        assert dst.data[:16, 0].tolist() == [4 * r for r in range(16)]
+        assert dst.data[16, 0] == 0 and dst.data[17, 0] == 4  # 64 * 1024 wraps to row 0, 68 * 1024 to row 4
+        assert any("tgather_col_offset_u16" in w for w in warned)

@@ -86,11 +86,13 @@ def _kind(obj: Any) -> str:
     return type(obj).__name__
 
 
-def announce_erratum(config: Config, instr: str, name: str) -> None:
-    """Warn that erratum `name` changed a result of `instr` on the configured target."""
+def announce_erratum(config: Config, instr: str, name: str, detail: str = "") -> None:
+    """Warn that erratum `name` changed a result of `instr` on the configured target; `detail` says what this
+    call did (e.g. the bytes written outside an operand)."""
     description = config.profile.errata[name]
+    detail = f"; {detail}" if detail else ""
     warnings.warn(
-        ErratumWarning(f"{instr} on {config.name}: erratum {name}: {description} "
+        ErratumWarning(f"{instr} on {config.name}: erratum {name}: {description}{detail} "
                        f"(switch it off with ptoisa.target({config.name!r}, errata=False))"),
         stacklevel=_user_stacklevel(),
     )

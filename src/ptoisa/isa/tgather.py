@@ -21,6 +21,7 @@ import numpy as np
 
 from .._quiet import quiet
 from ..errors import NotModelledError, PtoError
+from ..memory import spill, window
 from ..targets import Config
 from ..tile.layout import offset_table, region, store, write_region
 from ..tile.spec import TileSpec
@@ -205,11 +206,61 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
         out = dst.storage if dst.storage.dtype == stream.dtype else dst.storage.view(stream.dtype)  # a bit copy
         out[:stream.size] = stream
         return
+    if config.erratum("tgather_col_all_src_rows") or config.erratum("tgather_col_offset_u16"):
+        _gather_col_npu(config, dst, src, pattern, picked)
+        return
     rows = values[picked, :]
     if dst.storage.dtype == rows.dtype:
         store(dst, rows.shape[0], rows.shape[1], rows)
     else:  # a bit copy between types of one size
         write_region(dst.storage.view(rows.dtype), dst.spec, rows.shape[0], rows.shape[1], rows)
+
+
+def _gather_col_npu(config: Config, dst: Tile, src: Tile, pattern: MaskPattern, picked: Any) -> None:
+    """GATHER_COL as the NPU backends run it (a2a3/TGather.hpp:123-128, a5/TGather.hpp:240-252): row i of the
+    loop copies validCol elements from src element offset GetStrideByMask(i) = (period * i + phase) * src Cols to
+    dst element offset i * dst Cols, for i < src's valid rows (not the selected count: erratum
+    `tgather_col_all_src_rows`, audit D6); that offset is held in a uint16_t (erratum `tgather_col_offset_u16`, D7).
+    Both operands are addressed as plain row-major storage. Rows past src's storage read the bytes that follow it
+    (its on-chip buffer when bound, else 0); rows past dst's storage land in dst's buffer when it is bound."""
+    item = src.spec.dtype.itemsize
+    svr, svc = src.valid_shape
+    count = len(range(pattern.phase, svr, pattern.period))
+    loops = svr if config.erratum("tgather_col_all_src_rows") else count
+    i = np.arange(loops)
+    start = (pattern.period * i + pattern.phase) * src.spec.cols
+    wrapped = config.erratum("tgather_col_offset_u16") and bool((start > 0xFFFF).any())
+    if wrapped:
+        start &= 0xFFFF
+    cols = np.arange(svc)
+    src_bytes = (start[:, None] + cols[None, :]) * item
+    dst_elems = i[:, None] * dst.spec.cols + cols[None, :]
+    src_end = int(src_bytes.max()) + item if src_bytes.size else 0
+    dst_end = (int(dst_elems.max()) + 1) * item if dst_elems.size else 0
+    source = window(src, src_end)
+    out = window(dst, max(dst_end, dst.spec.nbytes))
+    written = np.zeros(out.size, dtype=bool)
+    lanes = np.arange(item)
+    where = (dst_elems.reshape(-1, 1) * item + lanes).reshape(-1)
+    out[where] = source[(src_bytes.reshape(-1, 1) + lanes).reshape(-1)]
+    written[where] = True
+    contract = dst.storage.copy()
+    rows = region(src, svr, svc)[picked, :]
+    write_region(contract.view(rows.dtype) if contract.dtype != rows.dtype else contract, dst.spec,
+                 rows.shape[0], rows.shape[1], rows)
+    inside = out[:dst.spec.nbytes]
+    past = bool(written[dst.spec.nbytes:].any())
+    if past or not np.array_equal(inside, contract.view(np.uint8)):
+        detail = ""
+        if past:
+            outside = np.flatnonzero(written[dst.spec.nbytes:]) + dst.spec.nbytes
+            into = (f"into the {dst.binding.region} buffer" if dst.binding is not None
+                    else "(dst is not placed with TASSIGN, so ptoisa drops them)")
+            detail = f"it wrote bytes [{int(outside[0])}, {int(outside[-1]) + 1}) past dst's storage {into}"
+        for name, applies in (("tgather_col_all_src_rows", loops != count), ("tgather_col_offset_u16", wrapped)):
+            if applies:
+                announce_erratum(config, INSTR, name, detail)
+    spill(dst, out, written)
 
 
 def _enum(check: Check, enum: Any, value: Any, role: str) -> Any:

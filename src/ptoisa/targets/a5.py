@@ -66,6 +66,12 @@ PROFILE = TargetProfile(
         tmp="optional",
     ),
     errata={
+        "tgather_col_all_src_rows": "mask TGATHER with GATHER_COL loops over all of src's valid rows, not the "
+                                    "selected ones: dst rows from the selected count up to src's valid rows get "
+                                    "the rows that follow the selection (past src: the bytes after it), written "
+                                    "past dst's valid rows and, for an exact-size dst, past its storage",
+        "tgather_col_offset_u16": "mask TGATHER with GATHER_COL holds the source row offset in a uint16_t, so a "
+                                  "source element offset of 65536 or more wraps",
         "texpands_conv_whole_blocks": "TEXPANDS on a conv tile writes whole 32-byte blocks only: a shape whose "
                                       "bytes are not a multiple of 32 leaves its last elements unwritten",
         "tgather_index_b32_idx16": "index TGATHER of 32-bit data with 16-bit indices runs the b32 kernel: each "

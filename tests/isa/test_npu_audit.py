@@ -173,3 +173,42 @@ class TestD6D7GatherColumnAxis:
         assert dst.data[:16, 0].tolist() == [4 * r for r in range(16)]
         assert dst.data[16, 0] == 0 and dst.data[17, 0] == 4  # 64 * 1024 wraps to row 0, 68 * 1024 to row 4
         assert any("tgather_col_offset_u16" in w for w in warned)
+
+
+class TestD5PartialMultiplyPadding:
+    """a2a3/TPartMul.hpp:54-63 picks the source whose valid region equals dst's (src0 first) as the one to copy;
+    a2a3/TPartOp.hpp:160-178 copies it with TPartCopyInstr (lines 15-36): with equal Cols, (rows * Cols) elements
+    in whole 32-byte blocks; otherwise validCol elements rounded up to 32 bytes, row by row."""
+
+    def test_equal_cols_copies_whole_rows(self):
+        """dst, src0 float 4x16 valid 4x8, src1 valid 2x8: rows 2..3 are copied whole from src0 (row 2's
+        columns 8..11 hold 40..43)."""
+        spec = Tile[TileType.Vec, ptoisa.float32_t, 4, 16, ptoisa.BLayout.RowMajor, -1, -1]
+        src0, src1, dst = spec(4, 8), spec(2, 8), spec(4, 8)
+        src0.storage[:] = np.arange(64)
+        src1.storage[:] = 2
+        dst.storage[:] = -1
+        warned = _run(lambda: ptoisa.TPARTMUL(dst, src0, src1), "a2a3")
+        assert dst.data[2, 8:12].tolist() == [40, 41, 42, 43] and dst.data[3, 15] == 63
+        assert dst.data[0].tolist() == [2 * c for c in range(8)] + [-1] * 8  # product rows: padding untouched
+        assert any("tpartmul_copy_padding" in w for w in warned)
+
+    def test_different_cols_rounds_rows_up_to_32_bytes(self):
+        """dst 4x16 valid 4x6, src0 4x8 valid 4x6, src1 valid 4x3: 6 floats round up to 8 (32 bytes)."""
+        src0 = Tile[TileType.Vec, ptoisa.float32_t, 4, 8, ptoisa.BLayout.RowMajor, -1, -1](4, 6)
+        src1 = Tile[TileType.Vec, ptoisa.float32_t, 4, 8, ptoisa.BLayout.RowMajor, -1, -1](4, 3)
+        dst = Tile[TileType.Vec, ptoisa.float32_t, 4, 16, ptoisa.BLayout.RowMajor, -1, -1](4, 6)
+        src0.storage[:] = np.arange(32)
+        src1.storage[:] = 1
+        dst.storage[:] = -1
+        _run(lambda: ptoisa.TPARTMUL(dst, src0, src1), "a2a3")
+        assert dst.data[0, :10].tolist() == [0, 1, 2, 3, 4, 5, 6, 7, -1, -1]
+
+    def test_errata_off_leaves_padding(self):
+        spec = Tile[TileType.Vec, ptoisa.float32_t, 4, 16, ptoisa.BLayout.RowMajor, -1, -1]
+        src0, src1, dst = spec(4, 8), spec(2, 8), spec(4, 8)
+        src0.storage[:] = np.arange(64)
+        src1.storage[:] = 2
+        dst.storage[:] = -1
+        assert not _run(lambda: ptoisa.TPARTMUL(dst, src0, src1), "a2a3", errata=False)
+        assert (dst.data[:, 8:] == -1).all()

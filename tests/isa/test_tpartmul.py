@@ -121,6 +121,12 @@ def same_bits(x, y):
     assert np.asarray(x).tobytes() == np.asarray(y).tobytes(), f"\n{np.asarray(x)}\n!=\n{np.asarray(y)}"
 
 
+def contract(target):
+    """The target's config with errata off: these tests check the contract's result; the a2a3 padding copy
+    (erratum tpartmul_copy_padding) has its own tests in test_npu_audit.py."""
+    return ptoisa.targets.make_config(target, errata=False)
+
+
 def quiet(fn):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -189,7 +195,7 @@ def test_reference_cpu_case2_src0_partial(target):
     fill_linear(src0, 1)    # 1..4
     fill_linear(src1, 11)   # 11..22
     dst.storage[:] = -7
-    TPARTMUL(dst, src0, src1, target=target)
+    TPARTMUL(dst, src0, src1, target=contract(target))
     assert dst.data.tolist() == [
         [1 * 11, 2 * 12, 3 * 13, 4 * 14, 15, 16, -7, -7],
         [17, 18, 19, 20, 21, 22, -7, -7],
@@ -235,7 +241,7 @@ def test_hand_worked_patterns_float(target):
         s0.set_logical(a)
         s1.set_logical(b)
         dst.storage[:] = -1
-        TPARTMUL(dst, s0, s1, target=target)
+        TPARTMUL(dst, s0, s1, target=contract(target))
         return dst.data.tolist()
 
     # src1 smaller in rows and cols: product in src1's 2x3 corner, src0 elsewhere in dst's 3x4.
@@ -280,7 +286,7 @@ def test_legal_patterns_every_dtype(target, dtype, shapes):
     for t in (dst, src0, src1):
         t.set_logical(random_values(rng, dtype, (4, cols)))
     want = oracle(dst, src0, src1)
-    assert quiet(lambda: TPARTMUL(dst, src0, src1, target=target)) == []
+    assert quiet(lambda: TPARTMUL(dst, src0, src1, target=contract(target))) == []
     same_bits(dst.data, want)
 
 
@@ -619,5 +625,5 @@ def test_property_legal_patterns(pair, data):
     for t in (dst, s0, s1):
         t.set_logical(random_values(rng, dtype, (rows, cols)))
     want = oracle(dst, s0, s1)
-    TPARTMUL(dst, s0, s1, target=target)
+    TPARTMUL(dst, s0, s1, target=contract(target))
     same_bits(dst.data, want)

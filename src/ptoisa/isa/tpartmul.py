@@ -26,7 +26,7 @@ from ..targets import Config
 from ..tile.layout import region, store
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
-from ._check import Check
+from ._check import Check, announce_erratum
 
 INSTR = "TPARTMUL"
 
@@ -47,8 +47,41 @@ def tpartmul(config: Config, dst: Any, src0: Any, src1: Any) -> None:
                                   "not a supported pattern (one source must equal dst, the other must not exceed it)")
         _EMULATE[config.profile.tpartmul.neither_valid](dst, src0, src1)
         return
+    padding = _copied_padding(config, dst, src0, src1)
     if not _multiply_in_place(dst, src0, src1):
         store(dst, vr, vc, _combine(dst, src0, src1))
+    if padding is not None:
+        rows, cols, values = padding
+        dst.view[rows, cols] = values
+
+
+def _copied_padding(config: Config, dst: Tile, src0: Tile, src1: Tile) -> tuple[slice, slice, np.ndarray] | None:
+    """a2a3 erratum `tpartmul_copy_padding` (audit D5): the backend copies the source whose valid region equals
+    dst's (src0 first) with TPartCopyInstr (a2a3/TPartOp.hpp:15-36) before or after multiplying the overlap: whole
+    rows when dst and that source have the same Cols, else validCol rounded up to 32 bytes per row. Rows copied:
+    from the other source's valid rows on (it has fewer rows), or all of them (it has fewer columns). The columns
+    past dst's valid ones thus receive the source's bytes. Returns (rows, cols, values) to write after the
+    contract's result, announcing the erratum first when those bytes change; None when nothing is copied there."""
+    if not config.erratum("tpartmul_copy_padding") or dst.view is None:
+        return None
+    full, part = (src0, src1) if src0.valid_shape == dst.valid_shape else (src1, src0)
+    if full.view is None or part.spec.is_boxed or dst.spec.is_boxed:
+        return None
+    vr, vc = dst.valid_shape
+    pr, pc = part.valid_shape
+    if pr < vr and pc == vc:
+        rows = slice(pr, vr)
+    elif pc < vc:
+        rows = slice(0, vr)
+    else:
+        return None
+    item = dst.spec.dtype.itemsize
+    end = dst.spec.cols if dst.spec.cols == full.spec.cols else -(-vc * item // 32) * 32 // item
+    cols = slice(vc, end)
+    values = full.view[rows, cols].copy()
+    if values.size and not np.array_equal(values.view(np.uint8), dst.view[rows, cols].copy().view(np.uint8)):
+        announce_erratum(config, INSTR, "tpartmul_copy_padding")
+    return rows, cols, values
 
 
 def _multiply_equal(dst: Tile, src0: Tile, src1: Tile, vr: int, vc: int) -> bool:

@@ -76,6 +76,9 @@ PROFILE = TargetProfile(
         tmp="required",
     ),
     errata={
+        "tpartmul_copy_padding": "TPARTMUL copies the source whose valid region equals dst's as whole rows (same "
+                                 "Cols) or 32-byte-rounded rows, so dst columns past its valid ones receive that "
+                                 "source's bytes (TPartOp.hpp:15-36)",
         "tgather_col_all_src_rows": "mask TGATHER with GATHER_COL loops over all of src's valid rows, not the "
                                     "selected ones: dst rows from the selected count up to src's valid rows get "
                                     "the rows that follow the selection (past src: the bytes after it), written "

@@ -150,11 +150,12 @@ def test_vec_col_major(target):
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_vec_boxed_nz_through_layout(target):
-    """A boxed Vec tile is filled through its layout: float NZ 32x16 (16x8 boxes)."""
+    """A boxed Vec tile is filled through its layout (the contract; the NPUs' plain fill of boxed tiles is the
+    erratum texpands_boxed_plain, tested below): float NZ 32x16 (16x8 boxes)."""
     T = Tile[TileType.Vec, float, 32, 16, BLayout.ColMajor, -1, -1, SLayout.RowMajor]
     dst = T(17, 9)
     sentinel(dst)
-    TEXPANDS(dst, 1.0, target=target)
+    TEXPANDS(dst, 1.0, target=ptoisa.targets.make_config(target, errata=False))
     filled = {i for i in range(512) if dst.storage[i] == 1.0}
 
     def nz(r, c):  # C*Rows*8 + R*128 + ir*8 + ic
@@ -162,6 +163,18 @@ def test_vec_boxed_nz_through_layout(target):
 
     assert filled == {nz(r, c) for r in range(17) for c in range(9)}
     assert {384, 256, 8, 0} <= filled and 136 not in filled   # (16,8) (0,8) (1,0) (0,0); (17,0) is outside
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5"])
+def test_npu_fills_a_boxed_vec_tile_as_plain_storage(target):
+    """Audit D11: a2a3/TExpandS.hpp and a5/TExpandS.hpp:44-57 address a Vec dst by RowStride (row-major) or
+    ColStride (col-major) alone, so an NZ float 16x8 tile with valid 2x8 gets column j's first two elements at
+    storage j * 16 + {0, 1}, not the first 16 elements its boxes would hold."""
+    T = Tile[TileType.Vec, float, 16, 8, BLayout.ColMajor, 2, 8, SLayout.RowMajor]
+    dst = T()
+    with pytest.warns(ptoisa.ErratumWarning, match="texpands_boxed_plain"):
+        TEXPANDS(dst, 1.0, target=target)
+    assert np.flatnonzero(dst.storage).tolist() == [16 * j + i for j in range(8) for i in range(2)]
 
 
 @pytest.mark.parametrize("target,dtype,glob,tile,valid", [

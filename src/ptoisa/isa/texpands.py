@@ -48,6 +48,8 @@ def texpands(config: Config, dst: Any, scalar: Any) -> None:
         _fill_mat(config, dst, value)
     elif kind == "a2a3_vec":
         _fill_a2a3_vec(config, dst, value)
+    elif kind == "boxed_vec":
+        _fill_boxed_vec(config, dst, value)
     else:
         store(dst, dst.valid_row, dst.valid_col, value)
 
@@ -68,9 +70,26 @@ def _static_kind(spec: TileSpec | ConvTileSpec, config: Config) -> str:
             check.fits("dst", spec)  # the valid-region fill goes through the layout
         return "mat"
     check.fits("dst", spec)
+    if spec.is_boxed and "texpands_boxed_plain" in config.profile.errata:
+        return "boxed_vec"
     if not spec.is_boxed and "texpands_static_valid_contiguous" in config.profile.errata:
         return "a2a3_vec"
     return "vec"
+
+
+def _fill_boxed_vec(config: Config, dst: Tile, value: np.generic) -> None:
+    """NPU erratum `texpands_boxed_plain` (audit D11): the Vec kernels address dst by its BLayout alone, row i at
+    i * Cols for row-major and column j at j * Rows for col-major (a2a3/TExpandS.hpp and a5/TExpandS.hpp:44-57,
+    RowStride / ColStride), ignoring the fractal boxes: the fill lands on the plain rectangle of storage."""
+    spec, vr, vc = dst.spec, dst.valid_row, dst.valid_col
+    contract = dst.storage.copy()
+    write_region(contract, spec, vr, vc, value)
+    target = dst.storage.copy()
+    if spec.is_row_major:
+        target.reshape(spec.rows, spec.cols)[:vr, :vc] = value
+    else:
+        target.reshape(spec.cols, spec.rows)[:vc, :vr] = value
+    commit_variant(config, INSTR, "texpands_boxed_plain", dst.storage, contract, target)
 
 
 def _check_mat_blocks(check: Check, spec: TileSpec, bounds: tuple[int, int] | None) -> None:

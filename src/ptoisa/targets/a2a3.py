@@ -76,6 +76,9 @@ PROFILE = TargetProfile(
         tmp="required",
     ),
     errata={
+        "texpands_boxed_plain": "TEXPANDS on a boxed (fractal) Vec tile ignores the boxes: the valid rectangle "
+                                "is filled as if the tile were plain row-major (col-major for an N-layout), "
+                                "row i at i * Cols (a2a3/TExpandS.hpp)",
         "tpartmul_copy_padding": "TPARTMUL copies the source whose valid region equals dst's as whole rows (same "
                                  "Cols) or 32-byte-rounded rows, so dst columns past its valid ones receive that "
                                  "source's bytes (TPartOp.hpp:15-36)",

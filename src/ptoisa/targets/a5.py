@@ -66,6 +66,9 @@ PROFILE = TargetProfile(
         tmp="optional",
     ),
     errata={
+        "texpands_boxed_plain": "TEXPANDS on a boxed (fractal) Vec tile ignores the boxes: the valid rectangle "
+                                "is filled as if the tile were plain row-major (col-major for an N-layout), "
+                                "row i at i * Cols (a5/TExpandS.hpp:44-57)",
         "tgather_col_all_src_rows": "mask TGATHER with GATHER_COL loops over all of src's valid rows, not the "
                                     "selected ones: dst rows from the selected count up to src's valid rows get "
                                     "the rows that follow the selection (past src: the bytes after it), written "

@@ -1195,7 +1195,10 @@ class TestProperties:
         contract = expect(O.gather_cmp(src_logical, vr, vc, k_as_src, int(mode), offset, is_float))
         expected = contract
         if errata and target == "a5":
-            expected = expect(O.gather_cmp(src_logical, vr, vc, kv, int(mode), offset, is_float,
+            # half sources: k's low 16 bits as int16, compared in float (D2); uint16 GT runs the EQ kernel (D1)
+            k_eff = ((kv.astype(np.int64) & 0xFFFF) ^ 0x8000) - 0x8000 if sname == "half" else kv
+            mode_eff = CmpMode.EQ if (sname == "uint16" and mode is CmpMode.GT) else mode
+            expected = expect(O.gather_cmp(src_logical, vr, vc, k_eff, int(mode_eff), offset, is_float,
                                            row_stride=64 * -(-vc // 64),
                                            unsigned_bits=None if is_float else 8 * np.dtype(NP[sname]).itemsize))
         if errata and target == "a2a3":

@@ -235,6 +235,15 @@ class _UsageError(Exception):
     pass
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush does not raise BrokenPipeError again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -249,6 +258,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("ptoisa: interrupted\n")
         return 130
+    except BrokenPipeError:  # `ptoisa ... | head`: the reader left; that is not an error of ours
+        _silence_stdout()
+        return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - never show a traceback to a user unless asked
         if os.environ.get("PTOISA_DEBUG"):
             raise

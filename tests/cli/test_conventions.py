@@ -1,0 +1,24 @@
+"""CLI conventions: `python -m ptoisa`, a closed pipe is not an error."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_python_dash_m_runs_the_cli():
+    done = subprocess.run([sys.executable, "-m", "ptoisa", "--version"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("ptoisa ")
+
+
+def test_a_closed_pipe_is_not_reported_as_a_bug():
+    code = ("import subprocess, sys\n"
+            "p = subprocess.Popen([sys.executable, '-m', 'ptoisa', 'example'], stdout=subprocess.PIPE, "
+            "stderr=subprocess.PIPE)\n"
+            "p.stdout.read(10); p.stdout.close()\n"
+            "err = p.stderr.read().decode(); p.wait()\n"
+            "print(p.returncode, repr(err))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    status, err = done.stdout.split(" ", 1)
+    assert status == "0", done.stdout
+    assert "internal error" not in err and "Traceback" not in err and "BrokenPipe" not in err

@@ -129,7 +129,10 @@ def as_dtype(value: Any) -> DType:
     except (KeyError, TypeError):
         pass
     try:
-        return _ALIASES[np.dtype(value)]
+        dtype = np.dtype(value)
+        if isinstance(value, str) and dtype.name != value:
+            raise KeyError(value)  # a NumPy type code ("i1", "i4", "f2") is not an MLIR/C++ name: i1 is one bit
+        return _ALIASES[dtype]
     except (KeyError, TypeError):
         known = ", ".join(d.value for d in DType)
         raise TileSpecError(f"unknown element type {value!r} (known: {known})") from None

@@ -24,7 +24,7 @@ LOOP = """func.func @spin(%n: index) {
 """
 
 BIG_TILE = """func.func @big() {
-  %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=4096, cols=4096, v_row=4096, v_col=4096, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+  %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=128, cols=256, v_row=128, v_col=256, blayout=row_major, slayout=none_box, fractal=512, pad=0>
   return
 }
 """
@@ -50,8 +50,8 @@ def test_a_timeout_stops_a_long_loop_at_the_loop():
 
 
 def test_an_allocation_over_the_byte_limit_names_the_op():
-    with pytest.raises(LimitError, match="67108864 bytes") as info:
-        load(BIG_TILE).run(limits=Limits(max_bytes=1 << 20))
+    with pytest.raises(LimitError, match="131072 bytes") as info:
+        load(BIG_TILE).run(limits=Limits(max_bytes=1 << 16))
     assert "in pto.alloc_tile at <string>:2:" in "\n".join(info.value.__notes__)
 
 

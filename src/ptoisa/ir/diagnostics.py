@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -25,7 +26,8 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from ptoisa.targets import Config, current_config, make_config
 
 from .dominance import undominated_operands
-from .legality import module_target, verification_target
+from .legality import module_target, tile_type_problem, verification_target
+from .types import TileBufType
 from .messages import msg
 
 ASM_NAMES = ("tcmps", "tci", "tpartmul", "texpands", "tgather")
@@ -193,6 +195,8 @@ def verify_ops(parsed: Parsed, config: Config) -> list[Diagnostic]:
                 for value, reason in undominated_operands(op):
                     name = f"%{value.name_hint}" if value.name_hint else "an operand"
                     raise VerifyException(f"{name} {reason}")
+                if isinstance(op, FuncOp):
+                    _verify_tile_arguments(op, config)
             except VerifyException as exc:
                 pos = parsed.position(op)
                 out.append((pos, parsed.source.diagnostic(pos, _text(exc))))
@@ -201,6 +205,14 @@ def verify_ops(parsed: Parsed, config: Config) -> list[Diagnostic]:
                 out.append((pos, parsed.source.diagnostic(pos, f"internal error verifying '{op.name}': "
                                                                f"{type(exc).__name__}: {exc}")))
     return [d for _, d in sorted(out, key=lambda x: x[0])]
+
+
+def _verify_tile_arguments(func: FuncOp, config: Config) -> None:
+    """A function argument of tile type obeys the same tile rules as an alloc_tile of that type."""
+    for arg in func.body.blocks[0].args if func.body.blocks else ():
+        if isinstance(arg.type, TileBufType) and (problem := tile_type_problem(arg.type, config)):
+            name = f"%{arg.name_hint}" if arg.name_hint else f"argument {arg.index}"
+            raise VerifyException(f"{name}: {problem}")
 
 
 def _walk(module: ModuleOp) -> Iterator[Operation]:

@@ -21,13 +21,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from ptoisa.errors import IllegalInstructionError, TileSpecError, UndefinedBehaviourError
+from ptoisa.errors import IllegalInstructionError, PtoError, TileSpecError, UndefinedBehaviourError
 from ptoisa.isa import tci as core_tci
 from ptoisa.isa import tcmps as core_tcmps
 from ptoisa.isa import texpands as core_texpands
@@ -205,3 +205,33 @@ def _tgather_cmp(op, config: Config) -> None:
     k = TileSpec(loc=TileType.Vec, dtype=k_dtype, rows=1, cols=32 // k_dtype.itemsize)
     mode = op.cmp_mode.data if op.cmp_mode is not None else CmpMode.EQ
     core_tgather._static_cmp(dst, src, k, cdst, tmp, mode, config)
+
+
+def tile_type_problem(t: Any, config: Config, addr: int | None = None) -> str | None:
+    """Why a tile type (and, when known, its constant address) is illegal on `config`, or None.
+
+    The same rules as the Python API: the tile's compile-time rules (TileSpec), an element type with a byte size,
+    and the on-chip buffer of its location (the whole tile must fit it; a bound address must be non-negative,
+    aligned for the target and leave room for the tile)."""
+    from .convert import tile_spec_of
+
+    try:
+        spec = tile_spec_of(t)
+    except (PtoError, ValueError, TypeError) as exc:
+        return str(exc)
+    memory = config.profile.memory
+    region = memory.region_of.get(spec.loc)
+    if region is None:
+        return None
+    size = memory.regions[region]
+    if spec.nbytes > size:
+        return (f"tile {spec.describe()} needs {spec.nbytes} bytes, more than the {size}-byte {region} buffer "
+                f"of {config.name}")
+    if addr is None:
+        return None
+    if addr < 0 or addr % memory.alignment:
+        return f"addr {addr} must be a non-negative multiple of {memory.alignment} bytes on {config.name}"
+    if addr + spec.nbytes > size:
+        return (f"tile {spec.describe()} at addr {addr} ends at byte {addr + spec.nbytes}, past the {size}-byte "
+                f"{region} buffer of {config.name}")
+    return None

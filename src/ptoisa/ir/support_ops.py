@@ -36,11 +36,13 @@ from xdsl.irdl import (
     var_operand_def,
 )
 from xdsl.parser import Parser
+from xdsl.utils.exceptions import VerifyException
 from xdsl.printer import Printer
 
 from ptoisa.tile.enums import BLOCK_BYTES, DYNAMIC, BLayout, SLayout
 
 from .abstract_ops import DpsOp, PtoOp
+from .legality import config_of, tile_type_problem
 from .messages import msg
 from .syntax import current_flavour, parse_group, print_group, print_trailing_attrs
 from .types import PartitionTensorViewType, PtrType, TensorViewType, TileBufType
@@ -114,6 +116,10 @@ class AllocTileOp(PtoOp):
             if valid != DYNAMIC and given:
                 self.fail("alloc.absent", operand=operand, field=field, value=valid)
         self._verify_alignment(t)
+        addr = _constant_int(self.addr) if self.addr is not None else None
+        problem = tile_type_problem(t, config_of(self), addr)
+        if problem:
+            raise VerifyException(problem)
 
     def _verify_alignment(self, t: TileBufType) -> None:
         """August: a none_box tile's contiguous dimension must span whole 32-byte blocks."""
@@ -124,6 +130,14 @@ class AllocTileOp(PtoOp):
         nbytes = (t.shape[1] if row_major else t.shape[0]) * size
         if nbytes % BLOCK_BYTES:
             self.fail("alloc.row_align" if row_major else "alloc.col_align", bytes=nbytes)
+
+
+def _constant_int(value: SSAValue) -> int | None:
+    """The value of an `arith.constant` integer operand, or None when it is computed at run time."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
 
 
 _PairOp = TypeVar("_PairOp", bound=PtoOp)

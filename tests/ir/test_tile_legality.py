@@ -51,3 +51,20 @@ def test_a_tile_argument_is_checked_too():
             "  return\n}\n")
     errors = _errors(text)
     assert len(errors) == 1 and "%t: tile" in errors[0] and "UB buffer" in errors[0]
+
+
+def test_an_explicit_target_that_differs_from_the_module_is_a_warning(tmp_path, capsys):
+    """DECISIONS 26: --target wins over pto.target_arch; check and run say so."""
+    from ptoisa.cli.main import main
+
+    text = _program("%t = pto.alloc_tile : " + TILE.format(dtype="f32", rows=16, cols=16, slayout="none_box"),
+                    "a5")
+    result = check_text(text, "t.pto", "cpu")
+    warnings = [d for d in result.diagnostics if d.severity == "warning"]
+    assert result.ok and result.target == "cpu" and len(warnings) == 1
+    assert "target cpu as asked, although the module names a5" in warnings[0].message and warnings[0].line == 1
+    assert not [d for d in check_text(text, "t.pto", "a5").diagnostics if d.severity == "warning"]
+    path = tmp_path / "t.pto"
+    path.write_text(text)
+    assert main(["run", str(path), "--target", "cpu", "-q"]) == 0
+    assert "warning: running for target cpu as asked, although" in capsys.readouterr().err

@@ -119,6 +119,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         return _report_invalid(args, exc)
     except (_Usage, ArgumentError) as exc:
         return _error(exc, EXIT_USAGE)
+    if args.target and program.target_arch and args.target != program.target_arch:  # DECISIONS 26
+        sys.stderr.write(f"warning: running for target {args.target} as asked, although {args.file} names "
+                         f"{program.target_arch} (pto.target_arch)\n")
     limits = Limits(max_steps=args.max_steps, max_bytes=args.max_bytes, timeout=args.timeout)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -245,7 +245,19 @@ def check_text(text: str, path: str = "<string>", target: str | None = None, *, 
         config = target_of(None, text, target)
         return CheckResult(path, config.name, exc.diagnostics, exc.source)
     config = target_of(parsed, text, target)
-    return CheckResult(path, config.name, verify_ops(parsed, config), parsed.source, parsed.module)
+    notes = [d for d in [target_mismatch(parsed, config)] if d is not None]
+    return CheckResult(path, config.name, notes + verify_ops(parsed, config), parsed.source, parsed.module)
+
+
+def target_mismatch(parsed: Parsed, config: Config) -> Diagnostic | None:
+    """DECISIONS 26: a warning when an explicit target differs from the module's own `pto.target_arch`."""
+    named = module_target(parsed.module)
+    if named is None or named == config.name:
+        return None
+    match = _TARGET_ARCH_RE.search(parsed.source.text)
+    return parsed.source.diagnostic(match.start() if match else 0,
+                                    f"verifying and running for target {config.name} as asked, although the "
+                                    f"module names {named} (pto.target_arch)", "warning")
 
 
 def parse_checked(text: str, path: str = "<string>", target: str | None = None, *, asm: bool | None = None

@@ -212,3 +212,21 @@ class TestD5PartialMultiplyPadding:
         dst.storage[:] = -1
         assert not _run(lambda: ptoisa.TPARTMUL(dst, src0, src1), "a2a3", errata=False)
         assert (dst.data[:, 8:] == -1).all()
+
+
+class TestD13IndexGatherRawRows:
+    """a2a3/TGather.hpp:62-68 and a5/TGather.hpp:52-56 step index and dst rows by their Cols (row i at i * Cols),
+    whatever the tiles' layouts: a col-major dst is written as if it were row-major."""
+
+    @pytest.mark.parametrize("target", ["a2a3", "a5"])
+    def test_col_major_dst_is_written_as_plain_rows(self, target):
+        src = _tile(ptoisa.float32_t, 8, 8, np.arange(64))
+        idx = _tile(ptoisa.int32_t, 8, 8, np.arange(64))  # identity
+        dst = Tile[TileType.Vec, ptoisa.float32_t, 8, 8, ptoisa.BLayout.ColMajor]()
+        tmp = _tile(ptoisa.int32_t, 8, 8)
+        args = (tmp,) if target == "a2a3" else ()
+        warned = _run(lambda: TGATHER(dst, src, idx, *args), target)
+        assert dst.storage[:4].tolist() == [0, 1, 2, 3]  # storage in row-major order of the gathered values
+        assert any("tgather_index_raw_rows" in w for w in warned)
+        _run(lambda: TGATHER(dst, src, idx, *args), target, errata=False)
+        assert dst.storage[:4].tolist() == [0, 8, 16, 24]  # the contract: through the DN layout

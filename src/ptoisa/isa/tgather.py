@@ -52,20 +52,54 @@ def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -
 
 def _gather_index(check: Check, config: Config, dst: Tile, src0: Tile, indices: Tile) -> None:
     vr, vc = dst.valid_shape
+    if (dst.spec.layout_name != "ND" or indices.spec.layout_name != "ND") and \
+            config.erratum("tgather_index_raw_rows"):
+        _gather_index_raw_rows(check, config, dst, src0, indices)
+        return
     raw = region(indices, vr, vc)
-    numel = src0.spec.numel
     # One reduction decides the common case: as unsigned, a negative index is huge, so max() finds both kinds.
     unsigned = raw.view(_UNSIGNED[raw.dtype.itemsize])
-    if raw.size and int(unsigned.max()) >= numel:
-        values = _gather_with_outside(check, config, src0, indices, raw.astype(np.int64))
-    else:
+    if not (raw.size and int(unsigned.max()) >= src0.spec.numel):
         positions = _positions(config, src0.spec, raw)
         if dst.view is not None and not (np.may_share_memory(dst.storage, src0.storage)
                                          or np.may_share_memory(dst.storage, indices.storage)):
             np.take(src0.storage, positions, out=dst.view[:vr, :vc], mode="clip")  # in range: checked above
             return
-        values = src0.storage[positions]
-    store(dst, vr, vc, values)
+    store(dst, vr, vc, _index_values(check, config, src0, indices, raw))
+
+
+def _index_values(check: Check, config: Config, src0: Tile, indices: Tile, raw: np.ndarray) -> np.ndarray:
+    """src0's elements at the indices `raw` (out-of-range ones as the target treats them)."""
+    unsigned = raw.view(_UNSIGNED[raw.dtype.itemsize])
+    if raw.size and int(unsigned.max()) >= src0.spec.numel:
+        return _gather_with_outside(check, config, src0, indices, raw.astype(np.int64))
+    return src0.storage[_positions(config, src0.spec, raw)]
+
+
+def _plain(tile: Tile) -> np.ndarray:
+    """The tile's storage as the NPU kernels address it: row i at i * Cols, whatever the layout."""
+    return tile.storage.reshape(tile.spec.rows, tile.spec.cols)
+
+
+def _gather_index_raw_rows(check: Check, config: Config, dst: Tile, src0: Tile, indices: Tile) -> None:
+    """NPU erratum `tgather_index_raw_rows` (audit D13, DECISIONS 20): the index kernels read index row i and write
+    dst row i at i * Cols (a2a3/TGather.hpp:62-68, a5/TGather.hpp:52-56), so a col-major or boxed dst or index
+    tile is read and written as if it were plain row-major. The contract reads and writes through the layouts."""
+    vr, vc = dst.valid_shape
+    before = dst.storage.copy()
+    try:  # the contract's result, to announce the erratum only when it differs
+        store(dst, vr, vc, _index_values(check, config, src0, indices, region(indices, vr, vc)))
+        contract = dst.storage.copy()
+    except PtoError:
+        contract = None
+    finally:
+        dst.storage[:] = before
+    values = _index_values(check, config, src0, indices, _plain(indices)[:vr, :vc])
+    target = dst.storage.copy()
+    target.reshape(dst.spec.rows, dst.spec.cols)[:vr, :vc] = values
+    if contract is None or not np.array_equal(contract.view(np.uint8), target.view(np.uint8)):
+        announce_erratum(config, INSTR, "tgather_index_raw_rows")
+    dst.storage[:] = target
 
 
 def _gather_b32_idx16(check: Check, config: Config, dst: Tile, src0: Tile, indices: Tile, tmp: Any) -> None:

@@ -76,6 +76,8 @@ PROFILE = TargetProfile(
         tmp="required",
     ),
     errata={
+        "tgather_index_raw_rows": "index TGATHER reads index row i and writes dst row i at i * Cols whatever their "
+                                  "layout: a col-major or boxed dst or index tile is treated as plain row-major",
         "texpands_boxed_plain": "TEXPANDS on a boxed (fractal) Vec tile ignores the boxes: the valid rectangle "
                                 "is filled as if the tile were plain row-major (col-major for an N-layout), "
                                 "row i at i * Cols (a2a3/TExpandS.hpp)",

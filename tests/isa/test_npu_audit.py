@@ -230,3 +230,61 @@ class TestD13IndexGatherRawRows:
         assert any("tgather_index_raw_rows" in w for w in warned)
         _run(lambda: TGATHER(dst, src, idx, *args), target, errata=False)
         assert dst.storage[:4].tolist() == [0, 8, 16, 24]  # the contract: through the DN layout
+
+
+class TestD3D4CompareGatherScratchOnA2A3:
+    """a2a3/TGather.hpp:160-300: the kernel keeps, inside and after tmp, row i's compare bitmap at byte
+    i * tmp Cols (whole 256-byte source repeats: 8 bitmap bytes per 64 floats), then an index table of
+    offset + n at byte tmp Rows * Cols, then the thresholds; per row it gathers the index-table entries whose
+    bits are set among the first validCol."""
+
+    def _operands(self, tmp_rows, tmp_cols, row0):
+        src = _tile(ptoisa.float32_t, 2, 128, np.concatenate([row0, np.full(128, 10.0)]))
+        k = _tile(ptoisa.int32_t, 1, 8, [5, 5, 0, 0, 0, 0, 0, 0])
+        dst, cdst = _tile(int32_t, 2, 128, fill=-7), _tile(int32_t, 1, 8, fill=0)
+        tmp = _tile(int32_t, tmp_rows, tmp_cols, fill=0)
+        return src, k, dst, cdst, tmp
+
+    def test_narrow_tmp_rows_overlap(self):
+        """tmp int32 64x8 (2048 bytes >= 512 + 1024 + 8): rows 8 bytes apart, 16-byte bitmaps. Row 1 (all 10 > 5)
+        overwrites bytes 8..15 of row 0's bitmap, so row 0 (all 0) gathers elements 64..127."""
+        src, k, dst, cdst, tmp = self._operands(64, 8, np.zeros(128))
+        warned = _run(lambda: TGATHER(dst, src, k, cdst, tmp, 0, CmpMode.GT), "a2a3")
+        assert cdst.storage[:2].tolist() == [64, 128]
+        assert dst.storage[:64].tolist() == list(range(64, 128))
+        assert dst.storage[128:256].tolist() == list(range(128, 256))
+        assert any("tgather_cmp_bitmap_rows" in w for w in warned)
+        src, k, dst, cdst, tmp = self._operands(64, 8, np.zeros(128))
+        assert not _run(lambda: TGATHER(dst, src, k, cdst, tmp, 0, CmpMode.GT), "a2a3", errata=False)
+        assert cdst.storage[:2].tolist() == [0, 128]
+
+    def test_a_one_row_tmp_lets_bitmaps_run_into_the_index_table(self):
+        """tmp int32 1x512: the bitmap area is 512 bytes, so row 1's bitmap (16 bytes of ones) lands on index
+        entries 0..3, which row 0 (matching at columns 0..3) then gathers as 0xFFFFFFFF."""
+        row0 = np.zeros(128)
+        row0[:4] = 10
+        src, k, dst, cdst, tmp = self._operands(1, 512, row0)
+        _run(lambda: TGATHER(dst, src, k, cdst, tmp, 0, CmpMode.GT), "a2a3")
+        assert cdst.storage[0] == 4 and dst.storage[:4].tolist() == [-1, -1, -1, -1]
+
+    def test_a_bitmap_only_tmp_is_undefined_then_emulated_into_the_buffer(self):
+        """The backend's own ST kernels pass a uint8 tmp holding only the bitmap (D4); its index table and
+        thresholds then lie in UB past tmp. Refused by default (DECISIONS 24); emulated with the tables written
+        into the buffer after tmp when tmp is placed."""
+        src = _tile(ptoisa.float32_t, 2, 64, np.concatenate([np.arange(64), np.arange(64)]))
+        k = _tile(ptoisa.int32_t, 1, 8, [60, 10, 0, 0, 0, 0, 0, 0])
+        dst, cdst = _tile(int32_t, 2, 64, fill=-7), _tile(int32_t, 1, 8, fill=0)
+        tmp = _tile(ptoisa.uint8_t, 2, 32)
+        after = _tile(int32_t, 8, 64)
+        ptoisa.TASSIGN(tmp, 0x0, target="a2a3")
+        ptoisa.TASSIGN(after, 0x40, target="a2a3")  # right after tmp's 64 bytes
+        after.storage[:] = -3
+        with pytest.raises(ptoisa.UndefinedBehaviourError):
+            _run(lambda: TGATHER(dst, src, k, cdst, tmp, 0, CmpMode.GT), "a2a3")
+        assert (after.storage == -3).all() and (dst.storage == -7).all()
+        with ptoisa.target("a2a3", undefined="emulate"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            TGATHER(dst, src, k, cdst, tmp, 0, CmpMode.GT)
+        assert cdst.storage[:2].tolist() == [3, 53]
+        assert dst.storage[:3].tolist() == [61, 62, 63] and dst.storage[64:67].tolist() == [75, 76, 77]
+        assert after.storage[:4].tolist() == [0, 1, 2, 3]  # the index table, offset + n, written past tmp

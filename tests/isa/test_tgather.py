@@ -444,10 +444,20 @@ def cmp_tiles(target, src_dtype=F32, k_dtype=U32, dst_dtype=I32, rows=2, cols=8,
     dst = tile(dst_dtype, rows, dst_cols, fill=0xF9)
     tmp = None
     if target == "a2a3":
-        need = rows * cols * 4 + rows * np.dtype(NP[src_dtype.cname]).itemsize
-        n = 8 * -(-need // 24) + 8  # int32 tmp 1 x n: 4*n >= n + need  <=>  3*n >= need
-        tmp = tile(I32, 1, n)
+        tmp = a2a3_cmp_tmp(rows, cols, src_dtype.cname)
     return src0, k, cdst, dst, tmp
+
+
+def a2a3_cmp_tmp(rows, cols, src_name):
+    """An int32 tmp that meets the seed's size formula and whose rows hold a whole row's compare bitmap (the A2/A3
+    kernel writes row i's bitmap at tmp byte i * tmp Cols, whole 256-byte repeats of the source; a narrower tmp is
+    the erratum tgather_cmp_bitmap_rows, tested in test_npu_audit.py)."""
+    item = np.dtype(NP[src_name]).itemsize
+    per_repeat = 256 // item
+    row_bytes = -(-cols // per_repeat) * per_repeat // 8
+    need = rows * cols * 4 + rows * item
+    c = max(8 * -(-row_bytes // 8), 8 * -(-need // (24 * rows)))  # int32 rows x c: 4rc >= rc + need
+    return tile(I32, rows, c)
 
 
 class TestCmpForm:
@@ -927,12 +937,17 @@ class TestCmpFaults:
         self._refused(target, ops, 0, CmpMode.EQ, f"src0 dtype {dtype.cname} is not supported (allowed: {allowed})")
 
     @pytest.mark.parametrize("target,dtype,allowed", [
-        ("a2a3", U16, "int32, uint32"), ("a2a3", F32, "int32, uint32"), ("a5", I32, "uint16, uint32"),
-        ("a5", I16, "uint16, uint32"), ("cpu", I16, "int32, uint32, uint16"),
+        ("a2a3", I16, "int32, uint32, uint16"), ("a2a3", F32, "int32, uint32, uint16"),
+        ("a5", I32, "uint16, uint32"), ("a5", I16, "uint16, uint32"), ("cpu", I16, "int32, uint32, uint16"),
     ])
     def test_k_dtype(self, target, dtype, allowed):
         ops = self._ops(target, k_dtype=dtype)
         self._refused(target, ops, 0, CmpMode.GT, f"k_value dtype {dtype.cname} is not supported (allowed: {allowed})")
+
+    def test_a2a3_uint16_k_goes_with_half_only(self):
+        """DECISIONS 24: the A2/A3 backend's own half tests pass a uint16 k; with other sources it is refused."""
+        ops = self._ops("a2a3", k_dtype=U16)
+        self._refused("a2a3", ops, 0, CmpMode.GT, "k_value dtype uint16 is supported with a half src0 only (got float)")
 
     @pytest.mark.parametrize("target", TARGETS)
     def test_cdst_integer(self, target):
@@ -978,8 +993,11 @@ class TestCmpFaults:
         # (64 bytes).
         src0, k, cdst, dst, _ = self._ops("a2a3")
         tmp = tile(I32, 2, 8)
-        self._refused("a2a3", (src0, k, cdst, dst, tmp), 0, CmpMode.GT,
-                      "tmp must hold at least 88 bytes (bitmap 16, indices 64, thresholds 8); got 64")
+        tiles = [src0, k, cdst, dst, tmp]
+        assert_refused(lambda: TGATHER(dst, src0, k, cdst, tmp, 0, CmpMode.GT, target="a2a3"), tiles,
+                       "TGATHER on a2a3: tmp must hold at least 88 bytes (bitmap 16, indices 64, thresholds 8); "
+                       "got 64; the result is undefined on this target (use undefined='emulate' to reproduce the "
+                       "target)", exc=ptoisa.UndefinedBehaviourError)
 
     def test_a2a3_tmp_size_exact_minimum_is_enough(self):
         # int32 tmp 1x24: 96 bytes >= 24 + 64 + 8 = 96
@@ -1176,7 +1194,7 @@ class TestProperties:
         dst.storage[:] = _raw(d, dname, dst.spec.numel)
         tmp = None
         if target == "a2a3":
-            tmp = tile(I32, 1, 8 * -(-(srows * scols * 4 + srows * 4) // 24) + 8)
+            tmp = a2a3_cmp_tmp(srows, scols, sname)
         offset = d(st.one_of(st.integers(0, 100), st.integers(0, 2**32 - 1)))
         if d(st.booleans()):  # negative thresholds too, where the k dtype allows them
             kv = np.array(d(st.lists(st.integers(-3, 10) if kname == "int32" else st.integers(0, 2**16 - 1),

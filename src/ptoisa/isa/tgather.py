@@ -14,6 +14,7 @@ Comparison form, `TGATHER<..., cmpMode>(dst, src0, k_value, cdst, tmp, offset)`:
 
 from __future__ import annotations
 
+import warnings
 from functools import lru_cache
 from typing import Any
 
@@ -379,6 +380,26 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
     if vr and counts.max() > dst.spec.cols:
         row = int(np.argmax(counts))
         check.fail("dst", f"rows hold {dst.spec.cols} indices, but src0 row {row} has {int(counts[row])} matches")
+    if tmp is not None and k_tile is not None and config.profile.tgather_cmp.tmp == "required":
+        short = _cmp_tmp_short(dst.spec, src0.spec, tmp.spec)  # only reachable under undefined="emulate"
+        if short or (config.erratum("tgather_cmp_bitmap_rows") and _bitmap_overlaps(src0, tmp)):
+            target, commit = _a2a3_cmp_scratch(config, dst, src0, k_tile, cdst, tmp, offset, mode)
+            if not short:  # what the other errata alone give (they announce themselves), to announce this one
+                saved = dst.storage.copy(), cdst.storage.copy()
+                without = config.without("tgather_cmp_bitmap_rows")
+                try:
+                    with warnings.catch_warnings():  # the other errata were announced by the compare above
+                        warnings.simplefilter("ignore")
+                        tgather_cmp(without, dst, src0, k_value, cdst, tmp, offset, mode)
+                    other = dst.tobytes() + cdst.tobytes()
+                except PtoError:
+                    other = b""
+                finally:
+                    dst.storage[:], cdst.storage[:] = saved
+                if other != target:
+                    announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
+            commit()
+            return
     row_stride = src0.spec.cols
     if config.erratum("tgather_cmp_running_index"):
         running = 64 * -(-vc // 64)
@@ -426,16 +447,121 @@ def _static_cmp(dst: TileSpec, src0: TileSpec, k: TileSpec | None, cdst: TileSpe
             continue
         check.loc(role, spec.loc, rules.locs if role in ("dst", "src0") else None)
         check.fits(role, spec)
+    if k is not None and k.dtype.itemsize == 2 and rules.k16_src_dtypes is not None \
+            and src0.dtype not in rules.k16_src_dtypes:
+        check.fail("k_value", f"dtype {k.dtype.cname} is supported with a "
+                              f"{' or '.join(d.cname for d in rules.k16_src_dtypes)} src0 only (got {src0.dtype.cname})")
     if rules.tmp == "required":
-        _check_cmp_tmp(check, dst, src0, tmp)
+        if tmp is None:
+            check.fail("tmp", "is required on this target")
+        if config.undefined == "raise":
+            _check_cmp_tmp(check, dst, src0, tmp)
+
+
+def _cmp_tmp_short(dst: TileSpec, src0: TileSpec, tmp: TileSpec) -> bool:
+    return tmp.nbytes < tmp.rows * tmp.cols + src0.numel * dst.dtype.itemsize + src0.rows * src0.dtype.itemsize
+
+
+def _bitmap_overlaps(src0: Tile, tmp: Tile) -> bool:
+    """Whether the A2/A3 bitmap rows (whole repeats, at tmp Cols bytes apart) overlap or leave tmp's bitmap area."""
+    vr, vc = src0.valid_shape
+    per_repeat = 256 // src0.spec.dtype.itemsize
+    row_bytes = -(-vc // per_repeat) * per_repeat // 8
+    area = tmp.spec.rows * tmp.spec.cols
+    return vr > 0 and vc > 0 and (row_bytes > tmp.spec.cols or (vr - 1) * tmp.spec.cols + row_bytes > area)
+
+
+def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile, tmp: Tile, offset: int,
+                      mode: CmpMode) -> tuple[bytes, Any]:
+    """The A2/A3 comparison gather as its kernel runs it (a2a3/TGather.hpp:160-300), byte by byte in tmp:
+
+    * an index table of offset + n for every element n of src0's static Rows x Cols, at tmp byte Rows * Cols of
+      tmp (tmp's elements counted as bytes);
+    * the thresholds after it: k read at the source's width as a signed integer and converted (vconv, whole
+      256-byte repeats for float and half);
+    * row i's compare bitmap at tmp byte i * tmp Cols, covering whole 256-byte repeats of src0 row i (read at
+      i * src0 Cols; bytes past the valid columns are compared too);
+    * then, per row, the indices whose bits are set among the first validCol, packed into dst row i (at
+      i * dst Cols), and their count into cdst[i].
+
+    Bytes past tmp's storage (index table, thresholds, bitmap overrun) go into tmp's on-chip buffer when tmp is
+    placed with TASSIGN; src0 and k are read past their storage the same way (0 when not placed). Nothing is
+    written here: returns dst's and cdst's would-be bytes and a function that commits every write."""
+    sspec, item = src0.spec, src0.spec.dtype.itemsize
+    tin = sspec.np_dtype
+    vr, vc = src0.valid_shape
+    tmp_rows, tmp_cols = tmp.spec.rows, tmp.spec.cols
+    index_at = tmp_rows * tmp_cols
+    cvt_at = index_at + sspec.numel * 4
+    per_repeat = 256 // item
+    nrep = -(-vc // per_repeat)
+    k_item = k_tile.spec.dtype.itemsize
+    k_repeats = -(-vr // (256 // k_item))
+    if tin == np.int32:
+        count = sspec.rows
+        thresholds = window(k_tile, count * k_item).view(k_tile.spec.np_dtype).astype(np.int64).astype(np.int32)
+    elif config.erratum("tgather_cmp_k_signed_src_width"):
+        count = k_repeats * per_repeat
+        signed = np.dtype(f"<i{item}")
+        thresholds = window(k_tile, count * item).view(signed).astype(tin)
+    else:  # k converted from its own type (the contract's reading), with the same repeat-wide writes
+        count = k_repeats * per_repeat
+        with quiet():
+            thresholds = window(k_tile, count * k_item).view(k_tile.spec.np_dtype).astype(tin)
+    bitmap_end = (vr - 1) * tmp_cols + nrep * per_repeat // 8 if vr else 0
+    total = max(cvt_at + count * item, bitmap_end, tmp.spec.nbytes)
+    scratch = window(tmp, total)
+    written = np.zeros(total, dtype=bool)
+
+    def put(at: int, data: np.ndarray) -> None:
+        raw = data.view(np.uint8).reshape(-1)
+        scratch[at:at + raw.size] = raw
+        written[at:at + raw.size] = True
+
+    put(index_at, ((offset + np.arange(sspec.numel, dtype=np.int64)) & 0xFFFFFFFF).astype(np.uint32))
+    put(cvt_at, thresholds)
+    src_end = ((vr - 1) * sspec.cols + nrep * per_repeat) * item if vr else 0
+    source = window(src0, src_end).view(tin)
+    op = np.greater if mode is CmpMode.GT else np.equal
+    chunk = 255 * per_repeat  # TCMPS_REPEAT_MAX repeats per compare instruction
+    starts = list(range(0, nrep * per_repeat, chunk))
+    for start in starts:  # the backend runs each chunk over every row before the next chunk
+        stop = min(start + chunk, nrep * per_repeat)
+        for i in range(vr):
+            k = scratch[cvt_at + i * item:cvt_at + (i + 1) * item].view(tin)[0]
+            seg = source[i * sspec.cols + start:i * sspec.cols + stop]
+            with quiet():
+                bits = np.packbits(op(seg, k), bitorder="little")
+            put(i * tmp_cols + start // 8, bits)
+    out = window(dst, max(dst.spec.nbytes, ((vr - 1) * dst.spec.cols + vc) * 4 if vr else 0)).view(np.uint32)
+    dst_written = np.zeros(out.size * 4, dtype=bool)
+    counts = np.zeros(vr, dtype=np.int64)
+    for i in range(vr):
+        table = scratch[index_at + i * sspec.cols * 4:index_at + (i * sspec.cols + vc) * 4].view(np.uint32)
+        mask = np.unpackbits(scratch[i * tmp_cols:i * tmp_cols + -(-vc // 8)], bitorder="little")[:vc].astype(bool)
+        picked = table[mask]
+        at = i * dst.spec.cols
+        out[at:at + picked.size] = picked
+        dst_written[at * 4:(at + picked.size) * 4] = True
+        counts[i] = picked.size
+    new_cdst = cdst.storage.copy()
+    new_cdst[:vr] = counts.astype(cdst.spec.np_dtype)
+
+    def commit() -> None:
+        spill(dst, out.view(np.uint8), dst_written)
+        cdst.storage[:] = new_cdst
+        spill(tmp, scratch, written)
+
+    return out.view(np.uint8)[:dst.spec.nbytes].tobytes() + new_cdst.tobytes(), commit
+
 
 
 def _check_cmp_tmp(check: Check, dst: TileSpec, src0: TileSpec, tmp: TileSpec | None) -> None:
     if tmp is None:
         check.fail("tmp", "is required on this target")
     need = tmp.rows * tmp.cols + src0.numel * dst.dtype.itemsize + src0.rows * src0.dtype.itemsize
-    if tmp.nbytes < need:
-        check.fail("tmp", f"must hold at least {need} bytes (bitmap {tmp.rows * tmp.cols}, indices "
+    if tmp.nbytes < need:  # DECISIONS 24: undefined (the backend writes its tables past tmp)
+        check.undefined("tmp", f"must hold at least {need} bytes (bitmap {tmp.rows * tmp.cols}, indices "
                           f"{src0.numel * dst.dtype.itemsize}, thresholds {src0.rows * src0.dtype.itemsize}); "
                           f"got {tmp.nbytes}" + ("; the bitmap counts Rows*Cols bytes of tmp itself, so a 1-byte tmp "
                                                  "dtype can never hold it: use a 4-byte one" if tmp.dtype.itemsize == 1

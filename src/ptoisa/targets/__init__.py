@@ -50,6 +50,10 @@ class Config:
     def erratum(self, name: str) -> bool:
         return name in self.errata
 
+    def without(self, name: str) -> Config:
+        """The same target with erratum `name` switched off."""
+        return make_config(self.profile.target, self.errata - {name}, self.undefined)
+
 
 def get_profile(target: str | Target) -> TargetProfile:
     try:

@@ -70,12 +70,17 @@ PROFILE = TargetProfile(
     tgather_cmp=TGatherCmpRules(
         dst_dtypes=(D.I32, D.U32),
         src_dtypes=(D.F32, D.F16, D.I32),
-        k_dtypes=(D.I32, D.U32),
+        k_dtypes=(D.I32, D.U32, D.U16),
         eq_only_src_dtypes=(D.I32,),
         modes=(CmpMode.GT, CmpMode.EQ),
         tmp="required",
+        k16_src_dtypes=(D.F16,),  # DECISIONS 24: the backend's own half tests pass a uint16 k
     ),
     errata={
+        "tgather_cmp_bitmap_rows": "comparison TGATHER writes row i's compare bitmap at tmp byte i * tmp Cols, in "
+                                   "whole 256-byte source repeats, and keeps its index table right after tmp's "
+                                   "Rows * Cols bytes: a tmp whose rows are narrower than a row's bitmap lets rows "
+                                   "overwrite each other or the index table (TGather.hpp:182-263)",
         "tgather_index_raw_rows": "index TGATHER reads index row i and writes dst row i at i * Cols whatever their "
                                   "layout: a col-major or boxed dst or index tile is treated as plain row-major",
         "texpands_boxed_plain": "TEXPANDS on a boxed (fractal) Vec tile ignores the boxes: the valid rectangle "

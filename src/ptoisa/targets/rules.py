@@ -134,6 +134,7 @@ class TGatherCmpRules:
     eq_only_src_dtypes: source types allowed only with CmpMode.EQ.
     modes: allowed comparison modes.
     tmp: "required" (a2a3: validated scratch) or "optional" (ignored).
+    k16_src_dtypes: source types a 16-bit k may go with (None: no such restriction).
     """
 
     dst_dtypes: DTypes
@@ -143,6 +144,7 @@ class TGatherCmpRules:
     modes: tuple[CmpMode, ...]
     tmp: Literal["required", "optional"]
     locs: Locs = VEC_ONLY
+    k16_src_dtypes: DTypes | None = None
 
 
 KIB = 1024

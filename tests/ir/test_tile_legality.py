@@ -68,3 +68,34 @@ def test_an_explicit_target_that_differs_from_the_module_is_a_warning(tmp_path, 
     path.write_text(text)
     assert main(["run", str(path), "--target", "cpu", "-q"]) == 0
     assert "warning: running for target cpu as asked, although" in capsys.readouterr().err
+
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[2] / "examples" / "pto"
+
+
+def test_compare_tgather_needs_its_tmp_on_every_target():
+    """The C++ comparison overload always takes tmp (TGATHER(dst, src0, kValue, cdst, tmp, offset)); PTOAS asks
+    for it too, so text without it is refused even where the target ignores tmp."""
+    text = (EXAMPLES / "tpartmul_tgather_a5.pto").read_text()
+    without = text.replace("pto.tgather ins(%d, %k, %tmp : !pto.tile_buf<vec, 16x16xf32>, f32, "
+                           "!pto.tile_buf<vec, 16x32xui8>)", "pto.tgather ins(%d, %k : !pto.tile_buf<vec, 16x16xf32>, f32)")
+    assert without != text
+    assert check_text(text, "t.pto").ok
+    errors = _errors(without)
+    assert errors and "tmp" in errors[0]
+
+
+def test_tload_into_a_tile_of_another_element_type_is_refused():
+    tile = TILE.format(dtype="{t}", rows=16, cols=16, slayout="none_box")
+    text = ("func.func @f(%p: !pto.ptr<f16>) {\n"
+            "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n  %c16 = arith.constant 16 : index\n"
+            "  %v = pto.make_tensor_view %p, shape = [%c16, %c16], strides = [%c16, %c1] "
+            "{layout = #pto.layout<nd>} : !pto.tensor_view<?x?xf16>\n"
+            "  %pv = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c16, %c16] : "
+            "!pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<16x16xf16>\n"
+            "  %t = pto.alloc_tile : " + tile + "\n"
+            "  pto.tload ins(%pv : !pto.partition_tensor_view<16x16xf16>) outs(%t : " + tile + ")\n"
+            "  return\n}\n")
+    assert not _errors(text.replace("{t}", "f16"))
+    errors = _errors(text.replace("{t}", "f32"))
+    assert len(errors) == 1 and errors[0].startswith("8: ") and "element type f16 must be the tile's (f32)" in errors[0]

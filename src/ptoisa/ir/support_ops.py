@@ -370,7 +370,11 @@ class TLoadOp(_TransferOp):
     def verify_structure(self, arch: Arch) -> None:
         if not isinstance(self.src.type, PartitionTensorViewType):
             self.fail("tload.view")
-        self.common("dst", self.dst)
+        dst = self.common("dst", self.dst)
+        view_type, tile_type = self.src.type.element_type, getattr(dst, "element_type", None)
+        if tile_type is not None and view_type != tile_type:
+            raise VerifyException(f"tload copies elements unchanged: the view's element type {view_type} must be "
+                                  f"the tile's ({tile_type}); convert with pto.tcvt after loading")
 
 
 @irdl_op_definition

@@ -286,7 +286,7 @@ class TGatherOp(DpsOp):
             self.require_scalar(self.k_value)
         if self.indices is not None:
             self.fail("tg.cmp_no_idx")
-        if self.cdst_value is None or self.k_value is None or (self.tmp is None and arch == "a2a3"):
+        if self.cdst_value is None or self.k_value is None or self.tmp is None:  # the C++ signature has tmp
             self.fail("tg.cmp_operands")
         named = (("src", self.src), ("dst", self.dst_value), ("cdst", self.cdst_value), ("tmp", self.tmp))
         tiles = {n: self.common(n, v) for n, v in named if v is not None}

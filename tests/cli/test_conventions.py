@@ -22,3 +22,18 @@ def test_a_closed_pipe_is_not_reported_as_a_bug():
     status, err = done.stdout.split(" ", 1)
     assert status == "0", done.stdout
     assert "internal error" not in err and "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_run_warnings_name_the_site_and_the_cli_flag(capsys):
+    from pathlib import Path
+
+    from ptoisa.cli.main import main
+
+    kernel = Path(__file__).resolve().parents[2] / "examples" / "pto" / "run_scale_compare.pto"
+    data = kernel.parent / "data" / "x_64x16_f32.npy"
+    assert main(["run", str(kernel), str(data), "zeros:64x16", "zeros:64x2", "2.0", "100.0", "-q"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1  # once per site, although the loop runs the op four times
+    assert f"[pto.tcmps at {kernel}:31:7]" in err[0] and err[0].endswith("(--no-errata gives the contract's "
+                                                                        "result instead)")
+    assert "ptoisa.target(" not in err[0]

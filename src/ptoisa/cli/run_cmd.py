@@ -155,10 +155,14 @@ def _error(exc: BaseException, status: int) -> int:
     return status
 
 
+_PYTHON_SWITCH = re.compile(r" \(switch it off with ptoisa\.target\('[a-z0-9]+', errata=False\)\)$")
+
+
 def _warnings(caught: list[warnings.WarningMessage]) -> None:
+    """Each distinct warning once (one per instruction site), in the CLI's terms."""
     seen = set()
     for w in caught:
-        text = str(w.message)
+        text = _PYTHON_SWITCH.sub(" (--no-errata gives the contract's result instead)", str(w.message))
         if text not in seen:
             seen.add(text)
             sys.stderr.write(f"warning: {text}\n")

@@ -12,7 +12,7 @@ from xdsl.ir import Operation, SSAValue
 from ..errors import OutOfBoundsError
 from ..ir.convert import tile_spec_of
 from ..ir.types import TileBufType
-from ..isa._check import Check
+from ..isa._check import SITE, Check
 from ..isa._scalar import to_element
 from ..isa.enums import CmpMode, GatherAxis
 from ..isa.tci import tci
@@ -268,6 +268,20 @@ def _tiles(d: FunctionDecoder, op: Operation, *values: SSAValue | None) -> list[
     return [d.use(v) if v is not None else None for v in values]
 
 
+def _sited(d: FunctionDecoder, op: Operation, step: Step) -> Step:
+    """The step of an instruction, run with its source location in force for the warnings it may emit."""
+    where = f"{op.name} at {d.where(op)}"
+
+    def sited(regs: list[Any]) -> None:
+        token = SITE.set(where)
+        try:
+            step(regs)
+        finally:
+            SITE.reset(token)
+
+    return sited
+
+
 @handler("pto.tcmps")
 def _tcmps(d: FunctionDecoder, op: Operation) -> Step:
     src, dst = _tiles(d, op, op.src, op.dst)  # type: ignore[attr-defined]
@@ -277,7 +291,7 @@ def _tcmps(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         tcmps(regs[0].config, regs[dst], regs[src], regs[s], mode)
 
-    return step
+    return _sited(d, op, step)
 
 
 @handler("pto.tci")
@@ -289,7 +303,7 @@ def _tci(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         tci(regs[0].config, regs[dst], regs[s], descending, regs[tmp] if tmp is not None else None)
 
-    return step
+    return _sited(d, op, step)
 
 
 @handler("pto.texpands")
@@ -300,7 +314,7 @@ def _texpands(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         texpands(regs[0].config, regs[dst], regs[s])
 
-    return step
+    return _sited(d, op, step)
 
 
 @handler("pto.tpartmul")
@@ -310,7 +324,7 @@ def _tpartmul(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         tpartmul(regs[0].config, regs[dst], regs[a], regs[b])
 
-    return step
+    return _sited(d, op, step)
 
 
 @handler("pto.tgather")
@@ -323,15 +337,15 @@ def _tgather(d: FunctionDecoder, op: Operation) -> Step:
         def mask_step(regs: list[Any]) -> None:
             tgather_mask(regs[0].config, regs[dst], regs[src], pattern, axis)
 
-        return mask_step
+        return _sited(d, op, mask_step)
     if op.k_value is None:  # type: ignore[attr-defined]
         (idx,) = _tiles(d, op, op.indices)  # type: ignore[attr-defined]
 
         def index_step(regs: list[Any]) -> None:
             tgather_index(regs[0].config, regs[dst], regs[src], regs[idx], regs[tmp] if tmp is not None else None)
 
-        return index_step
-    return _tgather_cmp(d, op, dst, src, tmp)
+        return _sited(d, op, index_step)
+    return _sited(d, op, _tgather_cmp(d, op, dst, src, tmp))
 
 
 def _tgather_cmp(d: FunctionDecoder, op: Operation, dst: Any, src: Any, tmp: Any) -> Step:

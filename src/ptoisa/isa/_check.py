@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from contextvars import ContextVar
 from typing import Any, NoReturn
 
 import numpy as np
@@ -86,20 +87,29 @@ def _kind(obj: Any) -> str:
     return type(obj).__name__
 
 
+SITE: ContextVar[str | None] = ContextVar("ptoisa_announce_site", default=None)
+"""Where the instruction being run comes from (`pto.tcmps at kernel.pto:12:5`), set by the interpreter so that
+warnings name the source location; None for calls from Python."""
+
+
 def announce_erratum(config: Config, instr: str, name: str, detail: str = "") -> None:
     """Warn that erratum `name` changed a result of `instr` on the configured target; `detail` says what this
     call did (e.g. the bytes written outside an operand)."""
     description = config.profile.errata[name]
     detail = f"; {detail}" if detail else ""
+    site = SITE.get()
+    where = f" [{site}]" if site else ""
     warnings.warn(
-        ErratumWarning(f"{instr} on {config.name}: erratum {name}: {description}{detail} "
+        ErratumWarning(f"{instr} on {config.name}{where}: erratum {name}: {description}{detail} "
                        f"(switch it off with ptoisa.target({config.name!r}, errata=False))"),
         stacklevel=_user_stacklevel(),
     )
 
 
 def announce_fallback(config: Config, instr: str, message: str) -> None:
-    warnings.warn(ModeFallbackWarning(f"{instr} on {config.name}: {message}"), stacklevel=_user_stacklevel())
+    site = SITE.get()
+    where = f" [{site}]" if site else ""
+    warnings.warn(ModeFallbackWarning(f"{instr} on {config.name}{where}: {message}"), stacklevel=_user_stacklevel())
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -37,3 +37,19 @@ def test_run_warnings_name_the_site_and_the_cli_flag(capsys):
     assert f"[pto.tcmps at {kernel}:31:7]" in err[0] and err[0].endswith("(--no-errata gives the contract's "
                                                                         "result instead)")
     assert "ptoisa.target(" not in err[0]
+
+
+def test_run_prints_returns_and_speaks_json(tmp_path, capsys):
+    import json
+
+    from ptoisa.cli.main import main
+
+    kernel = tmp_path / "ret.pto"
+    kernel.write_text("func.func @f(%a: i32, %b: f32) -> (i32, f32) {\n  %c = arith.addi %a, %a : i32\n"
+                      "  return %c, %b : i32, f32\n}\n")
+    assert main(["run", str(kernel), "20", "1.5"]) == 0
+    out = capsys.readouterr().out
+    assert "return #0 = 40" in out and "return #1 = 1.5" in out
+    assert main(["run", str(kernel), "20", "1.5", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["returns"] == [40, 1.5] and doc["entry"] == "f" and doc["arguments"]["a"]["value"] == 20

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -65,6 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                      help="initial contents of tiles from alloc_tile and of on-chip buffers (default zero)")
     run.add_argument("--block", default="0/1", metavar="I[/N]", help="get_block_idx / get_block_num (default 0/1)")
     run.add_argument("--quiet", "-q", action="store_true", help="print only errors and warnings")
+    run.add_argument("--format", choices=["text", "json"], default="text",
+                     help="json: one JSON object (target, entry, steps, arguments, outputs, returns) on stdout")
     limits = run.add_argument_group("limits", "a run that reaches one stops with an error naming the op and its "
                                               "file:line:col (exit 1)")
     limits.add_argument("--max-steps", type=_positive_int, default=100_000_000, metavar="N",
@@ -141,9 +144,30 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         return _error(exc, EXIT_USAGE)
     except OSError as exc:
         return _error(_Usage(f"cannot write to {args.out}: {exc.strerror or exc}"), EXIT_USAGE)
-    if not args.quiet:
+    if args.format == "json":
+        out.write(json.dumps(_as_json(result, params, origins, saved)) + "\n")
+    elif not args.quiet:
         _summary(out, program, result, params, origins, saved, config, args)
     return EXIT_OK
+
+
+def _as_json(result: Any, params: list[Any], origins: dict[str, str], saved: dict[str, list[str]]) -> dict[str, Any]:
+    """The run as plain JSON: scalars as numbers, tensors by dtype and shape (their data lives in --out files)."""
+    def scalar(value: Any) -> Any:
+        value = value.item() if isinstance(value, np.generic) else value
+        return value if isinstance(value, (int, float, bool)) and value == value else str(value)
+
+    arguments = {}
+    for p in params:
+        value = result.arguments[p.name]
+        if isinstance(value, np.ndarray):
+            arguments[p.name] = {"type": p.type_text, "from": origins[p.name], "dtype": str(value.dtype),
+                                 "shape": list(value.shape), "written": p.name in result.outputs,
+                                 "saved": saved.get(p.name, [])}
+        else:
+            arguments[p.name] = {"type": p.type_text, "value": scalar(value)}
+    return {"target": result.target, "entry": result.entry, "ops_executed": result.ops_executed,
+            "arguments": arguments, "returns": [scalar(v) for v in result.returns]}
 
 
 def _error(exc: BaseException, status: int) -> int:
@@ -413,6 +437,8 @@ def _summary(out: TextIO, program: Any, result: Any, params: list[Any], origins:
         else:
             line = f"  %{p.name:<{width}} : {p.type_text} = {value}"
         out.write(line + "\n")
+    for n, value in enumerate(result.returns):
+        out.write(f"  return #{n} = {value}\n")
     if not result.outputs:
         out.write("no global tensor was written\n")
     elif not args.out:

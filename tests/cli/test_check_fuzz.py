@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import fuzz_budget
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -38,7 +39,7 @@ def mutated(draw: st.DrawFn) -> tuple[str, str]:
     return text, suffix
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=fuzz_budget(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=mutated(), as_json=st.booleans(), target=st.sampled_from([None, "a2a3", "a5", "cpu"]))
 def test_check_never_raises(tmp_path: Path, capsys: pytest.CaptureFixture[str], case: tuple[str, str],
                             as_json: bool, target: str | None) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from conftest import fuzz_budget
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -66,7 +67,7 @@ def _call_and_check(call, operands):
             assert after == before, "a refused call changed a tile"
 
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=fuzz_budget(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS
@@ -98,7 +99,7 @@ def test_tgather_never_crashes(target, dst, src0, rest):
     _call_and_check(lambda: TGATHER(dst, src0, *rest, target=target), operands)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=fuzz_budget(60), deadline=None)
 @given(st.sampled_from(TARGETS), tiles(), tiles(), st.sampled_from(list(MaskPattern)), st.sampled_from(list(GatherAxis)))
 def test_mask_gather_never_crashes(target, dst, src, pattern, axis):
     _call_and_check(lambda: TGATHER(dst, src, pattern, axis, target=target), [dst, src])

@@ -78,10 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target_options(run, default="cpu")
     run.set_defaults(func=cmd_vectors_run)
 
-    from . import run_cmd, text_cmds  # the text-form commands (run; check, convert) live in their own modules
+    from . import data_cmds, run_cmd, text_cmds  # run; check, convert; compare, show: modules of their own
 
     run_cmd.register(sub)
     text_cmds.register(sub)
+    data_cmds.register(sub)
 
     tg = sub.add_parser("targets", help="describe the target profiles")
     tg.add_argument("names", nargs="*", metavar="TARGET", help="targets to describe (default: all)")

@@ -1,0 +1,219 @@
+"""`ptoisa compare` and `ptoisa show`: look at output data the way golden-data tests do.
+
+compare: two arrays (.npy, or raw .bin with a dtype and shape) bit for bit first; when they differ, the mismatch
+count, the first mismatching elements with their coordinates, and the largest absolute, relative and ULP
+differences, judged against optional tolerances.
+show: an array as text, with a predicate mask (uint8 packed bits) optionally unpacked into a grid of 0/1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, TextIO
+
+EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE = 0, 1, 2
+
+COMPARE_DOC = """\
+Compare two arrays element by element. Exit 0 when they are bit-identical, or within the tolerances given;
+1 when they differ; 2 when a file cannot be read or the shapes do not agree.
+
+Files: FILE.npy (dtype and shape from the file; bfloat16/fp8 arrays saved by NumPy as raw void need --dtype), or
+FILE.bin[:DTYPE[:SHAPE]] raw little-endian data as NPU test suites store golden data (--dtype and --shape apply
+to both when the spec does not say).
+
+examples:
+  ptoisa compare out/scaled.npy golden/scaled.npy
+  ptoisa compare out/mask.bin:u8:64x2 golden.bin --first 5
+  ptoisa compare a.npy b.npy --atol 1e-6 --rtol 1e-3 --ulp 2"""
+
+SHOW_DOC = """\
+Print an array (.npy, or FILE.bin:DTYPE[:SHAPE]) as text. --bits unpacks a packed predicate mask (8 elements per
+byte, element 0 in the lowest bit, as TCMPS writes it) into a grid of 0 and 1.
+
+examples:
+  ptoisa show out/scaled.npy
+  ptoisa show out/mask.npy --bits"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    cmp = sub.add_parser("compare", help="compare two arrays: bit-exact, else abs/rel/ULP differences",
+                         description=COMPARE_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
+    cmp.add_argument("actual", metavar="ACTUAL")
+    cmp.add_argument("expected", metavar="EXPECTED")
+    cmp.add_argument("--dtype", help="element type for raw .bin files (f32, f16, bf16, i32, u8, ...)")
+    cmp.add_argument("--shape", help="shape for raw .bin files, e.g. 16x16")
+    cmp.add_argument("--atol", type=float, default=None, help="accept |a - e| <= atol + rtol * |e|")
+    cmp.add_argument("--rtol", type=float, default=None, help="relative tolerance (with --atol)")
+    cmp.add_argument("--ulp", type=int, default=None, help="accept floats at most this many ULPs apart")
+    cmp.add_argument("--first", type=int, default=10, metavar="N", help="how many mismatches to list (default 10)")
+    cmp.set_defaults(func=cmd_compare)
+
+    show = sub.add_parser("show", help="print an array, or a packed predicate mask as 0/1",
+                          description=SHOW_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
+    show.add_argument("file", metavar="FILE")
+    show.add_argument("--dtype", help="element type for a raw .bin file")
+    show.add_argument("--shape", help="shape for a raw .bin file, e.g. 16x16")
+    show.add_argument("--bits", action="store_true", help="unpack uint8 predicate bytes into 0/1 per element")
+    show.set_defaults(func=cmd_show)
+
+
+class DataError(Exception):
+    """A file that cannot be read as the array it claims to be."""
+
+
+def load_array(spec: str, dtype: str | None = None, shape: str | None = None) -> Any:
+    """An array from FILE.npy or FILE.bin[:DTYPE[:SHAPE]] (DataError when it cannot be read as such)."""
+    import numpy as np
+
+    from ..dtypes import as_dtype
+    from ..errors import PtoError
+
+    path, *rest = spec.split(":")
+    if len(rest) > 2:
+        raise DataError(f"{spec}: write FILE.bin[:DTYPE[:SHAPE]]")
+    dtype = rest[0] if rest and rest[0] else dtype
+    shape = rest[1] if len(rest) == 2 else shape
+    if not os.path.isfile(path):
+        raise DataError(f"cannot read {path}: " + ("not a regular file" if os.path.exists(path) else "no such file"))
+    try:
+        np_dtype = as_dtype(dtype).np if dtype else None
+    except PtoError as exc:
+        raise DataError(str(exc)) from None
+    if path.endswith(".npy"):
+        try:
+            array = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:
+            raise DataError(f"cannot read {path}: {exc}") from None
+        if np_dtype is not None and array.dtype != np_dtype:
+            if array.dtype.kind == "V" and array.dtype.itemsize == np_dtype.itemsize:
+                array = array.view(np_dtype)
+            else:
+                raise DataError(f"{path} holds {array.dtype}, not {np_dtype}")
+    else:
+        if np_dtype is None:
+            raise DataError(f"{path}: a raw file needs its element type (FILE.bin:DTYPE or --dtype)")
+        size = os.path.getsize(path)
+        if size % np_dtype.itemsize:
+            raise DataError(f"{path} holds {size} bytes, not a whole number of {np_dtype} elements")
+        array = np.fromfile(path, dtype=np_dtype)
+    if shape:
+        try:
+            dims = tuple(int(d) for d in shape.lower().replace(",", "x").split("x") if d)
+        except ValueError:
+            raise DataError(f"bad shape {shape!r} (write e.g. 16x16)") from None
+        if int(np.prod(dims)) != array.size:
+            raise DataError(f"{path} holds {array.size} elements, not {'x'.join(map(str, dims))}")
+        array = array.reshape(dims)
+    return array
+
+
+def cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
+    import numpy as np
+
+    try:
+        actual = load_array(args.actual, args.dtype, args.shape)
+        expected = load_array(args.expected, args.dtype, args.shape)
+    except DataError as exc:
+        sys.stderr.write(f"ptoisa: error: {exc}\n")
+        return EXIT_USAGE
+    if actual.shape != expected.shape and actual.size == expected.size and actual.ndim == 1:
+        actual = actual.reshape(expected.shape)
+    if expected.shape != actual.shape and expected.size == actual.size and expected.ndim == 1:
+        expected = expected.reshape(actual.shape)
+    if actual.shape != expected.shape or actual.dtype.itemsize != expected.dtype.itemsize:
+        sys.stderr.write(f"ptoisa: error: cannot compare {actual.dtype}{list(actual.shape)} with "
+                         f"{expected.dtype}{list(expected.shape)}\n")
+        return EXIT_USAGE
+    if actual.tobytes() == expected.tobytes():
+        out.write(f"identical: {actual.size} elements of {actual.dtype}, bit for bit\n")
+        return EXIT_OK
+    a, e = _numbers(actual), _numbers(expected)
+    differ = actual.view(_bits(actual)) != expected.view(_bits(expected))
+    both_nan = np.isnan(a) & np.isnan(e) if a.dtype.kind == "f" else np.zeros(a.shape, bool)
+    with np.errstate(all="ignore"):
+        diff = np.abs(a - e)
+        rel = diff / np.abs(e)
+    ulp = _ulp_distance(actual, expected) if actual.dtype == expected.dtype and _is_float(actual) else None
+    accept = np.zeros(a.shape, dtype=bool) | both_nan
+    if args.atol is not None or args.rtol is not None:
+        accept |= diff <= (args.atol or 0.0) + (args.rtol or 0.0) * np.abs(e)
+    if args.ulp is not None and ulp is not None:
+        accept |= ulp <= args.ulp
+    bad = differ & ~accept
+    count = int(differ.sum())
+    out.write(f"{count} of {actual.size} elements differ in their bits ({100.0 * count / actual.size:.3g}%)\n")
+    finite = np.isfinite(diff)
+    if finite.any():
+        out.write(f"max abs diff {float(diff[finite].max()):.6g}")
+        r = rel[np.isfinite(rel)]
+        out.write(f", max rel diff {float(r.max()):.6g}" if r.size else "")
+        out.write(f", max ULP {int(ulp[differ].max())}" if ulp is not None and differ.any() else "")
+        out.write("\n")
+    coords = np.argwhere(bad if bad.any() else differ)[:max(args.first, 0)]
+    for where in coords:
+        key = tuple(int(x) for x in where)
+        out.write(f"  at {list(key)}: actual {str(actual[key])}, expected {str(expected[key])}\n")
+    if not bad.any():
+        out.write("within the tolerances given\n")
+        return EXIT_OK
+    return EXIT_DIFFERENT
+
+
+def _is_float(array: Any) -> bool:
+    import numpy as np
+
+    return array.dtype.kind == "f" or array.dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+
+
+def _numbers(array: Any) -> Any:
+    import numpy as np
+
+    return array.astype(np.float64) if _is_float(array) else array.astype(np.float64 if array.dtype.kind == "f"
+                                                                          else np.int64)
+
+
+def _bits(array: Any) -> Any:
+    import numpy as np
+
+    return np.dtype(f"u{array.dtype.itemsize}")
+
+
+def _ulp_distance(a: Any, b: Any) -> Any:
+    """ULPs between floats of one type: the distance of their bit patterns on the ordered integer line."""
+    import numpy as np
+
+    bits = np.dtype(f"i{a.dtype.itemsize}")
+    wide = np.int64
+
+    def ordered(x: Any) -> Any:
+        raw = x.view(bits).astype(wide)
+        top = wide(1) << (8 * x.dtype.itemsize - 1)
+        return np.where(raw < 0, -(raw + top), raw)  # -0.0 and +0.0 meet at 0
+
+    return np.abs(ordered(a) - ordered(b))
+
+
+def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
+    import numpy as np
+
+    try:
+        array = load_array(args.file, args.dtype, args.shape)
+    except DataError as exc:
+        sys.stderr.write(f"ptoisa: error: {exc}\n")
+        return EXIT_USAGE
+    out.write(f"{args.file}: {array.dtype}{list(array.shape)}\n")
+    if args.bits:
+        if array.dtype.itemsize != 1 and array.dtype.kind not in "ui":
+            sys.stderr.write("ptoisa: error: --bits needs integer predicate bytes\n")
+            return EXIT_USAGE
+        raw = np.ascontiguousarray(array).view(np.uint8)
+        rows = raw.reshape(raw.shape[0], -1) if raw.ndim > 1 else raw.reshape(1, -1)
+        grid = np.unpackbits(rows, axis=1, bitorder="little")
+        for r, row in enumerate(grid):
+            out.write(f"{r:>5} " + "".join("1" if b else "." for b in row) + "\n")
+        return EXIT_OK
+    with np.printoptions(linewidth=120, threshold=4096, edgeitems=8):
+        out.write(str(array) + "\n")
+    return EXIT_OK

@@ -1,0 +1,48 @@
+"""`ptoisa compare` and `ptoisa show` on golden-style data."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptoisa.cli.main import main
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_compare_bit_exact_then_differences(tmp_path, capsys):
+    a = np.arange(16, dtype=np.float32).reshape(4, 4)
+    b = a.copy()
+    b[1, 2] = np.nextafter(np.float32(6), np.float32(7))  # one ULP up
+    b[3, 3] = 20
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    a.tofile(tmp_path / "a.bin")
+    assert _run(capsys, "compare", str(tmp_path / "a.npy"), f"{tmp_path / 'a.bin'}:f32:4x4")[0] == 0
+    code, out, _ = _run(capsys, "compare", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
+    assert code == 1
+    assert "2 of 16 elements differ" in out and "max abs diff 5" in out
+    assert "at [1, 2]: actual 6.0, expected 6.0000005" in out and "at [3, 3]: actual 15.0, expected 20.0" in out
+    assert _run(capsys, "compare", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"), "--atol", "5")[0] == 0
+    code, out, _ = _run(capsys, "compare", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"), "--ulp", "1")
+    assert code == 1 and "at [3, 3]" in out and "at [1, 2]" not in out  # the one-ULP element is accepted
+
+
+def test_compare_refuses_bad_input_with_exit_2(tmp_path, capsys):
+    np.save(tmp_path / "a.npy", np.zeros((2, 2), np.float32))
+    (tmp_path / "odd.bin").write_bytes(b"\0" * 7)
+    assert _run(capsys, "compare", str(tmp_path / "a.npy"), str(tmp_path / "none.npy"))[0] == 2
+    code, _, err = _run(capsys, "compare", str(tmp_path / "a.npy"), f"{tmp_path / 'odd.bin'}:f32")
+    assert code == 2 and "not a whole number of float32 elements" in err
+    np.save(tmp_path / "c.npy", np.zeros((3, 2), np.float32))
+    assert _run(capsys, "compare", str(tmp_path / "a.npy"), str(tmp_path / "c.npy"))[0] == 2
+
+
+def test_show_unpacks_a_predicate_mask(tmp_path, capsys):
+    values = np.arange(16).reshape(2, 8)
+    np.save(tmp_path / "m.npy", np.packbits(values > 4, axis=1, bitorder="little"))
+    code, out, _ = _run(capsys, "show", str(tmp_path / "m.npy"), "--bits")
+    assert code == 0 and out.splitlines()[1:] == ["    0 .....111", "    1 11111111"]

@@ -46,3 +46,23 @@ def test_show_unpacks_a_predicate_mask(tmp_path, capsys):
     np.save(tmp_path / "m.npy", np.packbits(values > 4, axis=1, bitorder="little"))
     code, out, _ = _run(capsys, "show", str(tmp_path / "m.npy"), "--bits")
     assert code == 0 and out.splitlines()[1:] == ["    0 .....111", "    1 11111111"]
+
+
+def test_run_golden_writes_bin_npy_and_a_manifest(tmp_path, capsys):
+    import json
+    from pathlib import Path
+
+    kernel = Path(__file__).resolve().parents[2] / "examples" / "pto" / "run_scale_compare.pto"
+    data = kernel.parent / "data" / "x_64x16_f32.npy"
+    out = tmp_path / "golden"
+    code, _, _ = _run(capsys, "run", str(kernel), str(data), "zeros:64x16", "zeros:64x2", "2.0", "100.0",
+                      "--out", str(out), "--golden", "-q")
+    assert code == 0
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "mask.bin", "mask.npy", "scaled.bin",
+                                                      "scaled.npy"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["target"] == "a2a3" and manifest["outputs"]["scaled"]["shape"] == [64, 16]
+    raw = np.fromfile(out / "scaled.bin", dtype=manifest["outputs"]["scaled"]["dtype"]).reshape(64, 16)
+    assert np.array_equal(raw, np.load(out / "scaled.npy"))
+    assert np.array_equal(raw, np.load(data) * np.float32(2.0))
+    assert _run(capsys, "run", str(kernel), str(data), "zeros:64x16", "zeros:64x2", "2", "1", "--golden")[0] == 2

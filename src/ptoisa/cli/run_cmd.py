@@ -56,6 +56,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument("--entry", "-e", metavar="NAME", help="the function to run (default: the only public one)")
     run.add_argument("--out", "-o", metavar="DIR", help="save every tensor the kernel wrote to DIR/NAME.npy "
                                                         "(and DIR/NAME.bin when it came from a .bin)")
+    run.add_argument("--golden", action="store_true",
+                     help="with --out: golden data as NPU test suites keep it: NAME.bin (raw little-endian) next "
+                          "to NAME.npy for every output, and manifest.json describing them")
     run.add_argument("--target", "-t", choices=[t.value for t in REGISTRY],
                      help="target profile (default: the module's pto.target_arch, else $PTOISA_TARGET, else a2a3)")
     run.add_argument("--no-errata", action="store_true",
@@ -138,8 +141,12 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     _warnings(caught)
     inputs = [args.file] + [text.split(":")[0] for text in origins.values()
                             if re.search(r"\.(npy|bin)$", text.split(":")[0])]
+    if args.golden and not args.out:
+        return _error(_Usage("--golden needs --out DIR"), EXIT_USAGE)
     try:
-        saved = _save(result.outputs, origins, args.out, inputs)
+        saved = _save(result.outputs, origins, args.out, inputs, args.golden)
+        if args.golden:
+            _manifest(Path(args.out), result, saved, config, args.file, inputs)
     except OutputRefused as exc:
         return _error(exc, EXIT_USAGE)
     except OSError as exc:
@@ -388,7 +395,7 @@ def _npy_dtype(array: np.ndarray, param: Any, what: str, path: str) -> np.ndarra
 
 # --- results -----------------------------------------------------------------------------------------------
 def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str | None,
-          inputs: list[str]) -> dict[str, list[str]]:
+          inputs: list[str], golden: bool = False) -> dict[str, list[str]]:
     """Write every output to OUT_DIR/NAME.npy (and .bin when it came from one): atomically, never over an input
     of the run, saying on standard error which existing files were replaced."""
     from .files import AtomicFile, refuse_inputs
@@ -398,7 +405,8 @@ def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str 
         return saved
     directory = Path(out_dir)
     planned = {name: [directory / f"{name}.npy"]
-               + ([directory / f"{name}.bin"] if origins.get(name, "").split(":")[0].endswith(".bin") else [])
+               + ([directory / f"{name}.bin"] if golden or origins.get(name, "").split(":")[0].endswith(".bin")
+                  else [])
                for name in outputs}
     for files in planned.values():  # check them all before writing any
         for path in files:
@@ -419,6 +427,19 @@ def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str 
     if replaced:
         sys.stderr.write(f"replaced: {', '.join(replaced)}\n")
     return saved
+
+
+def _manifest(directory: Path, result: Any, saved: dict[str, list[str]], config: Config, kernel: str,
+              inputs: list[str]) -> None:
+    """manifest.json: what produced the golden files and how to read each raw .bin back."""
+    from .files import write_atomically
+
+    tensors = {name: {"dtype": str(result.outputs[name].dtype), "shape": list(result.outputs[name].shape),
+                      "files": [Path(f).name for f in files], "byte_order": "little"}
+               for name, files in saved.items()}
+    doc = {"kernel": kernel, "entry": result.entry, "target": config.name,
+           "errata": sorted(config.errata), "undefined": config.undefined, "outputs": tensors}
+    write_atomically(directory / "manifest.json", json.dumps(doc, indent=2) + "\n", inputs=inputs)
 
 
 def _summary(out: TextIO, program: Any, result: Any, params: list[Any], origins: dict[str, str],

@@ -31,6 +31,7 @@ class DType(StrEnum):
     F32 = "f32"
     F8E4M3 = "f8e4m3"
     F8E5M2 = "f8e5m2"
+    HIF8 = "hif8"
 
     # Per-member attributes, set from the table below once the table exists (plain attributes, not properties:
     # they are read on every instruction call).
@@ -76,6 +77,8 @@ _INFO: dict[DType, DTypeInfo] = {
         np.dtype(ml_dtypes.float8_e4m3fn), True, True, "float8_e4m3", "float8_e4m3_t", "f8E4M3FN"
     ),
     DType.F8E5M2: DTypeInfo(np.dtype(ml_dtypes.float8_e5m2), True, True, "float8_e5m2", "float8_e5m2_t", "f8E5M2"),
+    # No NumPy type holds HiFloat8: its bytes live as 1-byte voids (they move unchanged; ptoisa.hifloat8 converts).
+    DType.HIF8: DTypeInfo(np.dtype("V1"), True, True, "hifloat8", "hifloat8_t", "!pto.hif8"),
 }
 
 # The standard nine: every target has them; fp8 exists only where a table names it.
@@ -98,7 +101,7 @@ def _register_aliases() -> None:
         "bfloat16": DType.BF16, "int": DType.I32, "short": DType.I16, "unsigned": DType.U32,
         "float8_e4m3fn": DType.F8E4M3, "float8_e5m2": DType.F8E5M2, "f8E4M3FN": DType.F8E4M3,
         "f8e4m3fn": DType.F8E4M3, "f8E5M2": DType.F8E5M2, "si8": DType.I8, "si16": DType.I16,
-        "si32": DType.I32,
+        "si32": DType.I32, "hifloat8": DType.HIF8, "hif8": DType.HIF8,
     })
 
 

@@ -18,7 +18,7 @@ from ptoisa.tile.enums import CompactMode, PadValue
 from ptoisa.tile.spec import TileSpec
 
 from .abstract_ops import type_text
-from .types import TileBufType, _TileTypeBase
+from .types import HiFloat8Type, TileBufType, _TileTypeBase
 
 
 def dtype_of_type(t: Attribute) -> DType:
@@ -29,6 +29,8 @@ def dtype_of_type(t: Attribute) -> DType:
 @cache
 def type_of_dtype(dtype: DType) -> Attribute:
     """The MLIR element type of a core DType, parsed from the DType's own `.mlir` spelling."""
+    if dtype is DType.HIF8:
+        return HiFloat8Type()
     ctx = Context()
     ctx.load_dialect(Builtin)
     return Parser(ctx, dtype.mlir).parse_type()

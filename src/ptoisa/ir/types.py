@@ -461,4 +461,11 @@ class PartitionTensorViewType(_ShapedViewBase):
 
 
 TILE_TYPES = (TileBufType, PtoTileType)
-PTO_TYPES = (TileBufType, PtoTileType, PtrType, TensorViewType, PartitionTensorViewType)
+@irdl_attr_definition
+class HiFloat8Type(ParametrizedAttribute, TypeAttribute):
+    """`!pto.hif8`: the element type hifloat8_t (an 8-bit float MLIR's builtin types lack; DECISIONS 25)."""
+
+    name = "pto.hif8"
+
+
+PTO_TYPES = (TileBufType, PtoTileType, PtrType, TensorViewType, PartitionTensorViewType, HiFloat8Type)

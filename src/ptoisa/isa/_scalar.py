@@ -10,6 +10,7 @@ import numpy as np
 
 from .._quiet import quiet
 from ..dtypes import DType
+from ..hifloat8 import from_float
 from ._check import Check
 
 
@@ -43,7 +44,8 @@ def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.gener
     return _from_float(as_float, dtype, check, operand)
 
 
-_SAFE_MAGNITUDE = {d: float(ml_dtypes.finfo(d.np).max) for d in DType if d.is_float}
+_SAFE_MAGNITUDE = {d: float(ml_dtypes.finfo(d.np).max) for d in DType if d.is_float and d is not DType.HIF8}
+_SAFE_MAGNITUDE[DType.HIF8] = 0.0  # converted by table (ptoisa.hifloat8), never by a float cast
 _INT_RANGE = {d: (int(np.iinfo(d.np).min), int(np.iinfo(d.np).max)) for d in DType if not d.is_float}
 
 
@@ -80,6 +82,8 @@ def _round_double(value: float, dtype: DType) -> np.generic:
 
 
 def _round_double_quiet(value: float, dtype: DType) -> np.generic:
+    if dtype is DType.HIF8:  # the reference's nearest-value table search
+        return from_float(value).view(dtype.np)[()]
     if dtype in (DType.F32, DType.F16):
         return dtype.np.type(value)  # NumPy rounds doubles to these directly
     narrow = np.float32(value)

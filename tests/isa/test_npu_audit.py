@@ -288,3 +288,18 @@ class TestD3D4CompareGatherScratchOnA2A3:
         assert cdst.storage[:2].tolist() == [3, 53]
         assert dst.storage[:3].tolist() == [61, 62, 63] and dst.storage[64:67].tolist() == [75, 76, 77]
         assert after.storage[:4].tolist() == [0, 1, 2, 3]  # the index table, offset + n, written past tmp
+
+
+class TestD15PartialMultiplyEmulationOnA5:
+    """a5/TPartBinOps.hpp:125-131: under an unsupported pattern the row loop runs to min(src0 rows, src1 rows),
+    even past dst's valid rows; stores are predicated to dst's valid columns."""
+
+    def test_rows_past_dst_valid_rows_are_multiplied(self):
+        spec = Tile[TileType.Vec, ptoisa.float32_t, 4, 8, ptoisa.BLayout.RowMajor, -1, -1]
+        dst, src0, src1 = spec(2, 8), spec(4, 8), spec(4, 8)
+        src0.storage[:] = 2.0
+        src1.storage[:] = 3.0
+        dst.storage[:] = -1.0
+        with ptoisa.target("a5", undefined="emulate"):
+            ptoisa.TPARTMUL(dst, src0, src1)
+        assert (dst.data == 6.0).all()  # rows 2..3 too: the loop bound is the sources' 4 rows

@@ -194,13 +194,16 @@ def _emulate_a5(dst: Tile, src0: Tile, src1: Tile) -> None:
         store(dst, r, c, region(src, r, c))
         return
     big = src1 if (r0 < r1 or c0 < c1) else src0
-    if vr > big.spec.rows or vc > big.spec.cols:
-        raise NotModelledError(f"{INSTR}: emulating this pattern on a5 reads past the {big.spec} source's storage")
-    out = np.array(region(big, vr, vc))
-    rs, cs = min(r0, r1, vr), min(c0, c1, vc)
+    # The row loop runs to min(src0 rows, src1 rows), past dst's valid rows when they are fewer (audit D15,
+    # a5/TPartBinOps.hpp:125-131); stores are predicated to dst's valid columns.
+    rows = max(vr, min(r0, r1))
+    if rows > big.spec.rows or vc > big.spec.cols or rows > dst.spec.rows:
+        raise NotModelledError(f"{INSTR}: emulating this pattern on a5 reads or writes past a tile's storage")
+    out = np.array(region(big, rows, vc))
+    rs, cs = min(r0, r1), min(c0, c1, vc)
     out[:rs, :cs] = _product(region(src0, rs, cs),
                              region(src1, rs, cs))
-    store(dst, vr, vc, out)
+    store(dst, rows, vc, out)
 
 
 _EMULATE = {"cpu": _emulate_cpu, "a2a3": _emulate_a2a3, "a5": _emulate_a5}

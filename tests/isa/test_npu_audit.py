@@ -303,3 +303,19 @@ class TestD15PartialMultiplyEmulationOnA5:
         with ptoisa.target("a5", undefined="emulate"):
             ptoisa.TPARTMUL(dst, src0, src1)
         assert (dst.data == 6.0).all()  # rows 2..3 too: the loop bound is the sources' 4 rows
+
+
+class TestD12BoxedRowMajorSources:
+    """a2a3/TCmps.hpp:89, 122 and a5/TCmps.hpp:122 address src0 row i at i * Cols of its storage, whatever its
+    fractal boxes: a ZZ source is compared as plain rows (with arange data, row 0 holds 0..63)."""
+
+    @pytest.mark.parametrize("target", ["a2a3", "a5"])
+    def test_tcmps_reads_boxed_rows_as_plain_storage(self, target):
+        src = Tile[TileType.Vec, ptoisa.float32_t, 16, 64, ptoisa.BLayout.RowMajor, 16, 64, ptoisa.SLayout.RowMajor]()
+        src.storage[:] = np.arange(1024, dtype=np.float32)
+        dst = Tile[TileType.Vec, ptoisa.uint8_t, 16, 32, ptoisa.BLayout.RowMajor, -1, -1](16, 8)
+        warned = _run(lambda: ptoisa.TCMPS(dst, src, 10.0, CmpMode.GT), target)
+        assert dst.data[0, :2].tolist() == [0, 0b11111000]  # elements 11..15 of the plain row 0..63
+        assert any("tcmps_boxed_raw_rows" in w for w in warned)
+        _run(lambda: ptoisa.TCMPS(dst, src, 10.0, CmpMode.GT), target, errata=False)
+        assert dst.data[0, :2].tolist() == [0, 0xFF]  # through the ZZ layout, row 0 starts 0..7, 128..135

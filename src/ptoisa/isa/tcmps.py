@@ -54,7 +54,12 @@ def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
         return
     write = _write_cpu_stream if packing == "cpu_stream" else _write_a5_rows
     pending: list[tuple[Any, np.ndarray]] = []
-    bits = _predicate(config, region(src0, src0.valid_row, src0.valid_col), scalar, mode, src0.spec.dtype, pending)
+    values = region(src0, src0.valid_row, src0.valid_col)
+    if src0.spec.is_boxed and config.erratum("tcmps_boxed_raw_rows"):
+        pending.append((partial(announce_erratum, config, INSTR, "tcmps_boxed_raw_rows"),
+                        _predicate(config, values, scalar, mode, src0.spec.dtype)))
+        values = _repeat_windows(src0, src0.valid_row, src0.valid_col)
+    bits = _predicate(config, values, scalar, mode, src0.spec.dtype, pending)
     # Each deviation: (announce, writes the result without it). Announced only if it reaches dst's bytes.
     deviations = [(announce, partial(write, dst=dst, src0=src0, bits=contract)) for announce, contract in pending]
     if packing == "a5_rows":
@@ -199,6 +204,9 @@ def _write_a2a3_rows(config: Config, dst: Tile, src0: Tile, scalar: np.generic, 
     packed = np.packbits(bits, axis=1, bitorder="little")
     per_repeat = 256 // src0.spec.dtype.itemsize
     no_tail = vc % per_repeat == 0 and (mode is not CmpMode.NE or packed.shape[1] == dst.spec.cols)
+    if src0.spec.is_boxed and config.erratum("tcmps_boxed_raw_rows"):
+        _write_a2a3_boxed(config, dst, src0, scalar, mode, packed, no_tail)
+        return
     if no_tail or not config.erratum("tcmps_repeat_tail"):  # the contract's bytes are the target's
         dst.storage.view(np.uint8).reshape(dst.spec.rows, dst.spec.cols)[:vr, :packed.shape[1]] = packed
         return
@@ -207,6 +215,25 @@ def _write_a2a3_rows(config: Config, dst: Tile, src0: Tile, scalar: np.generic, 
     contract.reshape(dst.spec.rows, dst.spec.cols)[:vr, :packed.shape[1]] = packed
     target = _a2a3_repeats(config, dst_bytes.copy(), dst, src0, scalar, mode)
     commit_variant(config, INSTR, "tcmps_repeat_tail", dst_bytes, contract, target)
+
+
+def _write_a2a3_boxed(config: Config, dst: Tile, src0: Tile, scalar: np.generic, mode: CmpMode,
+                      packed: np.ndarray, no_tail: bool) -> None:
+    """NPU erratum `tcmps_boxed_raw_rows` (audit D12, DECISIONS 20): the kernel reads src0 row i at i * Cols of
+    its storage (a2a3/TCmps.hpp:89, 122), so a boxed row-major source (ZZ/ZN) is compared as plain rows, on the
+    repeat-tail path and off it alike. `packed` holds the contract's bits (read through the layout)."""
+    vr, vc = src0.valid_shape
+    dst_bytes = dst.storage.view(np.uint8)
+    contract = dst_bytes.copy()
+    contract.reshape(dst.spec.rows, dst.spec.cols)[:vr, :packed.shape[1]] = packed
+    if not no_tail and config.erratum("tcmps_repeat_tail"):
+        target = _a2a3_repeats(config, dst_bytes.copy(), dst, src0, scalar, mode)
+    else:
+        raw = np.packbits(_predicate(config, _repeat_windows(src0, vr, vc), scalar, mode, src0.spec.dtype),
+                          axis=1, bitorder="little")
+        target = dst_bytes.copy()
+        target.reshape(dst.spec.rows, dst.spec.cols)[:vr, :raw.shape[1]] = raw
+    commit_variant(config, INSTR, "tcmps_boxed_raw_rows", dst_bytes, contract, target)
 
 
 def _a2a3_repeats(config: Config, out: np.ndarray, dst: Tile, src0: Tile, scalar: np.generic,

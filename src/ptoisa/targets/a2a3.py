@@ -77,6 +77,8 @@ PROFILE = TargetProfile(
         k16_src_dtypes=(D.F16,),  # DECISIONS 24: the backend's own half tests pass a uint16 k
     ),
     errata={
+        "tcmps_boxed_raw_rows": "TCMPS reads src0 row i at i * Cols of its storage, so a boxed row-major "
+                                "source (ZZ/ZN) is compared as plain rows (a2a3/TCmps.hpp:89, 122)",
         "tgather_cmp_bitmap_rows": "comparison TGATHER writes row i's compare bitmap at tmp byte i * tmp Cols, in "
                                    "whole 256-byte source repeats, and keeps its index table right after tmp's "
                                    "Rows * Cols bytes: a tmp whose rows are narrower than a row's bitmap lets rows "

@@ -66,6 +66,8 @@ PROFILE = TargetProfile(
         tmp="optional",
     ),
     errata={
+        "tcmps_boxed_raw_rows": "TCMPS reads src0 row i at i * Cols of its storage, so a boxed row-major "
+                                "source (ZZ/ZN) is compared as plain rows (a5/TCmps.hpp:122)",
         "tgather_index_raw_rows": "index TGATHER reads index row i and writes dst row i at i * Cols whatever their "
                                   "layout: a col-major or boxed dst or index tile is treated as plain row-major",
         "texpands_boxed_plain": "TEXPANDS on a boxed (fractal) Vec tile ignores the boxes: the valid rectangle "

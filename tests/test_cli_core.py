@@ -131,3 +131,13 @@ def test_vectors_results_never_overwrite_an_input_and_are_written_whole(capsys, 
     assert len(lines) == len(before.splitlines())
     assert {json.loads(x)["verdict"] for x in lines} <= {"matched", "rejected as expected"}
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+
+
+def test_every_erratum_of_every_target_cites_its_evidence(capsys):
+    from ptoisa.targets import REGISTRY
+
+    for profile in REGISTRY.values():
+        assert set(profile.evidence) == set(profile.errata), profile.name
+        assert all(e.startswith("include/pto/") for e in profile.evidence.values())
+    code, out, _ = run(capsys, "targets", "a5")
+    assert code == 0 and "erratum tgather_cmp_u16_gt_as_eq:" in out and "[include/pto/npu/a5/TGather.hpp:941-946]" in out

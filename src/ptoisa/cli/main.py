@@ -228,7 +228,8 @@ def cmd_targets(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"  TPARTMUL dtypes: {', '.join(d.cname for d in profile.tpartmul.dtypes)}\n")
         out.write(f"  TCI dtypes: {', '.join(d.cname for d in profile.tci.dtypes)}\n")
         for name, text in profile.errata.items():
-            out.write(f"  erratum {name}: {text}\n")
+            evidence = profile.evidence.get(name)
+            out.write(f"  erratum {name}: {text}" + (f" [{evidence}]" if evidence else "") + "\n")
     return EXIT_OK
 
 

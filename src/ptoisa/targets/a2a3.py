@@ -112,4 +112,22 @@ PROFILE = TargetProfile(
         "tgather_cmp_k_signed_src_width": "comparison TGATHER reads threshold k[i] from the k tile's storage as a "
                                           "signed integer as wide as the source element (int16 for half)",
     },
+    evidence={
+        "tcmps_int16_as_half": "include/pto/npu/a2a3/TCmps.hpp:60-66",
+        "tcmps_repeat_tail": "include/pto/npu/a2a3/TCmps.hpp:84-109",
+        "tcmps_boxed_raw_rows": "include/pto/npu/a2a3/TCmps.hpp:89, 122",
+        "tci_tmp_descending_negates": "include/pto/npu/a2a3/TCI.hpp:97-101, 139-141, 252-254, 277-279",
+        "texpands_static_valid_contiguous": "include/pto/npu/a2a3/TExpandS.hpp:55-65",
+        "texpands_b8_pairs": "include/pto/npu/a2a3/TExpandS.hpp:48-51; include/pto/common/utils.hpp:104-111",
+        "texpands_conv_5d": "include/pto/npu/a2a3/TExpandS.hpp:162-165",
+        "texpands_conv_whole_blocks": "include/pto/npu/a2a3/TExpandS.hpp:124-126",
+        "texpands_boxed_plain": "include/pto/npu/a2a3/TExpandS.hpp (RowStride / ColStride addressing of Vec tiles)",
+        "tgather_index_raw_offset": "include/pto/npu/a2a3/TGather.hpp:62-68",
+        "tgather_index_raw_rows": "include/pto/npu/a2a3/TGather.hpp:62-68",
+        "tgather_cmp_k_signed_src_width": "include/pto/npu/a2a3/TGather.hpp:172-181",
+        "tgather_cmp_bitmap_rows": "include/pto/npu/a2a3/TGather.hpp:182-263, 272-280",
+        "tgather_col_all_src_rows": "include/pto/npu/a2a3/TGather.hpp:123-128, 142",
+        "tgather_col_offset_u16": "include/pto/npu/a2a3/TGather.hpp:124-126; include/pto/common/constants.hpp:537-551",
+        "tpartmul_copy_padding": "include/pto/npu/a2a3/TPartOp.hpp:15-36, 160-178",
+    },
 )

@@ -100,4 +100,19 @@ PROFILE = TargetProfile(
         "tgather_cmp_unsigned": "comparison TGATHER compares 32-bit and 16-bit integer sources with k as "
                                 "unsigned (zero-extended) integers",
     },
+    evidence={
+        "tcmps_chunk_tail": "include/pto/npu/a5/TCmps.hpp:54-111",
+        "tcmps_boxed_raw_rows": "include/pto/npu/a5/TCmps.hpp:122",
+        "texpands_conv_whole_blocks": "include/pto/npu/a5/TExpandS.hpp:124-127",
+        "texpands_boxed_plain": "include/pto/npu/a5/TExpandS.hpp:44-57",
+        "tgather_index_raw_offset": "include/pto/npu/a5/TGather.hpp:56-58",
+        "tgather_index_raw_rows": "include/pto/npu/a5/TGather.hpp:52-56",
+        "tgather_index_b32_idx16": "include/pto/npu/a5/TGather.hpp:38-60, 155",
+        "tgather_cmp_running_index": "include/pto/npu/a5/TGather.hpp:363-390",
+        "tgather_cmp_unsigned": "include/pto/npu/a5/TGather.hpp:487, 537, 584-588",
+        "tgather_cmp_u16_gt_as_eq": "include/pto/npu/a5/TGather.hpp:941-946",
+        "tgather_cmp_half_k_int16": "include/pto/npu/a5/TGather.hpp:683-696, 742-755",
+        "tgather_col_all_src_rows": "include/pto/npu/a5/TGather.hpp:240-252, 328",
+        "tgather_col_offset_u16": "include/pto/npu/a5/TGather.hpp:241-245; include/pto/common/constants.hpp:537-551",
+    },
 )

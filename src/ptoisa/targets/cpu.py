@@ -73,4 +73,8 @@ PROFILE = TargetProfile(
                               "closer than 1e-9 are equal)",
         "texpands_mat_valid_only": "TEXPANDS on a Mat tile fills only the valid region, not the whole tile",
     },
+    evidence={
+        "tcmps_eq_tolerance": "include/pto/cpu/TCmps.hpp:30, 33, 48",
+        "texpands_mat_valid_only": "include/pto/cpu/TExpands.hpp:29-44",
+    },
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ..errors import TargetError
@@ -35,6 +35,7 @@ class TargetProfile:
         tcmps, tci, tpartmul, texpands, tgather_index, tgather_mask, tgather_cmp: per-instruction tables.
         errata: erratum name -> what the target does differently from the contract. Errata are on by default and
             can be switched off per call or per context (`ptoisa.target(..., errata=False)`).
+        evidence: erratum name -> where the reference's source shows it (file:line at pto-isa 3186c381).
     """
 
     target: Target
@@ -48,6 +49,7 @@ class TargetProfile:
     tgather_mask: TGatherMaskRules
     tgather_cmp: TGatherCmpRules
     errata: dict[str, str]
+    evidence: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.target, Target):
@@ -55,6 +57,9 @@ class TargetProfile:
         for name in self.errata:
             if "." in name or not name.isidentifier():
                 raise TargetError(f"erratum names must be identifiers, but got {name!r}")
+        for name in self.evidence:
+            if name not in self.errata:
+                raise TargetError(f"evidence for unknown erratum {name!r}")
 
     @property
     def name(self) -> str:

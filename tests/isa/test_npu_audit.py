@@ -319,3 +319,23 @@ class TestD12BoxedRowMajorSources:
         assert any("tcmps_boxed_raw_rows" in w for w in warned)
         _run(lambda: ptoisa.TCMPS(dst, src, 10.0, CmpMode.GT), target, errata=False)
         assert dst.data[0, :2].tolist() == [0, 0xFF]  # through the ZZ layout, row 0 starts 0..7, 128..135
+
+
+class TestD14ConvTileFixedDimsOnA5:
+    """a5/TExpandS.hpp:118-140: NC1HWC0/FRACTAL_Z conv fills multiply shape dims 0..4, NDC1HWC0/FRACTAL_Z_3D dims
+    0..5, whatever the tile has."""
+
+    def test_a_sixth_dim_is_not_filled(self):
+        shape = (1, 2, 2, 2, 16, 2)
+        dst = ptoisa.ConvTile[TileType.Mat, ptoisa.half, 256, ptoisa.Layout.NC1HWC0, shape]()
+        warned = _run(lambda: ptoisa.TEXPANDS(dst, 1.0), "a5")
+        assert int((dst.storage == 1.0).sum()) == 128  # 1*2*2*2*16, not the 256 elements of the shape
+        assert any("texpands_conv_fixed_dims" in w for w in warned)
+        _run(lambda: ptoisa.TEXPANDS(dst, 2.0), "a5", errata=False)
+        assert int((dst.storage == 2.0).sum()) == 256
+
+    def test_a_four_dim_fractal_z_is_refused(self):
+        dst = ptoisa.ConvTile[TileType.Mat, ptoisa.half, 1024, ptoisa.Layout.FRACTAL_Z, (2, 2, 16, 16)]()
+        with pytest.raises(ptoisa.IllegalInstructionError, match="the A5 backend reads conv dims 0..4"):
+            _run(lambda: ptoisa.TEXPANDS(dst, 1.0), "a5")
+        assert not dst.storage.any()

@@ -35,6 +35,8 @@ INSTR = "TEXPANDS"
 _BOUNDED_DIMS = {Layout.NC1HWC0: 4, Layout.FRACTAL_Z: 4, Layout.NDC1HWC0: 5, Layout.FRACTAL_Z_3D: 5}
 _MIN_DIMS = {Layout.NC1HWC0: 5, Layout.FRACTAL_Z: 4, Layout.NDC1HWC0: 6, Layout.FRACTAL_Z_3D: 5}
 _CONV_LIMIT = 32767
+# a5/TExpandS.hpp:118-140: the conv fill multiplies a fixed number of dims, whatever the tile has (audit D14).
+_A5_FIXED_DIMS = {Layout.NC1HWC0: 5, Layout.FRACTAL_Z: 5, Layout.NDC1HWC0: 6, Layout.FRACTAL_Z_3D: 6}
 
 
 def texpands(config: Config, dst: Any, scalar: Any) -> None:
@@ -112,6 +114,10 @@ def _check_conv_static(check: Check, spec: ConvTileSpec, config: Config) -> None
         check.fail("dst", f"must have at least {needed} dims as a {spec.layout.name} conv tile (got {len(spec.shape)})")
     if config.erratum("texpands_conv_5d") and len(spec.shape) < 5:  # errata off: the contract's fill
         check.fail("dst", "must have at least 5 dims: the A2A3 backend reads conv dim 4")
+    fixed = _A5_FIXED_DIMS[spec.layout]
+    if config.erratum("texpands_conv_fixed_dims") and len(spec.shape) < fixed:
+        check.fail("dst", f"must have at least {fixed} dims as a {spec.layout.name} conv tile: the A5 backend reads "
+                          f"conv dims 0..{fixed - 1}")
 
 
 def _fill_conv(config: Config, check: Check, dst: ConvTile, value: np.generic) -> None:
@@ -124,6 +130,9 @@ def _fill_conv(config: Config, check: Check, dst: ConvTile, value: np.generic) -
     filled, erratum = count, None
     if len(shape) == 6 and config.erratum("texpands_conv_5d"):
         filled, erratum = prod(shape[:5]), "texpands_conv_5d"
+    fixed = _A5_FIXED_DIMS[dst.spec.layout]
+    if len(shape) > fixed and config.erratum("texpands_conv_fixed_dims"):
+        filled, erratum = prod(shape[:fixed]), "texpands_conv_fixed_dims"
     item = dst.spec.dtype.itemsize
     if config.erratum("texpands_conv_whole_blocks") and filled * item % BLOCK_BYTES:
         filled, erratum = filled * item // BLOCK_BYTES * BLOCK_BYTES // item, erratum or "texpands_conv_whole_blocks"

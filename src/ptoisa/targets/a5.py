@@ -66,6 +66,9 @@ PROFILE = TargetProfile(
         tmp="optional",
     ),
     errata={
+        "texpands_conv_fixed_dims": "TEXPANDS on a conv tile fills the product of a fixed number of dims (5 for "
+                                    "NC1HWC0/FRACTAL_Z, 6 for NDC1HWC0/FRACTAL_Z_3D): further dims are not filled, "
+                                    "and a tile with fewer dims does not work (the backend reads dims it lacks)",
         "tcmps_boxed_raw_rows": "TCMPS reads src0 row i at i * Cols of its storage, so a boxed row-major "
                                 "source (ZZ/ZN) is compared as plain rows (a5/TCmps.hpp:122)",
         "tgather_index_raw_rows": "index TGATHER reads index row i and writes dst row i at i * Cols whatever their "
@@ -101,6 +104,7 @@ PROFILE = TargetProfile(
                                 "unsigned (zero-extended) integers",
     },
     evidence={
+        "texpands_conv_fixed_dims": "include/pto/npu/a5/TExpandS.hpp:118-140",
         "tcmps_chunk_tail": "include/pto/npu/a5/TCmps.hpp:54-111",
         "tcmps_boxed_raw_rows": "include/pto/npu/a5/TCmps.hpp:122",
         "texpands_conv_whole_blocks": "include/pto/npu/a5/TExpandS.hpp:124-127",

@@ -7,6 +7,7 @@ from ..isa.enums import CmpMode
 from ..tile.enums import TileType
 from .profile import Target, TargetProfile
 from .rules import (
+    NPU_ERRATA,
     CONV_LAYOUTS,
     KIB,
     NINE,
@@ -83,20 +84,15 @@ PROFILE = TargetProfile(
                                    "whole 256-byte source repeats, and keeps its index table right after tmp's "
                                    "Rows * Cols bytes: a tmp whose rows are narrower than a row's bitmap lets rows "
                                    "overwrite each other or the index table (TGather.hpp:182-263)",
-        "tgather_index_raw_rows": "index TGATHER reads index row i and writes dst row i at i * Cols whatever their "
-                                  "layout: a col-major or boxed dst or index tile is treated as plain row-major",
+        "tgather_index_raw_rows": NPU_ERRATA["tgather_index_raw_rows"],
         "texpands_boxed_plain": "TEXPANDS on a boxed (fractal) Vec tile ignores the boxes: the valid rectangle "
                                 "is filled as if the tile were plain row-major (col-major for an N-layout), "
                                 "row i at i * Cols (a2a3/TExpandS.hpp)",
         "tpartmul_copy_padding": "TPARTMUL copies the source whose valid region equals dst's as whole rows (same "
                                  "Cols) or 32-byte-rounded rows, so dst columns past its valid ones receive that "
                                  "source's bytes (TPartOp.hpp:15-36)",
-        "tgather_col_all_src_rows": "mask TGATHER with GATHER_COL loops over all of src's valid rows, not the "
-                                    "selected ones: dst rows from the selected count up to src's valid rows get "
-                                    "the rows that follow the selection (past src: the bytes after it), written "
-                                    "past dst's valid rows and, for an exact-size dst, past its storage",
-        "tgather_col_offset_u16": "mask TGATHER with GATHER_COL holds the source row offset in a uint16_t, so a "
-                                  "source element offset of 65536 or more wraps",
+        "tgather_col_all_src_rows": NPU_ERRATA["tgather_col_all_src_rows"],
+        "tgather_col_offset_u16": NPU_ERRATA["tgather_col_offset_u16"],
         "texpands_conv_whole_blocks": "TEXPANDS on a conv tile writes whole 32-byte blocks only: a shape whose "
                                       "bytes are not a multiple of 32 leaves its last elements unwritten",
         "tgather_index_raw_offset": "index TGATHER reads src0 at the raw element offset of each index (storage "

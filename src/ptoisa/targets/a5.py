@@ -7,6 +7,7 @@ from ..isa.enums import CmpMode
 from ..tile.enums import TileType
 from .profile import Target, TargetProfile
 from .rules import (
+    NPU_ERRATA,
     CONV_LAYOUTS,
     KIB,
     NINE,
@@ -71,17 +72,12 @@ PROFILE = TargetProfile(
                                     "and a tile with fewer dims does not work (the backend reads dims it lacks)",
         "tcmps_boxed_raw_rows": "TCMPS reads src0 row i at i * Cols of its storage, so a boxed row-major "
                                 "source (ZZ/ZN) is compared as plain rows (a5/TCmps.hpp:122)",
-        "tgather_index_raw_rows": "index TGATHER reads index row i and writes dst row i at i * Cols whatever their "
-                                  "layout: a col-major or boxed dst or index tile is treated as plain row-major",
+        "tgather_index_raw_rows": NPU_ERRATA["tgather_index_raw_rows"],
         "texpands_boxed_plain": "TEXPANDS on a boxed (fractal) Vec tile ignores the boxes: the valid rectangle "
                                 "is filled as if the tile were plain row-major (col-major for an N-layout), "
                                 "row i at i * Cols (a5/TExpandS.hpp:44-57)",
-        "tgather_col_all_src_rows": "mask TGATHER with GATHER_COL loops over all of src's valid rows, not the "
-                                    "selected ones: dst rows from the selected count up to src's valid rows get "
-                                    "the rows that follow the selection (past src: the bytes after it), written "
-                                    "past dst's valid rows and, for an exact-size dst, past its storage",
-        "tgather_col_offset_u16": "mask TGATHER with GATHER_COL holds the source row offset in a uint16_t, so a "
-                                  "source element offset of 65536 or more wraps",
+        "tgather_col_all_src_rows": NPU_ERRATA["tgather_col_all_src_rows"],
+        "tgather_col_offset_u16": NPU_ERRATA["tgather_col_offset_u16"],
         "texpands_conv_whole_blocks": "TEXPANDS on a conv tile writes whole 32-byte blocks only: a shape whose "
                                       "bytes are not a multiple of 32 leaves its last elements unwritten",
         "tgather_index_b32_idx16": "index TGATHER of 32-bit data with 16-bit indices runs the b32 kernel: each "

@@ -166,3 +166,18 @@ class MemoryRules:
     regions: dict[str, int]
     region_of: dict[TileType, str]
     alignment: int
+
+
+# Errata both NPU backends share, word for word (their evidence differs and stays with each profile).
+NPU_ERRATA: dict[str, str] = {
+    "tgather_col_all_src_rows": (
+        "mask TGATHER with GATHER_COL loops over all of src's valid rows, not the selected ones: dst rows from the "
+        "selected count up to src's valid rows get the rows that follow the selection (past src: the bytes after "
+        "it), written past dst's valid rows and, for an exact-size dst, past its storage"),
+    "tgather_col_offset_u16": (
+        "mask TGATHER with GATHER_COL holds the source row offset in a uint16_t, so a source element offset of 65536 "
+        "or more wraps"),
+    "tgather_index_raw_rows": (
+        "index TGATHER reads index row i and writes dst row i at i * Cols whatever their layout: a col-major or "
+        "boxed dst or index tile is treated as plain row-major"),
+}

@@ -145,14 +145,27 @@ ACCEPTED = [
     ("a3", f"pto.tcmps ins(%v, %i : {V}, i32) outs(%u8 : {t('u8')})"),  # scalar type may differ from src
     ("a3", f"pto.tcmps ins(%dyn, %s : {t('dyn')}, f32) outs(%u8h : {t('u8h')})"),  # dynamic rows are exempt
     # The contract accepts these; PTOAS refuses them (docs/text-forms.md, "PTOAS and the contract")
-    ("a3", f"pto.tci ins(%i, %wm : i32, {t('wm')}) outs(%ri : {t('ri')})"),  # PTOAS: tmp in vec
-    ("a3", f"pto.tci ins(%i, %wc : i32, {t('wc')}) outs(%ri : {t('ri')})"),  # PTOAS: tmp row_major
-    ("a3", f"pto.tci ins(%i, %ws : i32, {t('ws')}) outs(%ri : {t('ri')})"),  # PTOAS: tmp none_box
-    ("a3", f"pto.tci ins(%i, %wf : i32, {t('wf')}) outs(%ri : {t('ri')})"),  # PTOAS: tmp fractal 512
     ("a3", f"pto.texpands ins(%s : f32) outs(%vcm : {t('vcm')})"),  # PTOAS: row-major vec dst on A2/A3
     ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", f'{V}, "row"', "%half8", t("half8"))),  # PTOAS: compacted dst
     ("a3", gather("%v, {maskPattern = #pto.mask_pattern<P0101>}", f'{V}, "row"', "%v", V)),  # PTOAS: compacted dst
 ]
+
+
+# The a2a3 TCI tmp is a plain float buffer in UB: PTOAS's Vec / row-major / none_box / fractal-512 rule holds.
+TCI_TMP_REFUSED = [
+    (f"pto.tci ins(%i, %wm : i32, {t('wm')}) outs(%ri : {t('ri')})", "tmp location Mat is not supported"),
+    (f"pto.tci ins(%i, %wc : i32, {t('wc')}) outs(%ri : {t('ri')})", "tmp must be a row-major, unboxed tile"),
+    (f"pto.tci ins(%i, %ws : i32, {t('ws')}) outs(%ri : {t('ri')})", "tmp must be a row-major, unboxed tile"),
+    (f"pto.tci ins(%i, %wf : i32, {t('wf')}) outs(%ri : {t('ri')})", "with fractal 512"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), TCI_TMP_REFUSED)
+def test_a2a3_tci_tmp_must_be_a_plain_vec_buffer(line: str, message: str) -> None:
+    from ptoisa.ir.diagnostics import check_text
+
+    result = check_text(wrap("    " + line, args=ARGS, arch="a3"), "t.pto")
+    assert not result.ok and any(message in d.message for d in result.diagnostics), result.diagnostics
 
 
 @pytest.mark.parametrize(("arch", "line"), ACCEPTED)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import warnings
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -532,3 +534,14 @@ def test_property_matches_oracle(dtype, target, start, descending, with_tmp, nco
     contract = seq(start, vc, descending, dtype)
     erratum_changed = negate and want.tobytes() != contract.tobytes()
     assert (len(warns) == 1) if erratum_changed else (warns == [])
+
+
+@pytest.mark.parametrize("tmp_spec,why", [
+    (Tile[TileType.Mat, float, 1, 512], "location Mat is not supported (allowed: Vec)"),
+    (Tile[TileType.Vec, float, 512, 1, BLayout.ColMajor], "must be a row-major, unboxed tile with fractal 512 (got DN"),
+])
+def test_a2a3_tmp_is_a_plain_vec_buffer(tmp_spec, why):
+    """The a2a3 backend reads tmp as a `__ubuf__ float*` (a2a3/TCI.hpp:60): a Vec, row-major, unboxed tile."""
+    dst, tmp = Tile[TileType.Vec, int32_t, 1, 16](), tmp_spec()
+    with pytest.raises(IllegalInstructionError, match=re.escape(why)):
+        TCI(dst, 0, tmp, target="a2a3")

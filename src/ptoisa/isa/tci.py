@@ -23,6 +23,7 @@ from ..tile.layout import store, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ..dtypes import names
+from ..targets.rules import VEC_ONLY
 from ._check import Check, commit_variant
 from ._scalar import to_element
 
@@ -78,6 +79,11 @@ def _static(dst: TileSpec, tmp: TileSpec | None, config: Config) -> None:
     if tmp is None or rules.tmp == "ignored":
         return
     check.dtype("tmp", tmp.dtype, rules.tmp_dtypes)
+    # The backend reads tmp as a plain float buffer in UB: a Vec, row-major, unboxed tile (PTOAS requires the same).
+    check.loc("tmp", tmp.loc, VEC_ONLY)
+    if tmp.layout_name != "ND" or tmp.fractal_size != 512:
+        check.fail("tmp", f"must be a row-major, unboxed tile with fractal 512 (got {tmp.layout_name}, fractal "
+                          f"{tmp.fractal_size}): the backend reads it as a plain buffer")
     if rules.tmp_compiles is not None:
         dst_ok, tmp_ok = rules.tmp_compiles
         if dst.dtype not in dst_ok or tmp.dtype not in tmp_ok:

@@ -9,39 +9,75 @@
 Targets: `a2a3` (default), `a5`, `cpu`; choose with `target=`, `with ptoisa.target(...)` or $PTOISA_TARGET.
 """
 
-from .api import TCI, TCMPS, TEXPANDS, TGATHER, TPARTMUL
-from .dtypes import (
-    DType,
-    bfloat16_t,
-    float8_e4m3_t,
-    float8_e5m2_t,
-    float32_t,
-    half,
-    int8_t,
-    int16_t,
-    int32_t,
-    uint8_t,
-    uint16_t,
-    uint32_t,
-)
-from .errors import (
-    ErratumWarning,
-    IllegalInstructionError,
-    ModeFallbackWarning,
-    NotModelledError,
-    OutOfBoundsError,
-    PlacementError,
-    PtoError,
-    PtoWarning,
-    TargetError,
-    TileSpecError,
-    UndefinedBehaviourError,
-)
-from .events import TSYNC, RecordEvent
-from .isa.enums import CmpMode, GatherAxis, MaskPattern
-from .memory import NPU_MEMORY_CLEAR, TASSIGN
-from .targets import Config, Target, current_config, get_profile, target
-from .tile import BLayout, CompactMode, ConvTile, Layout, PadValue, SLayout, Tile, TileSpec, TileType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the real imports, for type checkers; at run time names load on first use (see __getattr__)
+    from .api import TCI, TCMPS, TEXPANDS, TGATHER, TPARTMUL
+    from .dtypes import (
+        DType,
+        bfloat16_t,
+        float8_e4m3_t,
+        float8_e5m2_t,
+        float32_t,
+        half,
+        int8_t,
+        int16_t,
+        int32_t,
+        uint8_t,
+        uint16_t,
+        uint32_t,
+    )
+    from .errors import (
+        ErratumWarning,
+        IllegalInstructionError,
+        ModeFallbackWarning,
+        NotModelledError,
+        OutOfBoundsError,
+        PlacementError,
+        PtoError,
+        PtoWarning,
+        TargetError,
+        TileSpecError,
+        UndefinedBehaviourError,
+    )
+    from .events import TSYNC, RecordEvent
+    from .isa.enums import CmpMode, GatherAxis, MaskPattern
+    from .memory import NPU_MEMORY_CLEAR, TASSIGN
+    from .targets import Config, Target, current_config, get_profile, target
+    from .tile import BLayout, CompactMode, ConvTile, Layout, PadValue, SLayout, Tile, TileSpec, TileType
+
+# Where each public name lives. Loading on first use keeps `import ptoisa.cli` (and `ptoisa --help`) free of NumPy.
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    ".api": ("TCI", "TCMPS", "TEXPANDS", "TGATHER", "TPARTMUL"),
+    ".dtypes": ("DType", "bfloat16_t", "float8_e4m3_t", "float8_e5m2_t", "float32_t", "half", "int8_t",
+        "int16_t", "int32_t", "uint8_t", "uint16_t", "uint32_t"),
+    ".errors": ("ErratumWarning", "IllegalInstructionError", "ModeFallbackWarning", "NotModelledError",
+        "OutOfBoundsError", "PlacementError", "PtoError", "PtoWarning", "TargetError", "TileSpecError",
+        "UndefinedBehaviourError"),
+    ".events": ("TSYNC", "RecordEvent"),
+    ".isa.enums": ("CmpMode", "GatherAxis", "MaskPattern"),
+    ".memory": ("NPU_MEMORY_CLEAR", "TASSIGN"),
+    ".targets": ("Config", "Target", "current_config", "get_profile", "target"),
+    ".tile": ("BLayout", "CompactMode", "ConvTile", "Layout", "PadValue", "SLayout", "Tile", "TileSpec",
+        "TileType"),
+}
+_LAZY = {name: module for module, names in _EXPORTS.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ptoisa' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 DYNAMIC = -1
 __version__ = "0.1.0"

@@ -53,3 +53,21 @@ def test_run_prints_returns_and_speaks_json(tmp_path, capsys):
     assert main(["run", str(kernel), "20", "1.5", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["returns"] == [40, 1.5] and doc["entry"] == "f" and doc["arguments"]["a"]["value"] == 20
+
+
+def test_help_imports_neither_numpy_nor_xdsl():
+    code = ("import sys\nfrom ptoisa.cli.main import main\n"
+            "for argv in (['--help'], ['run', '--help'], ['check', '--help'], ['compare', '--help'], ['bogus']):\n"
+            "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+            "print(sorted(m for m in ('numpy', 'xdsl', 'ml_dtypes') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout[-300:]
+
+
+def test_the_cli_target_names_are_the_registry():
+    from ptoisa._names import DEFAULT_TARGET_NAME, ENV_VAR, TARGET_NAMES
+    from ptoisa.targets import DEFAULT_TARGET, REGISTRY
+    from ptoisa.targets import ENV_VAR as TARGETS_ENV_VAR
+
+    assert TARGET_NAMES == tuple(t.value for t in REGISTRY)
+    assert DEFAULT_TARGET_NAME == DEFAULT_TARGET.value and ENV_VAR == TARGETS_ENV_VAR

@@ -16,11 +16,14 @@ import warnings
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .. import __version__
+from .._names import DEFAULT_TARGET_NAME, ENV_VAR, TARGET_NAMES
 from ..errors import PtoError, VectorFormatError
-from ..targets import DEFAULT_TARGET, ENV_VAR, REGISTRY, Config, make_config
+
+if TYPE_CHECKING:
+    from ..targets import Config
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -35,12 +38,14 @@ examples:
   ptoisa vectors run shared/conformance/*.jsonl --target cpu --results out.jsonl
   ptoisa targets                              what each target allows, its buffers and errata
 
-The target is --target, else ${ENV_VAR}, else {DEFAULT_TARGET.value}. Every output names the target used."""
+The target is --target, else ${ENV_VAR}, else {DEFAULT_TARGET_NAME}. Every output names the target used.
+Exit status: 0 success, 1 problems found (diagnostics, mismatches, a refused kernel), 2 bad usage or unreadable
+input, 3 a bug in ptoisa (rerun with PTOISA_DEBUG=1 and report the traceback)."""
 
 
 def _add_target_options(parser: argparse.ArgumentParser, default: str | None = None) -> None:
-    parser.add_argument("--target", "-t", choices=[t.value for t in REGISTRY], default=default,
-                        help=f"target profile (default: ${ENV_VAR} or {DEFAULT_TARGET.value})")
+    parser.add_argument("--target", "-t", choices=TARGET_NAMES, default=default,
+                        help=f"target profile (default: ${ENV_VAR} or {DEFAULT_TARGET_NAME})")
     parser.add_argument("--no-errata", action="store_true",
                         help="give the contract's results instead of reproducing the target's errata")
     parser.add_argument("--emulate-undefined", action="store_true",
@@ -48,7 +53,9 @@ def _add_target_options(parser: argparse.ArgumentParser, default: str | None = N
 
 
 def _config(args: argparse.Namespace) -> Config:
-    name = args.target or os.environ.get(ENV_VAR) or DEFAULT_TARGET.value
+    from ..targets import make_config
+
+    name = args.target or os.environ.get(ENV_VAR) or DEFAULT_TARGET_NAME
     return make_config(name, not args.no_errata, "emulate" if args.emulate_undefined else "raise")
 
 
@@ -137,6 +144,8 @@ def cmd_example(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _format_tile(tile: Any) -> str:
+    import numpy as np
+
     data = tile.to_numpy()
     with np.printoptions(linewidth=110, threshold=200, edgeitems=4):
         return "  " + str(data).replace("\n", "\n  ")
@@ -217,7 +226,7 @@ def _public(result: dict[str, Any]) -> dict[str, Any]:
 
 # --- targets -----------------------------------------------------------------------------------------------
 def cmd_targets(args: argparse.Namespace, out: TextIO) -> int:
-    from ..targets import get_profile
+    from ..targets import REGISTRY, get_profile
 
     profiles = [get_profile(n) for n in args.names] if args.names else list(REGISTRY.values())
     for profile in profiles:

@@ -16,7 +16,7 @@ import os
 import sys
 from typing import TextIO
 
-from ..targets import REGISTRY
+from .._names import TARGET_NAMES
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 FORMS = ("dps", "ssa", "asm", "generic")
@@ -40,7 +40,7 @@ forms:
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add `check` and `convert` to the `ptoisa` parser."""
-    targets = [t.value for t in REGISTRY]
+    targets = list(TARGET_NAMES)
     check = sub.add_parser("check", help="parse and verify .pto/.ptoas files for a target",
                            description="Parse and verify PTO text files (PTOAS DPS, SSA or PTO-AS assembly) for a "
                                        "target: structure and the target's legality tables.",

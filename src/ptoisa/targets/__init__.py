@@ -27,7 +27,7 @@ from .profile import Target, TargetProfile
 
 REGISTRY: dict[Target, TargetProfile] = {p.target: p for p in (a2a3.PROFILE, a5.PROFILE, cpu.PROFILE)}
 DEFAULT_TARGET = Target.A2A3
-ENV_VAR = "PTOISA_TARGET"
+from .._names import ENV_VAR  # noqa: E402 - one spelling, shared with the light CLI
 
 Undefined = Literal["raise", "emulate"]
 

@@ -1,0 +1,384 @@
+"""The work behind `ptoisa run` (imported only when a run starts; the parser lives in run_cmd)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import warnings
+from math import prod
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from ..errors import PtoError
+from ..targets import ENV_VAR, Config, make_config
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+class _Usage(Exception):
+    pass
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    from ..interp import ArgumentError, Limits, LoadError, load
+    from .files import OutputRefused
+    from ..interp.errors import UnreadableSourceError
+
+    try:
+        program = load(args.file, fill=_fill(args.fill), target=_forced_config(args))
+        entry = program.entry_name(args.entry)
+        params = program.arguments(entry)
+        bound, origins = _bind(params, [*args.args, *args.arg], args.max_bytes)
+        config = _config(args, program)
+        block = _block_arg(args.block)
+    except UnreadableSourceError as exc:
+        return _error(exc, EXIT_USAGE)
+    except LoadError as exc:  # the program does not parse or verify for the target: report it like `check`
+        return _report_invalid(args, exc)
+    except (_Usage, ArgumentError) as exc:
+        return _error(exc, EXIT_USAGE)
+    if args.target and program.target_arch and args.target != program.target_arch:  # DECISIONS 26
+        sys.stderr.write(f"warning: running for target {args.target} as asked, although {args.file} names "
+                         f"{program.target_arch} (pto.target_arch)\n")
+    limits = Limits(max_steps=args.max_steps, max_bytes=args.max_bytes, timeout=args.timeout)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = program.run(entry, target=config, block=block, limits=limits, **bound)
+        except ArgumentError as exc:
+            return _error(exc, EXIT_USAGE)
+        except PtoError as exc:
+            _warnings(caught)
+            return _error(exc, EXIT_PROBLEMS)
+    _warnings(caught)
+    inputs = [args.file] + [text.split(":")[0] for text in origins.values()
+                            if re.search(r"\.(npy|bin)$", text.split(":")[0])]
+    if args.golden and not args.out:
+        return _error(_Usage("--golden needs --out DIR"), EXIT_USAGE)
+    try:
+        saved = _save(result.outputs, origins, args.out, inputs, args.golden)
+        if args.golden:
+            _manifest(Path(args.out), result, saved, config, args.file, inputs)
+    except OutputRefused as exc:
+        return _error(exc, EXIT_USAGE)
+    except OSError as exc:
+        return _error(_Usage(f"cannot write to {args.out}: {exc.strerror or exc}"), EXIT_USAGE)
+    if args.format == "json":
+        out.write(json.dumps(_as_json(result, params, origins, saved)) + "\n")
+    elif not args.quiet:
+        _summary(out, program, result, params, origins, saved, config, args)
+    return EXIT_OK
+
+
+def _as_json(result: Any, params: list[Any], origins: dict[str, str], saved: dict[str, list[str]]) -> dict[str, Any]:
+    """The run as plain JSON: scalars as numbers, tensors by dtype and shape (their data lives in --out files)."""
+    def scalar(value: Any) -> Any:
+        value = value.item() if isinstance(value, np.generic) else value
+        return value if isinstance(value, (int, float, bool)) and value == value else str(value)
+
+    arguments = {}
+    for p in params:
+        value = result.arguments[p.name]
+        if isinstance(value, np.ndarray):
+            arguments[p.name] = {"type": p.type_text, "from": origins[p.name], "dtype": str(value.dtype),
+                                 "shape": list(value.shape), "written": p.name in result.outputs,
+                                 "saved": saved.get(p.name, [])}
+        else:
+            arguments[p.name] = {"type": p.type_text, "value": scalar(value)}
+    return {"target": result.target, "entry": result.entry, "ops_executed": result.ops_executed,
+            "arguments": arguments, "returns": [scalar(v) for v in result.returns]}
+
+
+def _error(exc: BaseException, status: int) -> int:
+    sys.stderr.write(f"ptoisa: error: {exc}\n")
+    for note in getattr(exc, "__notes__", ()):
+        sys.stderr.write(f"  {note}\n")
+    if os.environ.get("PTOISA_DEBUG"):
+        raise exc
+    return status
+
+
+_PYTHON_SWITCH = re.compile(r" \(switch it off with ptoisa\.target\('[a-z0-9]+', errata=False\)\)$")
+
+
+def _warnings(caught: list[warnings.WarningMessage]) -> None:
+    """Each distinct warning once (one per instruction site), in the CLI's terms."""
+    seen = set()
+    for w in caught:
+        text = _PYTHON_SWITCH.sub(" (--no-errata gives the contract's result instead)", str(w.message))
+        if text not in seen:
+            seen.add(text)
+            sys.stderr.write(f"warning: {text}\n")
+
+
+def _fill(text: str) -> str | int:
+    if text in ("zero", "nan"):
+        return text
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise _Usage(f"--fill must be zero, nan or a byte value (got {text!r})") from None
+    if not 0 <= value <= 255:
+        raise _Usage(f"--fill byte must be in [0, 255] (got {text})")
+    return value
+
+
+def _block_arg(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"(\d+)(?:/(\d+))?", text.strip())
+    if not m:
+        raise _Usage(f"--block must be I or I/N (got {text!r})")
+    idx = int(m.group(1))
+    num = int(m.group(2)) if m.group(2) else idx + 1
+    if idx >= num:
+        raise _Usage(f"--block index {idx} must be below the block count {num}")
+    return idx, num
+
+
+def _report_invalid(args: argparse.Namespace, exc: Exception) -> int:
+    """Compiler-style diagnostics (file:line:col, the line, a caret) for a program that fails to load."""
+    from ..ir.diagnostics import check_text
+
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return _error(exc, EXIT_PROBLEMS)
+    result = check_text(text, args.file, args.target)
+    if result.ok:  # not a diagnostic of ours (e.g. an op the interpreter cannot run)
+        return _error(exc, EXIT_PROBLEMS)
+    sys.stderr.writelines(result.source.render(d) + "\n" for d in result.diagnostics)
+    sys.stderr.write(f"ptoisa: error: {args.file} does not verify for target {result.target}\n")
+    return EXIT_PROBLEMS
+
+
+def _forced_config(args: argparse.Namespace) -> Config | None:
+    """The --target given on the command line (it also decides verification), or None."""
+    if not args.target:
+        return None
+    return make_config(args.target, not args.no_errata, "emulate" if args.emulate_undefined else "raise")
+
+
+def _config(args: argparse.Namespace, program: Any) -> Config:
+    name = args.target or program.target_arch or os.environ.get(ENV_VAR) or "a2a3"
+    return make_config(name, not args.no_errata, "emulate" if args.emulate_undefined else "raise")
+
+
+# --- arguments ---------------------------------------------------------------------------------------------
+_NAMED = re.compile(r"^([A-Za-z_$][\w$.-]*)=(.*)$", re.DOTALL)
+
+
+def _bind(params: list[Any], specs: list[str], max_bytes: int | None = None
+          ) -> tuple[dict[str, Any], dict[str, str]]:
+    by_name = {p.name: p for p in params}
+    bound: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    position = 0
+    for spec in specs:
+        m = _NAMED.match(spec)
+        if m and m.group(1) in by_name:
+            name, text = m.group(1), m.group(2)
+        elif m and not _looks_like_file(spec):
+            raise _Usage(f"no argument %{m.group(1)} (arguments: {_list(params)})")
+        else:
+            while position < len(params) and params[position].name in bound:
+                position += 1
+            if position >= len(params):
+                raise _Usage(f"too many arguments: the entry takes {len(params)} ({_list(params)})")
+            name, text = params[position].name, spec
+        if name in bound:
+            raise _Usage(f"argument %{name} given twice")
+        bound[name] = _value(by_name[name], text, max_bytes)
+        origins[name] = text
+    missing = [p.name for p in params if p.name not in bound]
+    if missing:
+        raise _Usage(f"missing argument(s) {', '.join('%' + m for m in missing)} (arguments: {_list(params)})")
+    return bound, origins
+
+
+def _looks_like_file(spec: str) -> bool:
+    return bool(re.search(r"\.(npy|bin)(:|$)", spec))
+
+
+def _list(params: list[Any]) -> str:
+    return ", ".join(f"%{p.name}: {p.type_text}" for p in params) or "none"
+
+
+def _value(param: Any, text: str, max_bytes: int | None = None) -> Any:
+    if param.kind == "scalar":
+        return _scalar(param, text)
+    if param.kind != "tensor":
+        raise _Usage(f"argument %{param.name} has type {param.type_text}, which cannot be given on the command line")
+    return _tensor(param, text, max_bytes)
+
+
+def _scalar(param: Any, text: str) -> Any:
+    t = text.strip().lower()
+    if t in ("true", "false"):
+        return int(t == "true")
+    try:
+        return int(t, 0)
+    except ValueError:
+        pass
+    try:
+        return float(t)
+    except ValueError:
+        raise _Usage(f"argument %{param.name} ({param.type_text}) needs a number (got {text!r})") from None
+
+
+def _shape(text: str, what: str) -> tuple[int, ...]:
+    parts = [p for p in re.split(r"[x,*]", text.strip()) if p]
+    try:
+        shape = tuple(int(p) for p in parts)
+    except ValueError:
+        raise _Usage(f"{what}: bad shape {text!r} (write e.g. 16x16)") from None
+    if not shape or any(d < 0 for d in shape):
+        raise _Usage(f"{what}: bad shape {text!r} (write e.g. 16x16)")
+    return shape
+
+
+def _dtype(text: str, what: str) -> np.dtype:
+    from ..dtypes import as_dtype
+
+    try:
+        return as_dtype(text).np
+    except PtoError as exc:
+        raise _Usage(f"{what}: {exc}") from None
+
+
+def _tensor(param: Any, text: str, max_bytes: int | None = None) -> np.ndarray:
+    what = f"argument %{param.name}"
+    if text.startswith("zeros:"):
+        if param.dtype is None:
+            raise _Usage(f"{what}: {param.type_text} has no NumPy element type")
+        shape = _shape(text[6:], what)
+        nbytes = prod(shape) * param.dtype.itemsize
+        if max_bytes is not None and nbytes > max_bytes:
+            raise _Usage(f"{what}: zeros:{text[6:]} needs {nbytes} bytes, over --max-bytes {max_bytes}")
+        return np.zeros(shape, dtype=param.dtype)
+    if text.endswith(".npy"):
+        _regular_file(text, what)
+        try:
+            array = np.load(text, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:
+            raise _Usage(f"{what}: cannot read {text}: {getattr(exc, 'strerror', None) or exc}") from None
+        return _npy_dtype(array, param, what, text)
+    path, *rest = text.split(":")
+    if path.endswith(".bin"):
+        if len(rest) > 2:
+            raise _Usage(f"{what}: write FILE.bin[:DTYPE[:SHAPE]] (got {text!r})")
+        dtype = _dtype(rest[0], what) if rest and rest[0] else param.dtype
+        if dtype is None:
+            raise _Usage(f"{what}: give the element type, FILE.bin:DTYPE")
+        _regular_file(path, what)
+        size = os.path.getsize(path)
+        if size % dtype.itemsize:
+            raise _Usage(f"{what}: {path} holds {size} bytes, not a whole number of {dtype} elements "
+                         f"({dtype.itemsize} bytes each)")
+        try:
+            data = np.fromfile(path, dtype=dtype)
+        except (OSError, ValueError) as exc:
+            raise _Usage(f"{what}: cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        if len(rest) == 2:
+            shape = _shape(rest[1], what)
+            if prod(shape) != data.size:
+                raise _Usage(f"{what}: {path} holds {data.size} {dtype} elements, not {'x'.join(map(str, shape))}")
+            data = data.reshape(shape)
+        return data
+    raise _Usage(f"{what} ({param.type_text}) needs FILE.npy, FILE.bin[:DTYPE[:SHAPE]] or zeros:SHAPE (got {text!r})")
+
+
+def _regular_file(path: str, what: str) -> None:
+    if not os.path.exists(path):
+        raise _Usage(f"{what}: cannot read {path}: no such file")
+    if not os.path.isfile(path):
+        raise _Usage(f"{what}: cannot read {path}: not a regular file")
+
+
+def _npy_dtype(array: np.ndarray, param: Any, what: str, path: str) -> np.ndarray:
+    """The array as the pointer's element type. NumPy saves bfloat16 and fp8 arrays as raw void (`|V2`, `|V1`):
+    those are read as the pointer's type when the item size agrees; any other dtype must match exactly."""
+    want = param.dtype
+    if want is None or array.dtype == want:
+        return array
+    if array.dtype.kind == "V" and array.dtype.fields is None and array.dtype.itemsize == want.itemsize:
+        return array.view(want)
+    raise _Usage(f"{what} ({param.type_text}) needs {want} data; {path} holds {array.dtype} "
+                 "(convert it first, e.g. with numpy's astype)")
+
+
+# --- results -----------------------------------------------------------------------------------------------
+def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str | None,
+          inputs: list[str], golden: bool = False) -> dict[str, list[str]]:
+    """Write every output to OUT_DIR/NAME.npy (and .bin when it came from one): atomically, never over an input
+    of the run, saying on standard error which existing files were replaced."""
+    from .files import AtomicFile, refuse_inputs
+
+    saved: dict[str, list[str]] = {}
+    if not out_dir:
+        return saved
+    directory = Path(out_dir)
+    planned = {name: [directory / f"{name}.npy"]
+               + ([directory / f"{name}.bin"] if golden or origins.get(name, "").split(":")[0].endswith(".bin")
+                  else [])
+               for name in outputs}
+    for files in planned.values():  # check them all before writing any
+        for path in files:
+            refuse_inputs(path, inputs)
+    directory.mkdir(parents=True, exist_ok=True)
+    replaced = []
+    for name, files in planned.items():
+        for path in files:
+            sink = AtomicFile(path, "wb")
+            with sink as f:
+                if path.suffix == ".npy":
+                    np.save(f, outputs[name])
+                else:
+                    f.write(np.ascontiguousarray(outputs[name]).tobytes())
+            if sink.replaced:
+                replaced.append(str(path))
+        saved[name] = [str(f) for f in files]
+    if replaced:
+        sys.stderr.write(f"replaced: {', '.join(replaced)}\n")
+    return saved
+
+
+def _manifest(directory: Path, result: Any, saved: dict[str, list[str]], config: Config, kernel: str,
+              inputs: list[str]) -> None:
+    """manifest.json: what produced the golden files and how to read each raw .bin back."""
+    from .files import write_atomically
+
+    tensors = {name: {"dtype": str(result.outputs[name].dtype), "shape": list(result.outputs[name].shape),
+                      "files": [Path(f).name for f in files], "byte_order": "little"}
+               for name, files in saved.items()}
+    doc = {"kernel": kernel, "entry": result.entry, "target": config.name,
+           "errata": sorted(config.errata), "undefined": config.undefined, "outputs": tensors}
+    write_atomically(directory / "manifest.json", json.dumps(doc, indent=2) + "\n", inputs=inputs)
+
+
+def _summary(out: TextIO, program: Any, result: Any, params: list[Any], origins: dict[str, str],
+             saved: dict[str, list[str]], config: Config, args: argparse.Namespace) -> None:
+    errata = "" if config.errata == frozenset(config.profile.errata) else " (errata off)"
+    out.write(f"target: {config.name}{errata}\n")
+    out.write(f"entry: @{result.entry} in {program.source.path} ({result.ops_executed} ops executed)\n")
+    width = max((len(p.name) for p in params), default=0)
+    for p in params:
+        value = result.arguments[p.name]
+        if isinstance(value, np.ndarray):
+            shape = "x".join(map(str, value.shape)) or "scalar"
+            line = f"  %{p.name:<{width}} : {p.type_text} = {origins[p.name]} ({value.dtype}[{shape}])"
+            if p.name in result.outputs:
+                line += " written" + (f" -> {', '.join(saved[p.name])}" if p.name in saved else "")
+        else:
+            line = f"  %{p.name:<{width}} : {p.type_text} = {value}"
+        out.write(line + "\n")
+    for n, value in enumerate(result.returns):
+        out.write(f"  return #{n} = {value}\n")
+    if not result.outputs:
+        out.write("no global tensor was written\n")
+    elif not args.out:
+        for name, array in result.outputs.items():
+            with np.printoptions(linewidth=110, threshold=200, edgeitems=4):
+                out.write(f"%{name} =\n  " + str(array).replace("\n", "\n  ") + "\n")

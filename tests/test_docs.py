@@ -26,3 +26,15 @@ def _blocks():
 def test_doc_example_runs(code, monkeypatch):
     monkeypatch.chdir(ROOT)  # examples name files relative to the checkout
     exec(compile(code, "<doc>", "exec"), {})
+
+
+def test_the_op_page_lists_every_op_the_interpreter_runs():
+    import re
+
+    import ptoisa.interp.program  # noqa: F401 - registers the handlers
+    from ptoisa.interp.decode import HANDLERS
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "pto-ops.md").read_text()
+    listed = set(re.findall(r"`((?:pto|arith|scf|func|memref)\.[a-z_]+)`", page))
+    assert set(HANDLERS) <= listed, sorted(set(HANDLERS) - listed)
+    assert listed - set(HANDLERS) <= {"func.return", "scf.yield"}, sorted(listed - set(HANDLERS))

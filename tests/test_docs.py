@@ -38,3 +38,22 @@ def test_the_op_page_lists_every_op_the_interpreter_runs():
     listed = set(re.findall(r"`((?:pto|arith|scf|func|memref)\.[a-z_]+)`", page))
     assert set(HANDLERS) <= listed, sorted(set(HANDLERS) - listed)
     assert listed - set(HANDLERS) <= {"func.return", "scf.yield"}, sorted(listed - set(HANDLERS))
+
+
+def test_the_api_docstrings_examples_run():
+    """help(TCI) and friends show every form and an example; the examples are run here."""
+    import doctest
+    import inspect
+    import warnings
+
+    import ptoisa
+    from ptoisa import api
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = doctest.testmod(api, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 15 and result.failed == 0
+    for name in ("TCI", "TCMPS", "TEXPANDS", "TGATHER", "TPARTMUL"):
+        fn = getattr(ptoisa, name)
+        assert ">>>" in (fn.__doc__ or ""), name
+        assert "args" not in str(inspect.signature(fn)).split("*")[0], (name, inspect.signature(fn))

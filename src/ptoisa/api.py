@@ -45,7 +45,17 @@ def _split_events(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ..
 
 
 def TEXPANDS(dst: Tile | ConvTile, scalar: Any, *events: RecordEvent, target: Any = None) -> RecordEvent:
-    """Broadcast `scalar` into `dst` (see ptoisa.isa.texpands)."""
+    """TEXPANDS(dst, scalar, *events, target=None): fill `dst` with `scalar`.
+
+    A Vec tile gets the scalar over its valid region, a Mat tile over its whole Rows x Cols storage, a ConvTile
+    over its conv shape. The scalar converts to dst's element type as C++ would. Returns a RecordEvent.
+
+    >>> from ptoisa import *
+    >>> t = Tile[TileType.Vec, float, 2, 8, BLayout.RowMajor, 2, 4]()
+    >>> _ = TEXPANDS(t, 1.5, target="cpu")
+    >>> t.data.tolist()[0]
+    [1.5, 1.5, 1.5, 1.5, 0.0, 0.0, 0.0, 0.0]
+    """
     config = resolve(target)
     if events:
         check_events("TEXPANDS", config.name, events)
@@ -55,7 +65,21 @@ def TEXPANDS(dst: Tile | ConvTile, scalar: Any, *events: RecordEvent, target: An
 
 
 def TCMPS(dst: Tile, src0: Tile, src1: Any, cmpMode: Any, *events: RecordEvent, target: Any = None) -> RecordEvent:
-    """Compare `src0` with a scalar or with `src1[0,0]` into the packed predicate tile `dst` (ptoisa.isa.tcmps)."""
+    """TCMPS(dst, src0, scalar_or_src1, cmpMode, *events, target=None): compare into packed predicate bits.
+
+    Every valid element of `src0` is compared with the scalar (or with `src1[0,0]` when the third argument is a
+    tile) under `cmpMode` (a CmpMode, or its name: "EQ", "NE", "LT", "LE", "GT", "GE"); the bits land in `dst`
+    8 per byte, element 0 in the lowest bit, one src row per dst row (the cpu target packs the reference's byte
+    stream instead). dst is uint8 (a2a3: also int8; a5: also uint32/int32/int8). Returns a RecordEvent.
+
+    >>> from ptoisa import *
+    >>> src = Tile[TileType.Vec, float, 1, 16]()
+    >>> src.set_logical([[float(i) for i in range(16)]])
+    >>> dst = Tile[TileType.Vec, uint8_t, 1, 32, BLayout.RowMajor, 1, 2]()
+    >>> _ = TCMPS(dst, src, 9.5, CmpMode.GT, target="a5")
+    >>> [hex(b) for b in dst.data[0, :2]]
+    ['0x0', '0xfc']
+    """
     config = resolve(target)
     if events:
         check_events("TCMPS", config.name, events)
@@ -64,7 +88,20 @@ def TCMPS(dst: Tile, src0: Tile, src1: Any, cmpMode: Any, *events: RecordEvent, 
 
 
 def TPARTMUL(dst: Tile, src0: Tile, src1: Tile, *events: RecordEvent, target: Any = None) -> RecordEvent:
-    """Partial elementwise multiply over mismatched valid regions (ptoisa.isa.tpartmul)."""
+    """TPARTMUL(dst, src0, src1, *events, target=None): element-wise product over mismatched valid regions.
+
+    Over dst's valid region: src0 * src1 where both are valid, the valid source's value where only one is. One
+    source's valid region must equal dst's and the other must lie within it (anything else is undefined:
+    refused, or emulated with `ptoisa.target(..., undefined="emulate")`). Returns a RecordEvent.
+
+    >>> from ptoisa import *
+    >>> T = Tile[TileType.Vec, float, 2, 8, BLayout.RowMajor, -1, -1]
+    >>> dst, a, b = T(2, 8), T(2, 8), T(1, 8)
+    >>> a.set_logical([[2.0] * 8, [3.0] * 8]); b.set_logical([[10.0] * 8])
+    >>> _ = TPARTMUL(dst, a, b, target="cpu")
+    >>> dst.data[:, 0].tolist()
+    [20.0, 3.0]
+    """
     config = resolve(target)
     if events:
         check_events("TPARTMUL", config.name, events)
@@ -76,8 +113,12 @@ class _Intrinsic:
     """A callable that also takes C++-style explicit template arguments: NAME[T1, T2, ...](args)."""
 
     def __init__(self, name: str, call: Callable[..., RecordEvent], bind: Callable[..., Callable[..., Any]]):
-        self.__name__ = name
+        import inspect
+
+        self.__name__ = self.__qualname__ = name
         self.__doc__ = call.__doc__
+        self.__signature__ = inspect.signature(call)  # help() and IDEs show the real parameters
+        self.__wrapped__ = call
         self._call = call
         self._bind = bind
 
@@ -103,7 +144,19 @@ def _require_spec(name: str, role: str, tile: Any, spec: Any) -> None:
 
 # --- TCI ---------------------------------------------------------------------------------------------------
 def _tci(dst: Tile, start: Any, *args: Any, descending: Any = False, target: Any = None) -> RecordEvent:
-    """dst[0, k] = start + k (descending: start - k) for k < dst.GetValidCol() (ptoisa.isa.tci)."""
+    """TCI(dst, start, [tmp,] *events, descending=False, target=None): an integer sequence.
+
+    dst[0, k] = start + k (start - k when `descending`) for k < dst's valid columns, wrapping at the element
+    type's width; dst is a single-row tile. The tmp overload (a scratch tile, checked on a2a3 and ignored on a5
+    and cpu) takes tmp after start. C++ template arguments work too: `TCI[DstT, int32_t, 1](dst, 100)`,
+    `TCI[DstT, TmpT, int32_t, 0](dst, 0, tmp)`. Returns a RecordEvent.
+
+    >>> from ptoisa import *
+    >>> dst = Tile[TileType.Vec, int32_t, 1, 8]()
+    >>> _ = TCI(dst, 100, descending=True)
+    >>> dst.data[0].tolist()
+    [100, 99, 98, 97, 96, 95, 94, 93]
+    """
     config = resolve(target)
     rest, events = _split_events(args) if args else (args, args)
     if len(rest) > 1:
@@ -151,7 +204,30 @@ TCI = _Intrinsic("TCI", _tci, _bind_tci)
 # --- TGATHER -----------------------------------------------------------------------------------------------
 def _tgather(dst: Tile, src0: Tile, *args: Any, target: Any = None, maskPattern: Any = None,
              gatherAxis: Any = None, cmpMode: Any = None) -> RecordEvent:
-    """Gather by index tile, mask pattern or comparison; the form follows the arguments (ptoisa.isa.tgather)."""
+    """TGATHER: three forms, told apart by their arguments.
+
+    Index form, `TGATHER(dst, src0, indices[, tmp], *events)`: dst[i, j] = src0 at the row-major flat position
+    indices[i, j] (tmp is required on a2a3, optional elsewhere).
+
+    Mask form, `TGATHER(dst, src, maskPattern[, gatherAxis], *events)` (or `maskPattern=`, `gatherAxis=`): the
+    columns (GATHER_ROW, the default) or rows (GATHER_COL) selected by a MaskPattern such as P0101 (every other
+    one, starting with the first), as a bit copy.
+
+    Comparison form, `TGATHER(dst, src0, k_value, cdst, tmp, offset, cmpMode, *events)`: for each valid row i,
+    the indices offset + i * src0.Cols + j of the elements with src0[i, j] > k[i] (GT) or == k[i] (EQ), packed
+    into dst row i, and their count in cdst[i]; `k_value` is a tile (element i per row) or one number.
+
+    Template arguments select the form as in C++: `TGATHER[DstT, SrcT, MaskPattern.P0101](dst, src)`.
+    Returns a RecordEvent.
+
+    >>> from ptoisa import *
+    >>> src = Tile[TileType.Vec, int32_t, 1, 16]()
+    >>> src.set_logical([list(range(16))])
+    >>> dst = Tile[TileType.Vec, int32_t, 1, 8]()
+    >>> _ = TGATHER(dst, src, MaskPattern.P0101, target="cpu")
+    >>> dst.data[0].tolist()
+    [0, 2, 4, 6, 8, 10, 12, 14]
+    """
     config = resolve(target)
     rest, events = _split_events(args)
     if events:

@@ -90,7 +90,7 @@ def current_config() -> Config:
     config = _CURRENT.get()
     if config is not None:
         return config
-    name = os.environ.get(ENV_VAR) or DEFAULT_TARGET
+    name = _env_target() or DEFAULT_TARGET
     cached = _DEFAULT[0]
     if cached is not None and cached[0] == name:
         return cached[1]
@@ -100,6 +100,18 @@ def current_config() -> Config:
 
 
 _DEFAULT: list[tuple[str, Config] | None] = [None]
+
+# os.environ.get costs about 1 us when the variable is unset (a KeyError raised and caught inside the mapping);
+# CPython's environ keeps its encoded items in a plain dict, read here directly when it has one.
+_ENV_DATA = getattr(os.environ, "_data", None)
+_ENV_KEY = os.environ.encodekey(ENV_VAR) if hasattr(os.environ, "encodekey") else None  # type: ignore[attr-defined]
+
+
+def _env_target() -> str | None:
+    if _ENV_DATA is None or _ENV_KEY is None:
+        return os.environ.get(ENV_VAR)
+    raw = _ENV_DATA.get(_ENV_KEY)
+    return None if raw is None else os.environ.decodevalue(raw)  # type: ignore[attr-defined]
 
 
 def resolve(target: str | Target | Config | None) -> Config:

@@ -141,3 +141,13 @@ def test_every_erratum_of_every_target_cites_its_evidence(capsys):
         assert all(e.startswith("include/pto/") for e in profile.evidence.values())
     code, out, _ = run(capsys, "targets", "a5")
     assert code == 0 and "erratum tgather_cmp_u16_gt_as_eq:" in out and "[include/pto/npu/a5/TGather.hpp:941-946]" in out
+
+
+def test_vectors_run_honours_the_environment_then_defaults_to_cpu(capsys, monkeypatch, tmp_path):
+    source = DATA / "tci.jsonl"
+    monkeypatch.delenv("PTOISA_TARGET", raising=False)
+    code, out, _ = run(capsys, "vectors", "run", str(source), "-q")
+    assert "target: cpu" in out
+    monkeypatch.setenv("PTOISA_TARGET", "a5")
+    code, out, _ = run(capsys, "vectors", "run", str(source), "-q")
+    assert "target: a5" in out

@@ -43,9 +43,10 @@ Exit status: 0 success, 1 problems found (diagnostics, mismatches, a refused ker
 input, 3 a bug in ptoisa (rerun with PTOISA_DEBUG=1 and report the traceback)."""
 
 
-def _add_target_options(parser: argparse.ArgumentParser, default: str | None = None) -> None:
-    parser.add_argument("--target", "-t", choices=TARGET_NAMES, default=default,
-                        help=f"target profile (default: ${ENV_VAR} or {DEFAULT_TARGET_NAME})")
+def _add_target_options(parser: argparse.ArgumentParser, fallback: str = DEFAULT_TARGET_NAME) -> None:
+    parser.add_argument("--target", "-t", choices=TARGET_NAMES, default=None,
+                        help=f"target profile (default: ${ENV_VAR}, else {fallback})")
+    parser.set_defaults(fallback_target=fallback)
     parser.add_argument("--no-errata", action="store_true",
                         help="give the contract's results instead of reproducing the target's errata")
     parser.add_argument("--emulate-undefined", action="store_true",
@@ -55,7 +56,7 @@ def _add_target_options(parser: argparse.ArgumentParser, default: str | None = N
 def _config(args: argparse.Namespace) -> Config:
     from ..targets import make_config
 
-    name = args.target or os.environ.get(ENV_VAR) or DEFAULT_TARGET_NAME
+    name = args.target or os.environ.get(ENV_VAR) or getattr(args, "fallback_target", DEFAULT_TARGET_NAME)
     return make_config(name, not args.no_errata, "emulate" if args.emulate_undefined else "raise")
 
 
@@ -82,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("files", nargs="+", metavar="FILE.jsonl")
     run.add_argument("--results", metavar="OUT.jsonl", help="write one JSON result line per case")
     run.add_argument("--quiet", "-q", action="store_true", help="print only the summary table")
-    _add_target_options(run, default="cpu")
+    _add_target_options(run, fallback="cpu")  # the vectors come from the reference simulator
     run.set_defaults(func=cmd_vectors_run)
 
     from . import data_cmds, run_cmd, text_cmds  # run; check, convert; compare, show: modules of their own

@@ -28,7 +28,7 @@ Exit status: 0 ran, 1 the kernel failed (the error names the op and file:line:co
 
 EPILOG = """\
 examples:
-  ptoisa run examples/pto/run_scale_compare.pto x.npy zeros:64x16 zeros:64x4 2.0 100.0 --out results/
+  ptoisa run examples/pto/run_scale_compare.pto x.npy zeros:64x16 zeros:64x2 2.0 100.0 --out results/
   ptoisa run kernel.pto --entry tcmps_gt --arg in=in.bin:f32:16x16 --arg out=zeros:16x32 --arg threshold=0.5
   ptoisa run kernel.pto in.npy out.npy 0.5 --target a5 --fill nan --block 3/8"""
 

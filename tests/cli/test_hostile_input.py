@@ -79,3 +79,10 @@ def test_a_loop_value_used_after_its_loop_is_refused(tmp_path, capsys):
     for argv in _all_commands(path)[:2] + [["run", str(path)]]:
         code, out, err = _run(capsys, argv)
         assert code == 1 and "%x" in out + err, (argv[0], out, err)
+
+
+def test_an_unknown_op_close_to_a_known_one_gets_a_suggestion(tmp_path, capsys):
+    path = tmp_path / "typo.pto"
+    path.write_text("func.func @f() {\n  pto.tcmpz\n  return\n}\n")
+    code, out, _ = _run(capsys, ["check", str(path)])
+    assert code == 1 and "pto.tcmpz is not registered; did you mean pto.tcmps?" in out

@@ -154,12 +154,29 @@ def parse_source(text: str, path: str = "<string>", *, asm: bool | None = None) 
         parser = PtoParser(make_context(), text, path, asm=is_asm_path(path) if asm is None else asm)
         module = parser.parse_module()
     except ParseError as exc:
-        raise SourceError(source, [source.diagnostic(exc.span.start, exc.msg)]) from None
+        raise SourceError(source, [source.diagnostic(exc.span.start, exc.msg + _did_you_mean(exc.msg))]) from None
     except RecursionError:
         raise SourceError(source, [source.diagnostic(_pos(parser), "nesting too deep")]) from None
     except Exception as exc:  # noqa: BLE001 - attribute constructors raise VerifyException/ValueError mid-parse
         raise SourceError(source, [source.diagnostic(_pos(parser), _text(exc))]) from None
     return Parsed(source, module, parser.op_positions)
+
+
+_UNKNOWN_OP = re.compile(r"Operation ([\w.]+) is not registered")
+
+
+def _did_you_mean(message: str) -> str:
+    """`; did you mean pto.tcmps?` for an unknown op name close to a known one."""
+    import difflib
+
+    from . import make_context
+
+    match = _UNKNOWN_OP.search(message)
+    if match is None or "spelling" in message:  # the assembly-name hint already says what to write
+        return ""
+    known = [op.name for op in make_context().loaded_ops]
+    close = difflib.get_close_matches(match.group(1), known, n=1, cutoff=0.8)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def _pos(parser: PtoParser | None) -> int:

@@ -69,5 +69,10 @@ class ErratumWarning(PtoWarning):
     """A target erratum changed a result: the target deviates from the contract here and ptoisa reproduced it."""
 
 
+class NarrowingWarning(PtoWarning):
+    """A scalar changed its value on conversion to the element type (an integer wrapped, a fraction was dropped,
+    a finite value overflowed to infinity): what a C++ implicit conversion does, said out loud."""
+
+
 class ModeFallbackWarning(PtoWarning):
     """The target executes a different mode than the one requested (documented fallback) and the result differs."""

@@ -38,6 +38,10 @@ from ptoisa import (
 sys.path.insert(0, os.path.dirname(__file__))
 import _oracle_tcmps_tgather as O  # noqa: E402
 
+# These tests convert out-of-range scalars on purpose; the warning that says so is tested in test_narrowing.py.
+pytestmark = pytest.mark.filterwarnings("ignore::ptoisa.errors.NarrowingWarning")
+
+
 TARGETS = ("a2a3", "a5", "cpu")
 RM, CM = BLayout.RowMajor, BLayout.ColMajor
 NP = {"int8": np.int8, "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16, "int32": np.int32,

@@ -43,6 +43,10 @@ from ptoisa import (
     uint32_t,
 )
 
+# These tests convert out-of-range scalars on purpose; the warning that says so is tested in test_narrowing.py.
+pytestmark = pytest.mark.filterwarnings("ignore::ptoisa.errors.NarrowingWarning")
+
+
 TARGETS = ("a2a3", "a5", "cpu")
 NINE = (uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, bfloat16_t, float)
 NINE_TEXT = "uint8, int8, uint16, int16, uint32, int32, half, bfloat16, float"

@@ -16,6 +16,10 @@ from ptoisa.dtypes import DType, as_dtype
 from ptoisa.isa._check import Check
 from ptoisa.isa._scalar import to_element
 
+# These tests convert out-of-range scalars on purpose; the warning that says so is tested in test_narrowing.py.
+pytestmark = pytest.mark.filterwarnings("ignore::ptoisa.errors.NarrowingWarning")
+
+
 # --- aliases ---------------------------------------------------------------------------------------------------
 ALIASES = {
     DType.F32: [float, "float", "f32", "float32", "fp32", np.float32, np.dtype("float32"), "float32_t"],

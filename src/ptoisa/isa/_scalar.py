@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import ml_dtypes
@@ -10,8 +11,9 @@ import numpy as np
 
 from .._quiet import quiet
 from ..dtypes import DType
+from ..errors import NarrowingWarning
 from ..hifloat8 import from_float
-from ._check import Check
+from ._check import Check, _user_stacklevel
 
 
 def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.generic:
@@ -24,7 +26,12 @@ def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.gener
     np_dtype = dtype.np
     kind = type(value)
     if kind is float and dtype.is_float:
-        return _round_double(value, dtype)
+        if abs(value) <= _SAFE_MAGNITUDE[dtype]:
+            return _round_double_quiet(value, dtype)
+        result = _round_double(value, dtype)
+        if _overflowed(value, result):
+            _narrowing(check, operand, value, result, dtype)
+        return result
     if kind is int and not dtype.is_float and _INT_RANGE[dtype][0] <= value <= _INT_RANGE[dtype][1]:
         return np_dtype.type(value)
     if isinstance(value, np.generic) and value.dtype == np_dtype:
@@ -32,9 +39,15 @@ def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.gener
     if isinstance(value, (bool, np.bool_)):
         value = int(value)
     if isinstance(value, (np.integer, int)):
-        return _from_int(int(value), dtype)
+        result = _from_int(int(value), dtype)
+        if not _same_number(int(value), result):
+            _narrowing(check, operand, value, result, dtype)
+        return result
     if isinstance(value, (np.floating, float)):
-        return _from_float(float(value), dtype, check, operand)
+        result = _from_float(float(value), dtype, check, operand)
+        if not dtype.is_float and result != float(value) or dtype.is_float and _overflowed(float(value), result):
+            _narrowing(check, operand, value, result, dtype)
+        return result
     if isinstance(value, (str, bytes)):
         check.fail(operand, f"must be a number (got {type(value).__name__})")
     try:  # ml_dtypes scalars (bfloat16, fp8) are np.generic with their own kinds
@@ -42,6 +55,27 @@ def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.gener
     except (TypeError, ValueError):
         check.fail(operand, f"must be a number (got {type(value).__name__})")
     return _from_float(as_float, dtype, check, operand)
+
+
+def _same_number(value: int, result: np.generic) -> bool:
+    """Whether an integer kept its value (a float type may round it, but must not overflow it)."""
+    if isinstance(result, np.integer):
+        return int(result) == value
+    return math.isfinite(float(result))
+
+
+def _overflowed(value: float, result: np.generic) -> bool:
+    return math.isfinite(value) and not math.isfinite(float(result))
+
+
+def _shown(result: np.generic) -> str:
+    return repr(result.item()) if result.dtype.kind in "iuf" else str(result)
+
+
+def _narrowing(check: Check, operand: str, value: Any, result: np.generic, dtype: DType) -> None:
+    warnings.warn(NarrowingWarning(
+        f"{check.instr} on {check.target}: {operand} {value!r} becomes {_shown(result)} as {dtype.cname} (the implicit "
+        "conversion C++ would make; pass a value of the element type to silence this)"), stacklevel=_user_stacklevel())
 
 
 _SAFE_MAGNITUDE = {d: float(ml_dtypes.finfo(d.np).max) for d in DType if d.is_float and d is not DType.HIF8}

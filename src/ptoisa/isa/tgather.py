@@ -449,8 +449,8 @@ def _static_cmp(dst: TileSpec, src0: TileSpec, k: TileSpec | None, cdst: TileSpe
         check.fits(role, spec)
     if k is not None and k.dtype.itemsize == 2 and rules.k16_src_dtypes is not None \
             and src0.dtype not in rules.k16_src_dtypes:
-        check.fail("k_value", f"dtype {k.dtype.cname} is supported with a "
-                              f"{' or '.join(d.cname for d in rules.k16_src_dtypes)} src0 only (got {src0.dtype.cname})")
+        srcs = " or ".join(d.cname for d in rules.k16_src_dtypes)
+        check.fail("k_value", f"dtype {k.dtype.cname} is supported with a {srcs} src0 only (got {src0.dtype.cname})")
     if rules.tmp == "required":
         if tmp is None:
             check.fail("tmp", "is required on this target")

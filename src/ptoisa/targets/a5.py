@@ -57,7 +57,8 @@ PROFILE = TargetProfile(
         out_of_range="undefined",
         unsigned_indices=True,
     ),
-    tgather_mask=TGatherMaskRules(dtypes=NINE + (D.F8E4M3, D.F8E5M2, D.HIF8), col_dst_full_cols=True, col_dst_static_rows=False),
+    tgather_mask=TGatherMaskRules(dtypes=NINE + (D.F8E4M3, D.F8E5M2, D.HIF8), col_dst_full_cols=True,
+                                  col_dst_static_rows=False),
     tgather_cmp=TGatherCmpRules(
         dst_dtypes=(D.I32, D.U32),
         src_dtypes=(D.I16, D.U16, D.I32, D.U32, D.F16, D.F32),

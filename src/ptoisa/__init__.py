@@ -45,7 +45,20 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time names load
     from .isa.enums import CmpMode, GatherAxis, MaskPattern
     from .memory import NPU_MEMORY_CLEAR, TASSIGN
     from .targets import Config, Target, current_config, get_profile, target
-    from .tile import BLayout, CompactMode, ConvTile, Layout, PadValue, SLayout, Tile, TileSpec, TileType
+    from typing import Protocol
+
+    from .tile import BLayout, CompactMode, ConvTile, Layout, PadValue, SLayout, TileSpec, TileType
+    from .tile.tile import Tile as _TileInstance
+
+    class _TileTemplate(Protocol):
+        """What type checkers see as `Tile`: `Tile[TileType.Vec, float, 16, 16]` is a TileSpec (C++'s
+        `Tile<Vec, float, 16, 16>`), which is called to make tiles; at run time `Tile` is the class itself."""
+
+        def __getitem__(self, params: Any, /) -> TileSpec: ...
+
+        def __call__(self, spec: TileSpec, *valid: int) -> _TileInstance: ...
+
+    Tile: _TileTemplate
 
 # Where each public name lives. Loading on first use keeps `import ptoisa.cli` (and `ptoisa --help`) free of NumPy.
 _EXPORTS: dict[str, tuple[str, ...]] = {

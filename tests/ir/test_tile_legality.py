@@ -99,3 +99,16 @@ def test_tload_into_a_tile_of_another_element_type_is_refused():
     assert not _errors(text.replace("{t}", "f16"))
     errors = _errors(text.replace("{t}", "f32"))
     assert len(errors) == 1 and errors[0].startswith("8: ") and "element type f16 must be the tile's (f32)" in errors[0]
+
+
+def test_check_warns_about_what_the_target_will_do_differently():
+    """Issue 9: an int32 TCMPS GT on a2a3 is checked "ok" but runs as EQ; check says so (a warning, exit 0)."""
+    program = ("func.func @f(%src: !pto.tile_buf<vec, 16x16x{t}>, %dst: !pto.tile_buf<vec, 16x32xui8, valid=16x2>, "
+               "%s: {t}) {{\n  pto.tcmps ins(%src, %s {{cmpMode = #pto<cmp gt>}} : !pto.tile_buf<vec, 16x16x{t}>, {t}) "
+               "outs(%dst : !pto.tile_buf<vec, 16x32xui8, valid=16x2>)\n  return\n}}\n")
+    result = check_text(program.format(t="i32"), "t.pto", "a2a3")
+    warnings = [d for d in result.diagnostics if d.severity == "warning"]
+    assert result.ok and len(warnings) == 1 and warnings[0].line == 2 and "with EQ whatever the mode" in warnings[0].message
+    assert not [d for d in check_text(program.format(t="i32"), "t.pto", "a5").diagnostics]
+    half_bits = check_text(program.format(t="i16"), "t.pto", "a2a3").diagnostics
+    assert any("erratum tcmps_int16_as_half" in d.message for d in half_bits)

@@ -263,7 +263,20 @@ def check_text(text: str, path: str = "<string>", target: str | None = None, *, 
         return CheckResult(path, config.name, exc.diagnostics, exc.source)
     config = target_of(parsed, text, target)
     notes = [d for d in [target_mismatch(parsed, config)] if d is not None]
-    return CheckResult(path, config.name, notes + verify_ops(parsed, config), parsed.source, parsed.module)
+    found = verify_ops(parsed, config) + _predicted(parsed, config)
+    return CheckResult(path, config.name, notes + sorted(found, key=lambda d: (d.line, d.col)), parsed.source,
+                       parsed.module)
+
+
+def _predicted(parsed: Parsed, config: Config) -> list[Diagnostic]:
+    """Warnings about what the target will do differently, known from types alone (ptoisa.ir.predicted)."""
+    from .predicted import predicted_warnings
+
+    out = []
+    for op in _walk(parsed.module):
+        for message in predicted_warnings(op, config):
+            out.append(parsed.source.diagnostic(parsed.position(op), message, "warning"))
+    return out
 
 
 def target_mismatch(parsed: Parsed, config: Config) -> Diagnostic | None:

@@ -86,3 +86,10 @@ def test_an_unknown_op_close_to_a_known_one_gets_a_suggestion(tmp_path, capsys):
     path.write_text("func.func @f() {\n  pto.tcmpz\n  return\n}\n")
     code, out, _ = _run(capsys, ["check", str(path)])
     assert code == 1 and "pto.tcmpz is not registered; did you mean pto.tcmps?" in out
+
+
+def test_an_unclosed_region_is_reported_at_its_opening_brace(tmp_path, capsys):
+    path = tmp_path / "open.pto"
+    path.write_text('func.func @f() {\n  // a comment with a { brace\n  %s = arith.constant 1 : i32\n  return\n')
+    code, out, _ = _run(capsys, ["check", str(path)])
+    assert code == 1 and f"{path}:1:16: error: this '{{' is never closed" in out

@@ -154,12 +154,37 @@ def parse_source(text: str, path: str = "<string>", *, asm: bool | None = None) 
         parser = PtoParser(make_context(), text, path, asm=is_asm_path(path) if asm is None else asm)
         module = parser.parse_module()
     except ParseError as exc:
+        opening = _unclosed_brace(text) if not text[exc.span.start:].strip() else None
+        if opening is not None:  # the parser ran off the end: point at the region that never closed
+            message = "this '{' is never closed (the file ends inside its region)"
+            raise SourceError(source, [source.diagnostic(opening, message)]) from None
         raise SourceError(source, [source.diagnostic(exc.span.start, exc.msg + _did_you_mean(exc.msg))]) from None
     except RecursionError:
         raise SourceError(source, [source.diagnostic(_pos(parser), "nesting too deep")]) from None
     except Exception as exc:  # noqa: BLE001 - attribute constructors raise VerifyException/ValueError mid-parse
         raise SourceError(source, [source.diagnostic(_pos(parser), _text(exc))]) from None
     return Parsed(source, module, parser.op_positions)
+
+
+def _unclosed_brace(text: str) -> int | None:
+    """Offset of the innermost '{' still open at the end of `text` (strings and // comments skipped), or None."""
+    stack: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif c == "/" and text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif c == "{":
+            stack.append(i)
+        elif c == "}" and stack:
+            stack.pop()
+        i += 1
+    return stack[-1] if stack else None
 
 
 _UNKNOWN_OP = re.compile(r"Operation ([\w.]+) is not registered")

@@ -93,3 +93,10 @@ def test_an_unclosed_region_is_reported_at_its_opening_brace(tmp_path, capsys):
     path.write_text('func.func @f() {\n  // a comment with a { brace\n  %s = arith.constant 1 : i32\n  return\n')
     code, out, _ = _run(capsys, ["check", str(path)])
     assert code == 1 and f"{path}:1:16: error: this '{{' is never closed" in out
+
+
+def test_the_seed_comment_form_of_tassign_gets_a_pointer_to_the_real_syntax(tmp_path, capsys):
+    path = tmp_path / "seed.pto"
+    path.write_text("func.func @f(%t: !pto.tile_buf<vec, 16x16xf32>) {\n  pto.tassign %t, @tile(0x1000)\n  return\n}\n")
+    code, out, _ = _run(capsys, ["check", str(path)])
+    assert code == 1 and "is a comment, not PTOAS syntax" in out and "%t2 = pto.tassign %t, %a : T -> T" in out

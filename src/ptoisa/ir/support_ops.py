@@ -22,7 +22,7 @@ make_tensor_view's pointer is `!pto.ptr<T, gm>` with the view's element type.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
@@ -143,10 +143,12 @@ def _constant_int(value: SSAValue) -> int | None:
 _PairOp = TypeVar("_PairOp", bound=PtoOp)
 
 
-def _parse_pair(cls: type[_PairOp], parser: Parser, second_type: Attribute) -> _PairOp:
-    """`%r = pto.op %a, %b [attrs] : A -> R`, where %b's type is implied (`second_type`)."""
-    first = parser.parse_unresolved_operand()
-    parser.parse_punctuation(",")
+def _parse_pair(cls: type[_PairOp], parser: Parser, second_type: Attribute, first: Any = None) -> _PairOp:
+    """`%r = pto.op %a, %b [attrs] : A -> R`, where %b's type is implied (`second_type`); `first` when the caller
+    has already read `%a,`."""
+    if first is None:
+        first = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
     second = _parse_operand_as(parser, second_type)
     attrs = parser.parse_optional_attr_dict()
     parser.parse_punctuation(":")
@@ -177,7 +179,14 @@ class TAssignOp(PtoOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> TAssignOp:
-        return _parse_pair(cls, parser, i64)
+        start = parser.pos
+        first = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        if parser.parse_optional_symbol_name() is not None:
+            parser.raise_error("the seed pages' `pto.tassign %t, @tile(0x1000)` is a comment, not PTOAS syntax: "
+                               "write `%a = arith.constant 4096 : i64` and `%t2 = pto.tassign %t, %a : T -> T` "
+                               "(or `pto.alloc_tile addr = %a : T`)", start, parser.pos)
+        return _parse_pair(cls, parser, i64, first)
 
     def print(self, printer: Printer) -> None:
         _print_pair(self, printer)

@@ -125,12 +125,20 @@ def _user_stacklevel() -> int:
 
 
 def commit_variant(
-    config: Config, instr: str, erratum: str, storage: Any, contract: Any, target_result: Any
+    config: Config, instr: str, erratum: str, storage: Any, contract: Any, target_result: Any,
+    valid_bytes: Any = None,
 ) -> None:
-    """Store the target's result (erratum on) or the contract's (off); warn when the erratum changed bytes."""
+    """Store the target's result (erratum on) or the contract's (off); warn when the erratum changed bytes.
+
+    `valid_bytes`, a bool mask over the storage's bytes, marks the operand's valid region: when every byte that
+    differs lies outside it, the warning says so (the result a user reads is the contract's)."""
     if config.erratum(erratum):
-        if not np.array_equal(contract.view(np.uint8), target_result.view(np.uint8)):
-            announce_erratum(config, instr, erratum)
+        a, b = contract.view(np.uint8).reshape(-1), target_result.view(np.uint8).reshape(-1)
+        if not np.array_equal(a, b):
+            detail = ""
+            if valid_bytes is not None and not (a != b)[valid_bytes.reshape(-1)].any():
+                detail = "only bytes outside the valid region differ: the valid region is the contract's"
+            announce_erratum(config, instr, erratum, detail)
         storage[...] = target_result
     else:
         storage[...] = contract

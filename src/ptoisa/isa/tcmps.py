@@ -214,7 +214,10 @@ def _write_a2a3_rows(config: Config, dst: Tile, src0: Tile, scalar: np.generic, 
     contract = dst_bytes.copy()
     contract.reshape(dst.spec.rows, dst.spec.cols)[:vr, :packed.shape[1]] = packed
     target = _a2a3_repeats(config, dst_bytes.copy(), dst, src0, scalar, mode)
-    commit_variant(config, INSTR, "tcmps_repeat_tail", dst_bytes, contract, target)
+    valid = np.zeros(dst_bytes.size, dtype=bool)  # dst's valid region, in bytes of its rows
+    item = dst.spec.dtype.itemsize
+    valid.reshape(dst.spec.rows, dst.spec.cols * item)[:dst.valid_row, :dst.valid_col * item] = True
+    commit_variant(config, INSTR, "tcmps_repeat_tail", dst_bytes, contract, target, valid)
 
 
 def _write_a2a3_boxed(config: Config, dst: Tile, src0: Tile, scalar: np.generic, mode: CmpMode,

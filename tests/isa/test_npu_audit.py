@@ -345,6 +345,6 @@ def test_a_warning_says_when_only_padding_bytes_differ():
     """The a2a3 repeat tail writes bits past the valid columns of dst's rows (its padding); the valid region is
     the contract's, and the warning says so (issue: the first README command looked alarming)."""
     src = _tile(ptoisa.float32_t, 2, 16, np.arange(32))
-    dst = Tile[TileType.Vec, ptoisa.uint8_t, 2, 32, ptoisa.BLayout.RowMajor, 2, 1]()
+    dst = Tile[TileType.Vec, ptoisa.uint8_t, 2, 32, ptoisa.BLayout.RowMajor, 2, 2]()
     warned = _run(lambda: ptoisa.TCMPS(dst, src, 3.0, CmpMode.GT), "a2a3")
     assert any("only bytes outside the valid region differ" in w for w in warned)

@@ -348,3 +348,30 @@ def test_a_warning_says_when_only_padding_bytes_differ():
     dst = Tile[TileType.Vec, ptoisa.uint8_t, 2, 32, ptoisa.BLayout.RowMajor, 2, 2]()
     warned = _run(lambda: ptoisa.TCMPS(dst, src, 3.0, CmpMode.GT), "a2a3")
     assert any("only bytes outside the valid region differ" in w for w in warned)
+
+
+@pytest.mark.parametrize("dtype,np_dtype", [(ptoisa.float32_t, np.float32), (ptoisa.bfloat16_t, None)])
+@pytest.mark.parametrize("mode", [CmpMode.EQ, CmpMode.NE])
+def test_cpu_eq_tolerance_shortcut_matches_the_double_compare(dtype, np_dtype, mode):
+    """The cpu profile's |a - b| < 1e-9 (include/pto/cpu/TCmps.hpp:30-48) computed in double, against what
+    ptoisa returns, over values around the shortcut's magnitude limits, neighbours, infinities and NaN."""
+    import ml_dtypes
+
+    npd = np.dtype(np_dtype or ml_dtypes.bfloat16)
+    base = np.array([2.0 ** -5, 2.0 ** -21, 1.0, 3.5, -7.25, 1e30], dtype=npd)
+    grid = np.concatenate([base, np.nextafter(base, np.inf) if npd == np.float32 else base * 1.0078125,
+                           np.nextafter(base, -np.inf) if npd == np.float32 else base * 0.99609375,
+                           np.array([0.0, -0.0, 1e-10, np.inf, -np.inf, np.nan], dtype=npd)]).astype(npd)
+    values = np.resize(grid, 32).astype(npd)
+    src = Tile[TileType.Vec, dtype, 1, 32]()
+    src.set_logical(values.reshape(1, 32))
+    for scalar in grid:
+        if not np.isfinite(float(scalar)):
+            continue
+        dst = Tile[TileType.Vec, ptoisa.uint8_t, 1, 32, ptoisa.BLayout.RowMajor, 1, 4]()
+        _run(lambda: ptoisa.TCMPS(dst, src, scalar, mode), "cpu")  # noqa: B023
+        a, b = values.astype(np.float64), float(scalar)
+        with np.errstate(invalid="ignore"):
+            want = np.abs(a - b) < 1e-9 if mode is CmpMode.EQ else np.isnan(a) | (np.abs(a - b) > 1e-9)
+        got = np.unpackbits(dst.storage[:4], bitorder="little").astype(bool)
+        assert np.array_equal(got, want), (float(scalar), mode)

@@ -20,6 +20,7 @@ per dst element). Target divergences:
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache, partial
 from typing import Any
 
@@ -38,6 +39,9 @@ from .enums import CmpMode, coerce_enum
 
 INSTR = "TCMPS"
 _TOLERANCE = 1e-9
+# Magnitudes from which neighbouring values of the type lie more than 1e-9 apart (float32: 2**-29 at 2**-5,
+# from below; bfloat16: 2**-29 at 2**-21): an exact compare equals the simulator's 1e-9 tolerance there.
+_SPACED = {DType.F32: 2.0 ** -5, DType.BF16: 2.0 ** -21}
 
 
 def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
@@ -155,6 +159,11 @@ def _tolerant(values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DTyp
         if mode is CmpMode.NE:
             return exact
         return exact & ~is_inf16(values.view(np.uint16), INF_BITS_16[DType.F16])
+    limit = _SPACED.get(dtype)
+    if limit is not None and limit <= abs(float(scalar)) < math.inf:
+        # Every value of the type that differs from this scalar differs by more than 1e-9 (the spacing of the
+        # type there, below the scalar's binade included, exceeds it): the tolerance changes nothing.
+        return exact
     a = values.astype(np.float64)
     b = np.float64(scalar)
     with quiet():

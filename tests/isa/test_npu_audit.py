@@ -375,3 +375,32 @@ def test_cpu_eq_tolerance_shortcut_matches_the_double_compare(dtype, np_dtype, m
             want = np.abs(a - b) < 1e-9 if mode is CmpMode.EQ else np.isnan(a) | (np.abs(a - b) > 1e-9)
         got = np.unpackbits(dst.storage[:4], bitorder="little").astype(bool)
         assert np.array_equal(got, want), (float(scalar), mode)
+
+
+class TestD12BoxedOperandsElsewhere:
+    """TPARTMUL (a2a3/TPartMul.hpp:54-63 with RowStride strides; a5/TPartBinOps.hpp:95-131) and the mask gather's
+    row form (a2a3/TGather.hpp:130-132 with the source's repeat stride; a5/TGather.hpp:263-271, i * srcStride) step
+    rows by the tile's RowStride = Cols, ignoring fractal boxes."""
+
+    ZZ = (ptoisa.BLayout.RowMajor, 16, 16, ptoisa.SLayout.RowMajor)
+
+    @pytest.mark.parametrize("target", ["a2a3", "a5"])
+    def test_tpartmul_multiplies_plain_rows(self, target):
+        spec = Tile[TileType.Vec, ptoisa.float32_t, 16, 16, *self.ZZ]
+        dst, a, b = spec(), spec(), spec()
+        a.storage[:] = np.arange(256, dtype=np.float32)
+        b.storage[:] = 2.0
+        warned = _run(lambda: ptoisa.TPARTMUL(dst, a, b), target)
+        assert dst.storage.tolist() == (np.arange(256) * 2.0).tolist()  # element-wise, so plain or boxed agree
+        assert not warned  # the same bytes either way: nothing to announce
+
+    @pytest.mark.parametrize("target", ["a2a3", "a5"])
+    def test_mask_gather_reads_plain_rows(self, target):
+        src = Tile[TileType.Vec, ptoisa.float32_t, 16, 16, *self.ZZ]()
+        src.storage[:] = np.arange(256, dtype=np.float32)
+        dst = Tile[TileType.Vec, ptoisa.float32_t, 16, 8]()
+        warned = _run(lambda: TGATHER(dst, src, ptoisa.MaskPattern.P0101), target)
+        assert dst.storage[:8].tolist() == [0, 2, 4, 6, 8, 10, 12, 14]  # row 0 = storage 0..15, every other one
+        assert any("tgather_mask_boxed_raw_rows" in w for w in warned)
+        _run(lambda: TGATHER(dst, src, ptoisa.MaskPattern.P0101), target, errata=False)
+        assert dst.storage[:4].tolist() == [0, 2, 4, 6] and dst.storage[4] == 128  # ZZ: row 0 continues at 128

@@ -237,6 +237,13 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
     values = region(src, vr, vc)
     picked = _PICKED[pattern]
     if axis is GatherAxis.GATHER_ROW:
+        if src.spec.is_boxed and config.erratum("tgather_mask_boxed_raw_rows"):
+            # audit D12: the kernels read src row i at i * Cols of its storage (a2a3/TGather.hpp:130-132)
+            raw = src.storage.reshape(src.spec.rows, src.spec.cols)[:vr, :vc][:, picked].reshape(-1)
+            contract = np.ascontiguousarray(values[:, picked]).reshape(-1)
+            if not np.array_equal(np.ascontiguousarray(raw).view(np.uint8), contract.view(np.uint8)):
+                announce_erratum(config, INSTR, "tgather_mask_boxed_raw_rows")
+            values = src.storage.reshape(src.spec.rows, src.spec.cols)[:vr, :vc]
         stream = values[:, picked].reshape(-1)
         out = dst.storage if dst.storage.dtype == stream.dtype else dst.storage.view(stream.dtype)  # a bit copy
         out[:stream.size] = stream

@@ -23,10 +23,10 @@ import numpy as np
 from .._quiet import quiet
 from ..errors import NotModelledError
 from ..targets import Config
-from ..tile.layout import region, store
+from ..tile.layout import region, store, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
-from ._check import Check, announce_erratum
+from ._check import Check, announce_erratum, commit_variant
 
 INSTR = "TPARTMUL"
 
@@ -47,12 +47,37 @@ def tpartmul(config: Config, dst: Any, src0: Any, src1: Any) -> None:
                                   "not a supported pattern (one source must equal dst, the other must not exceed it)")
         _EMULATE[config.profile.tpartmul.neither_valid](dst, src0, src1)
         return
+    if (dst.spec.is_boxed or src0.spec.is_boxed or src1.spec.is_boxed) and config.erratum("tpartmul_boxed_raw_rows"):
+        _multiply_raw_rows(config, dst, src0, src1)
+        return
     padding = _copied_padding(config, dst, src0, src1)
     if not _multiply_in_place(dst, src0, src1):
         store(dst, vr, vc, _combine(dst, src0, src1))
     if padding is not None:
         rows, cols, values = padding
         dst.view[rows, cols] = values
+
+
+def _multiply_raw_rows(config: Config, dst: Tile, src0: Tile, src1: Tile) -> None:
+    """NPU erratum `tpartmul_boxed_raw_rows` (audit D12, DECISIONS 20): the kernels step every operand's rows by
+    its RowStride (a2a3/TPartMul.hpp:81-94, a5/TPartBinOps.hpp:95-131), so boxed row-major tiles (ZZ/ZN) are read
+    and written as plain row-major storage."""
+    vr, vc = dst.valid_shape
+    contract = dst.storage.copy()
+    write_region(contract, dst.spec, vr, vc, _combine(dst, src0, src1))
+
+    def plain(tile: Tile, rows: int, cols: int) -> np.ndarray:
+        return tile.storage.reshape(tile.spec.rows, tile.spec.cols)[:rows, :cols]
+
+    (r0, c0), (r1, c1) = _clip(src0, vr, vc), _clip(src1, vr, vc)
+    out = np.array(plain(dst, vr, vc))
+    out[:r0, :c0] = plain(src0, r0, c0)
+    out[:r1, :c1] = plain(src1, r1, c1)
+    rb, cb = min(r0, r1), min(c0, c1)
+    out[:rb, :cb] = _product(plain(src0, rb, cb), plain(src1, rb, cb))
+    target = dst.storage.copy()
+    target.reshape(dst.spec.rows, dst.spec.cols)[:vr, :vc] = out
+    commit_variant(config, INSTR, "tpartmul_boxed_raw_rows", dst.storage, contract, target)
 
 
 def _copied_padding(config: Config, dst: Tile, src0: Tile, src1: Tile) -> tuple[slice, slice, np.ndarray] | None:

@@ -78,6 +78,10 @@ PROFILE = TargetProfile(
         k16_src_dtypes=(D.F16,),  # DECISIONS 24: the backend's own half tests pass a uint16 k
     ),
     errata={
+        "tpartmul_boxed_raw_rows": "TPARTMUL steps every operand's rows by its RowStride: boxed row-major tiles "
+                                   "(ZZ/ZN) are read and written as plain row-major storage",
+        "tgather_mask_boxed_raw_rows": "mask TGATHER (GATHER_ROW) reads src row i at i * Cols of its storage: a "
+                                       "boxed row-major source is read as plain rows",
         "tcmps_boxed_raw_rows": "TCMPS reads src0 row i at i * Cols of its storage, so a boxed row-major "
                                 "source (ZZ/ZN) is compared as plain rows (a2a3/TCmps.hpp:89, 122)",
         "tgather_cmp_bitmap_rows": "comparison TGATHER writes row i's compare bitmap at tmp byte i * tmp Cols, in "
@@ -109,6 +113,8 @@ PROFILE = TargetProfile(
                                           "signed integer as wide as the source element (int16 for half)",
     },
     evidence={
+        "tpartmul_boxed_raw_rows": "include/pto/npu/a2a3/TPartMul.hpp:54-63, 91-94",
+        "tgather_mask_boxed_raw_rows": "include/pto/npu/a2a3/TGather.hpp:130-132",
         "tcmps_int16_as_half": "include/pto/npu/a2a3/TCmps.hpp:60-66",
         "tcmps_repeat_tail": "include/pto/npu/a2a3/TCmps.hpp:84-109",
         "tcmps_boxed_raw_rows": "include/pto/npu/a2a3/TCmps.hpp:89, 122",

@@ -68,6 +68,10 @@ PROFILE = TargetProfile(
         tmp="optional",
     ),
     errata={
+        "tpartmul_boxed_raw_rows": "TPARTMUL steps every operand's rows by its RowStride: boxed row-major tiles "
+                                   "(ZZ/ZN) are read and written as plain row-major storage",
+        "tgather_mask_boxed_raw_rows": "mask TGATHER (GATHER_ROW) reads src row i at i * Cols of its storage: a "
+                                       "boxed row-major source is read as plain rows",
         "texpands_conv_fixed_dims": "TEXPANDS on a conv tile fills the product of a fixed number of dims (5 for "
                                     "NC1HWC0/FRACTAL_Z, 6 for NDC1HWC0/FRACTAL_Z_3D): further dims are not filled, "
                                     "and a tile with fewer dims does not work (the backend reads dims it lacks)",
@@ -101,6 +105,8 @@ PROFILE = TargetProfile(
                                 "unsigned (zero-extended) integers",
     },
     evidence={
+        "tpartmul_boxed_raw_rows": "include/pto/npu/a5/TPartBinOps.hpp:95-131",
+        "tgather_mask_boxed_raw_rows": "include/pto/npu/a5/TGather.hpp:263-271",
         "texpands_conv_fixed_dims": "include/pto/npu/a5/TExpandS.hpp:118-140",
         "tcmps_chunk_tail": "include/pto/npu/a5/TCmps.hpp:54-111",
         "tcmps_boxed_raw_rows": "include/pto/npu/a5/TCmps.hpp:122",

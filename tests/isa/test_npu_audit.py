@@ -404,3 +404,18 @@ class TestD12BoxedOperandsElsewhere:
         assert any("tgather_mask_boxed_raw_rows" in w for w in warned)
         _run(lambda: TGATHER(dst, src, ptoisa.MaskPattern.P0101), target, errata=False)
         assert dst.storage[:4].tolist() == [0, 2, 4, 6] and dst.storage[4] == 128  # ZZ: row 0 continues at 128
+
+
+def test_d13_compare_gather_reads_a_col_major_source_as_plain_rows():
+    """a5/TGather.hpp:350-390: the compare kernels load src0 row i from i * Cols of its storage, so a DN source is
+    read as if row-major: row 0 is storage 0..7."""
+    src = Tile[TileType.Vec, ptoisa.float32_t, 8, 8, ptoisa.BLayout.ColMajor]()
+    src.storage[:] = np.arange(64, dtype=np.float32)
+    k = _tile(ptoisa.uint32_t, 1, 8, [3, 3, 3, 3, 3, 3, 3, 3])
+    dst, cdst = _tile(int32_t, 8, 8, fill=-1), _tile(int32_t, 1, 8, fill=0)
+    warned = _run(lambda: TGATHER(dst, src, k, cdst, None, 0, CmpMode.GT), "a5")
+    assert cdst.storage[0] == 4 and dst.storage[:4].tolist() == [4, 5, 6, 7]
+    assert any("tgather_cmp_raw_rows" in w for w in warned)
+    dst.storage[:] = -1
+    _run(lambda: TGATHER(dst, src, k, cdst, None, 0, CmpMode.GT), "a5", errata=False)
+    assert cdst.storage[0] == 7  # the contract: logical row 0 is 0, 8, 16, ..., 56

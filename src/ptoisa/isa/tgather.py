@@ -375,10 +375,12 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
             check.fail(role, f"must hold one entry per valid src0 row ({vr}), but holds {size}")
     k_scalar = None if k_tile is not None else to_element(k_value, src0.spec.dtype, check, "k_value")
 
-    def compare(how: CmpMode) -> np.ndarray:
+    raw = (src0.spec.layout_name != "ND" or dst.spec.layout_name != "ND") and config.erratum("tgather_cmp_raw_rows")
+
+    def compare(how: CmpMode, plain: bool = raw) -> np.ndarray:
         if k_tile is not None:
-            return _cmp_matches(config, src0, k_tile, vr, vc, how)
-        return _cmp_matches_scalar(config, src0, k_scalar, vr, vc, how)
+            return _cmp_matches(config, src0, k_tile, vr, vc, how, plain)
+        return _cmp_matches_scalar(config, src0, k_scalar, vr, vc, how, plain)
 
     matches = compare(mode)
     if mode is CmpMode.GT and src0.spec.np_dtype == np.uint16 and config.erratum("tgather_cmp_u16_gt_as_eq"):
@@ -421,6 +423,26 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
     if offset:
         index += np.uint32(offset).astype(index.dtype)  # the offset's 32 bits in dst's type; the sum wraps
     slots = np.arange(dst.spec.cols)[None, :] < counts[:, None]
+    if raw:  # audit D13: the kernels address src0 and dst row i at i * Cols (a5/TGather.hpp:350-390)
+        target = dst.storage.copy()
+        target.reshape(dst.spec.rows, dst.spec.cols)[:vr][slots] = index
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            contract_dst, contract_cdst = dst.storage.copy(), cdst.storage.copy()
+            try:
+                tgather_cmp(config.without("tgather_cmp_raw_rows"), dst, src0, k_value, cdst, tmp, offset, mode)
+                contract = dst.tobytes() + cdst.tobytes()
+            except PtoError:
+                contract = b""
+            finally:
+                dst.storage[:], cdst.storage[:] = contract_dst, contract_cdst
+        new_cdst = cdst.storage.copy()
+        new_cdst[:vr] = counts.astype(np.int64).astype(cdst.spec.np_dtype)
+        if contract != target.tobytes() + new_cdst.tobytes():
+            announce_erratum(config, INSTR, "tgather_cmp_raw_rows")
+        dst.storage[:] = target
+        cdst.storage[:] = new_cdst
+        return
     if dst.view is not None:
         dst.view[:vr][slots] = index
     else:
@@ -575,11 +597,13 @@ def _check_cmp_tmp(check: Check, dst: TileSpec, src0: TileSpec, tmp: TileSpec | 
                                                  else ""))
 
 
-def _cmp_matches(config: Config, src0: Tile, k_value: Tile, vr: int, vc: int, mode: CmpMode) -> np.ndarray:
-    """src0[i, j] <mode> k[i], with k[i] (element i of k's storage) converted to src0's type."""
+def _cmp_matches(config: Config, src0: Tile, k_value: Tile, vr: int, vc: int, mode: CmpMode,
+                 raw: bool = False) -> np.ndarray:
+    """src0[i, j] <mode> k[i], with k[i] (element i of k's storage) converted to src0's type; `raw` reads src0's
+    rows as plain storage rows (the NPUs' addressing)."""
     dtype = src0.spec.dtype
     op = np.greater if mode is CmpMode.GT else np.equal
-    values = region(src0, vr, vc)
+    values = _plain(src0)[:vr, :vc] if raw else region(src0, vr, vc)
     contract = op(values, _as_src_type(k_value.storage[:vr], src0)[:, None])  # same-type compare is exact
     if config.erratum("tgather_cmp_k_signed_src_width"):
         signed = np.dtype(f"<i{dtype.itemsize}")
@@ -599,11 +623,12 @@ def _cmp_matches(config: Config, src0: Tile, k_value: Tile, vr: int, vc: int, mo
     return contract
 
 
-def _cmp_matches_scalar(config: Config, src0: Tile, k: np.generic, vr: int, vc: int, mode: CmpMode) -> np.ndarray:
+def _cmp_matches_scalar(config: Config, src0: Tile, k: np.generic, vr: int, vc: int, mode: CmpMode,
+                        raw: bool = False) -> np.ndarray:
     """src0[i, j] <mode> k for one threshold k already in src0's type (no k tile, so no k-width erratum)."""
     dtype = src0.spec.dtype
     op = np.greater if mode is CmpMode.GT else np.equal
-    values = region(src0, vr, vc)
+    values = _plain(src0)[:vr, :vc] if raw else region(src0, vr, vc)
     contract = op(values, k)
     if config.erratum("tgather_cmp_unsigned") and not dtype.is_float:
         unsigned = np.dtype(f"<u{dtype.itemsize}")

@@ -78,6 +78,8 @@ PROFILE = TargetProfile(
         k16_src_dtypes=(D.F16,),  # DECISIONS 24: the backend's own half tests pass a uint16 k
     ),
     errata={
+        "tgather_cmp_raw_rows": "comparison TGATHER reads src0 row i and writes dst row i at i * Cols whatever "
+                                "their layout: a col-major or boxed src0 or dst is treated as plain row-major",
         "tpartmul_boxed_raw_rows": "TPARTMUL steps every operand's rows by its RowStride: boxed row-major tiles "
                                    "(ZZ/ZN) are read and written as plain row-major storage",
         "tgather_mask_boxed_raw_rows": "mask TGATHER (GATHER_ROW) reads src row i at i * Cols of its storage: a "
@@ -113,6 +115,7 @@ PROFILE = TargetProfile(
                                           "signed integer as wide as the source element (int16 for half)",
     },
     evidence={
+        "tgather_cmp_raw_rows": "include/pto/npu/a2a3/TGather.hpp:182-263",
         "tpartmul_boxed_raw_rows": "include/pto/npu/a2a3/TPartMul.hpp:54-63, 91-94",
         "tgather_mask_boxed_raw_rows": "include/pto/npu/a2a3/TGather.hpp:130-132",
         "tcmps_int16_as_half": "include/pto/npu/a2a3/TCmps.hpp:60-66",

@@ -68,6 +68,8 @@ PROFILE = TargetProfile(
         tmp="optional",
     ),
     errata={
+        "tgather_cmp_raw_rows": "comparison TGATHER reads src0 row i and writes dst row i at i * Cols whatever "
+                                "their layout: a col-major or boxed src0 or dst is treated as plain row-major",
         "tpartmul_boxed_raw_rows": "TPARTMUL steps every operand's rows by its RowStride: boxed row-major tiles "
                                    "(ZZ/ZN) are read and written as plain row-major storage",
         "tgather_mask_boxed_raw_rows": "mask TGATHER (GATHER_ROW) reads src row i at i * Cols of its storage: a "
@@ -105,6 +107,7 @@ PROFILE = TargetProfile(
                                 "unsigned (zero-extended) integers",
     },
     evidence={
+        "tgather_cmp_raw_rows": "include/pto/npu/a5/TGather.hpp:350-390, 551-600",
         "tpartmul_boxed_raw_rows": "include/pto/npu/a5/TPartBinOps.hpp:95-131",
         "tgather_mask_boxed_raw_rows": "include/pto/npu/a5/TGather.hpp:263-271",
         "texpands_conv_fixed_dims": "include/pto/npu/a5/TExpandS.hpp:118-140",

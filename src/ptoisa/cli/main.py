@@ -35,7 +35,7 @@ EPILOG = f"""\
 examples:
   ptoisa example --list                       list the seed pages' examples
   ptoisa example tcmps_auto --target a5       run one on the A5 profile
-  ptoisa vectors run shared/conformance/*.jsonl --target cpu --results out.jsonl
+  ptoisa vectors run tests/data/conformance/*.jsonl --results out.jsonl
   ptoisa targets                              what each target allows, its buffers and errata
 
 The target is --target, else ${ENV_VAR}, else {DEFAULT_TARGET_NAME}. Every output names the target used.
@@ -103,10 +103,12 @@ def _doc(name: str) -> str:
         "example": "Run the C++ examples of the seed pages, written in the Python API, and print their tiles.\n"
                    "The two TGATHER examples are defective in the seed pages and are refused as DECISIONS.md\n"
                    "says (tgather_auto runs on a5 and cpu only; tgather_manual overflows its dst).",
-        "vectors": "Run conformance vectors (shared/conformance/README.md format) through the public API.\n"
-                   "Each case is built from params.tiles and the hex storage of inputs/initial_outputs, run,\n"
-                   "and compared byte for byte with its expectation. Exits 1 on any mismatch or error.\n\n"
-                   "example:\n  ptoisa vectors run shared/conformance/*.jsonl --target cpu --results out.jsonl",
+        "vectors": "Run conformance vectors (the format of tests/data/conformance/README.md) through the public\n"
+                   "API. Each case is built from params.tiles and the hex storage of inputs/initial_outputs, run,\n"
+                   "and compared byte for byte with its expectation. A malformed line or case is an error of its\n"
+                   "own; the rest still run. Exits 1 on any mismatch or error. The target is --target, else\n"
+                   "$PTOISA_TARGET, else cpu (the simulator the vectors come from).\n\n"
+                   "example:\n  ptoisa vectors run tests/data/conformance/*.jsonl --results out.jsonl",
     }[name]
 
 

@@ -448,3 +448,14 @@ def test_conv_tile_bad_arity_and_buffer():
         ConvTile[TileType.Mat, half, 1024]
     with pytest.raises(TileSpecError, match="BufferSize must be positive"):
         ConvTile[TileType.Mat, half, 0, Layout.NC1HWC0, (1, 1, 1, 1, 16)]
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn", "float8_e5m2"])
+def test_set_logical_converts_numbers_into_narrow_float_types_by_value(dtype):
+    """bfloat16 and fp8 dtypes are NumPy kind 'V' like hifloat8's raw bytes; they must still convert by value."""
+    import ml_dtypes
+
+    t = Tile[TileType.Vec, dtype, 2, 32]()
+    t.set_logical(np.full((2, 32), 1.5, dtype=np.float32))
+    expected = np.full((2, 32), 1.5, dtype=getattr(ml_dtypes, dtype))
+    assert t.to_numpy().tobytes() == expected.tobytes()

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import DType
 from ..errors import TileSpecError
 from .enums import DYNAMIC
 from .layout import logical_copy, plain_view, read_region, write_region
@@ -133,7 +134,7 @@ class Tile:
             arr = np.broadcast_to(arr, (self.spec.rows, self.spec.cols))
         if arr.ndim != 2 or arr.shape[0] > self.spec.rows or arr.shape[1] > self.spec.cols:
             raise TileSpecError(f"cannot store an array of shape {arr.shape} into {self.spec}")
-        if self.spec.np_dtype.kind == "V" and arr.dtype.kind != "V":  # hifloat8: numbers through its table
+        if self.spec.dtype is DType.HIF8 and arr.dtype != self.spec.np_dtype:  # hifloat8: numbers through its table
             from ..hifloat8 import from_float
 
             arr = from_float(arr).view(self.spec.np_dtype)

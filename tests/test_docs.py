@@ -34,7 +34,8 @@ def test_the_op_page_lists_every_op_the_interpreter_runs():
     import ptoisa.interp.program  # noqa: F401 - registers the handlers
     from ptoisa.interp.decode import HANDLERS
 
-    page = (Path(__file__).resolve().parents[1] / "docs" / "pto-ops.md").read_text()
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    page = (docs / "pto-ops.md").read_text() + (docs / "instructions.md").read_text()
     listed = set(re.findall(r"`((?:pto|arith|scf|func|memref)\.[a-z_]+)`", page))
     assert set(HANDLERS) <= listed, sorted(set(HANDLERS) - listed)
     assert listed - set(HANDLERS) <= {"func.return", "scf.yield"}, sorted(listed - set(HANDLERS))
@@ -57,3 +58,10 @@ def test_the_api_docstrings_examples_run():
         fn = getattr(ptoisa, name)
         assert ">>>" in (fn.__doc__ or ""), name
         assert "args" not in str(inspect.signature(fn)).split("*")[0], (name, inspect.signature(fn))
+
+
+def test_the_instruction_page_is_generated_from_the_records():
+    from ptoisa.docgen import render
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "instructions.md").read_text()
+    assert page == render(), "run: python -m ptoisa.docgen > docs/instructions.md"

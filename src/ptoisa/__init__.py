@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time names load
         UndefinedBehaviourError,
     )
     from .events import TSYNC, RecordEvent
-    from .isa.enums import CmpMode, GatherAxis, MaskPattern
+    from .isa.enums import CmpMode, GatherAxis, MaskPattern, RoundMode, SaturationMode
     from .memory import NPU_MEMORY_CLEAR, TASSIGN
     from .targets import Config, Target, current_config, get_profile, target
     from typing import Protocol
@@ -70,7 +70,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "OutOfBoundsError", "PlacementError", "PtoError", "PtoWarning", "TargetError", "TileSpecError",
         "UndefinedBehaviourError"),
     ".events": ("TSYNC", "RecordEvent"),
-    ".isa.enums": ("CmpMode", "GatherAxis", "MaskPattern"),
+    ".isa.enums": ("CmpMode", "GatherAxis", "MaskPattern", "RoundMode", "SaturationMode"),
     ".memory": ("NPU_MEMORY_CLEAR", "TASSIGN"),
     ".targets": ("Config", "Target", "current_config", "get_profile", "target"),
     ".tile": ("BLayout", "CompactMode", "ConvTile", "Layout", "PadValue", "SLayout", "Tile", "TileSpec",
@@ -81,6 +81,18 @@ _LAZY = {name: module for module, names in _EXPORTS.items() for name in names}
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
+    if module is None and name == "__all__":  # `from ptoisa import *`: the fixed names and every instruction
+        from importlib import import_module
+
+        return [*_ALL, *import_module(".instructions", __name__).__all__]
+    if module is None and name.isupper():
+        from importlib import import_module
+
+        instructions = import_module(".instructions", __name__)
+        if name in instructions.__all__:
+            value = getattr(instructions, name)
+            globals()[name] = value
+            return value
     if module is None:
         raise AttributeError(f"module 'ptoisa' has no attribute {name!r}")
     from importlib import import_module
@@ -91,7 +103,9 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    from importlib import import_module
+
+    return sorted(set(globals()) | set(_LAZY) | set(import_module(".instructions", __name__).__all__))
 
 
 DYNAMIC = -1
@@ -106,7 +120,8 @@ def load(path_or_text, *, target=None, fill="zero"):  # noqa: ANN001, ANN201 - x
 
     return load_program(path_or_text, target=target, fill=fill)
 
-__all__ = [
+_ALL = [
+    "RoundMode", "SaturationMode",
     "DYNAMIC", "TASSIGN", "TCI", "TCMPS", "TEXPANDS", "TGATHER", "TPARTMUL", "TSYNC", "NPU_MEMORY_CLEAR",
     "BLayout", "CmpMode", "CompactMode", "Config", "ConvTile", "DType", "ErratumWarning", "GatherAxis",
     "IllegalInstructionError", "Layout", "MaskPattern", "ModeFallbackWarning", "NarrowingWarning", "NotModelledError",

@@ -37,7 +37,7 @@ from ..ir.legality import module_target
 from ..ir.types import PtrType
 from ..memory import OnChipMemory
 from ..targets import Config, current_config, make_config, resolve
-from . import ops_arith, ops_control, ops_pto  # noqa: F401 - register the op handlers
+from . import ops_arith, ops_control, ops_pto, ops_record  # noqa: F401 - register the op handlers
 from .decode import CompiledFunction, decode_function
 from .errors import ArgumentError, ExecutionError, UnknownEntryError
 from .memory import GlobalTensor, View

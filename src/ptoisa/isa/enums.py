@@ -68,3 +68,22 @@ def coerce_enum(enum: type[IntEnum], value: object) -> IntEnum | None:
     if isinstance(value, str):
         return enum.__members__.get(value)
     return None
+
+
+class RoundMode(IntEnum):
+    """TCVT's rounding mode (include/pto/common/type.hpp `RoundMode`)."""
+
+    CAST_NONE = 0
+    CAST_RINT = 1  # nearest, ties to even
+    CAST_ROUND = 2  # nearest, ties away from zero
+    CAST_FLOOR = 3  # towards -inf
+    CAST_CEIL = 4  # towards +inf
+    CAST_TRUNC = 5  # towards zero
+    CAST_ODD = 6  # round to odd (von Neumann)
+
+
+class SaturationMode(IntEnum):
+    """TCVT's saturation switch (include/pto/common/type.hpp `SaturationMode`)."""
+
+    ON = 0
+    OFF = 1

@@ -1,0 +1,57 @@
+"""Write docs/instructions.md from the instruction registry: `python -m ptoisa.docgen > docs/instructions.md`.
+
+tests/test_docs.py checks the committed page equals this output, so the page cannot drift from the records."""
+
+from __future__ import annotations
+
+import sys
+from itertools import groupby
+
+from .dtypes import names
+from .isa import vector  # noqa: F401 - registers the vector instructions
+from .isa.record import REGISTRY, TARGETS, Instruction
+
+_FAMILIES = {
+    "binary": "Element-wise, tile with tile",
+    "scalar": "Element-wise, tile with scalar",
+    "unary": "Element-wise, one tile",
+    "convert": "Conversion",
+    "reduce": "Reductions",
+    "expand": "Broadcasts (row and column expansion)",
+    "move": "Moves, selections and reshaping",
+}
+
+
+def _dtypes(rec: Instruction, target: str) -> str:
+    table = rec.legality[target]
+    if table.pairs is not None:
+        return f"{len(table.pairs)} (src, dst) pairs"
+    allowed = table.dtypes.get("dst") or next(iter(table.dtypes.values()), ())
+    return names(allowed) if allowed else "any"
+
+
+def render() -> str:
+    out = [
+        "# Vector instructions",
+        "",
+        "Generated from the instruction records (`python -m ptoisa.docgen`); each record also gives the Python",
+        "entry point (`ptoisa.TADD(...)`), the `pto.*` op of the text forms and its verifier, and the",
+        "interpreter's step. Element types are those of dst on each target; the rules behind each kernel are in",
+        "the module docstrings under `src/ptoisa/isa/vector/` and in `docs/semantics.md`.",
+        "",
+    ]
+    records = sorted((r for r in REGISTRY.values() if r.family), key=lambda r: (list(_FAMILIES).index(r.family)
+                                                                             if r.family in _FAMILIES else 99, r.name))
+    for family, group in groupby(records, key=lambda r: r.family):
+        out += [f"## {_FAMILIES.get(family, family)}", "", "| instruction | `.pto` op | meaning | "
+                + " | ".join(TARGETS) + " |", "|---|---|---|" + "---|" * len(TARGETS)]
+        for rec in group:
+            cells = [f"`{rec.signature}`", f"`{rec.mnemonic}`", rec.summary.replace("|", "\\|"),
+                     *(_dtypes(rec, t) for t in TARGETS)]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(render())

@@ -1,0 +1,167 @@
+"""The `pto` ops of every registered instruction record, built from the record (no per-op code here).
+
+    pto.tadd ins(%a, %b : !pto.tile_buf<...>, !pto.tile_buf<...>) outs(%d : !pto.tile_buf<...>)
+    pto.tadds ins(%a, %s : !pto.tile_buf<...>, f32) outs(%d : !pto.tile_buf<...>)
+    pto.tcvt ins(%a {rmode = #pto<round_mode CAST_RINT>} : ...) outs(%d : ...)
+
+The operands are the record's inputs (C++ order, optional trailing ones may be left out) in `ins(...)` and its
+outputs in `outs(...)`; an attribute dictionary may sit inside `ins(...)` or after `outs(...)`. The verifier
+checks operand kinds, then asks the record's cached plan (the same checks as the Python API) and, when the valid
+shapes are static, the record's valid-shape rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, ClassVar
+
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, var_operand_def
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from ptoisa.errors import IllegalInstructionError, UndefinedBehaviourError
+from ptoisa.isa import vector  # noqa: F401 - registers the vector instructions
+from ptoisa.isa._check import Check
+from ptoisa.isa.record import REGISTRY, Instruction, Operand, make_plan
+from ptoisa.tile.enums import DYNAMIC
+from ptoisa.tile.spec import TileSpec
+
+from .abstract_ops import DpsOp, type_text
+from .legality import config_of, spec_of
+from .syntax import merge_attrs, parse_group, print_group, resolve_group
+from .types import TileBufType
+from .verify import is_memref, is_scalar
+
+
+@dataclass(frozen=True)
+class _Sized:
+    """A tile as the valid-shape rules see it: its spec and static valid sizes."""
+
+    spec: TileSpec
+    valid_row: int
+    valid_col: int
+
+    @property
+    def valid_shape(self) -> tuple[int, int]:
+        return self.valid_row, self.valid_col
+
+
+def core_attr(attr_def: Any, value: Attribute | None) -> Enum:
+    """The record attribute's enum member for an IR attribute (an enum attribute or a string; the names of
+    the text and the C++ enums may differ by a `CAST_` prefix)."""
+    if value is None:
+        return attr_def.default
+    word = value.data if isinstance(value, StringAttr) else getattr(getattr(value, "data", None), "name", None)
+    if isinstance(word, str):
+        key = word.upper()
+        for member in attr_def.enum:
+            if key in (member.name, member.name.removeprefix("CAST_")):
+                return member
+    raise VerifyException(f"{attr_def.text_name} = {type_text(value)} is not one of "
+                          f"{', '.join(m.name for m in attr_def.enum)}")
+
+
+class RecordOp(DpsOp):
+    """Base of the ops built from records: ins/outs of one variadic operand list, attributes as given."""
+
+    RECORD: ClassVar[Instruction]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RecordOp:
+        rec = cls.RECORD
+        ins = parse_group(parser, "ins", inner_attrs=True)
+        outs = parse_group(parser, "outs")
+        attrs = merge_attrs(parser, ins.attrs, parser.parse_optional_attr_dict())
+        counts = sorted({len([o for o in f if not o.out and not o.optional]) for f in rec.forms}
+                        | {len([o for o in f if not o.out]) for f in rec.forms})
+        if len(ins.operands) not in counts:
+            parser.raise_error(f"{rec.mnemonic} ins(...) expects {' or '.join(map(str, counts))} operands, got "
+                               f"{len(ins.operands)}", ins.start, ins.end)
+        if len(outs.operands) != len(rec.outputs):
+            parser.raise_error(f"{rec.mnemonic} outs(...) expects {len(rec.outputs)} operand(s), got "
+                               f"{len(outs.operands)}", outs.start, outs.end)
+        operands = [*resolve_group(parser, ins), *resolve_group(parser, outs)]
+        return cls.create(operands=operands, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        n_out = len(self.RECORD.outputs)
+        values = list(self.operands)
+        print_group(printer, "ins", values[:len(values) - n_out])
+        print_group(printer, "outs", values[len(values) - n_out:])
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(dict(self.attributes))
+
+    # --- operands by role ------------------------------------------------------------------------------------
+    def roles(self) -> tuple[int, list[tuple[Operand, SSAValue]]]:
+        """The form the operands match and (operand, value) pairs in C++ order."""
+        rec = self.RECORD
+        values = list(self.operands)
+        n_out = len(rec.outputs)
+        ins, outs = values[:len(values) - n_out], values[len(values) - n_out:]
+        for index, form in enumerate(rec.forms):
+            inputs = [o for o in form if not o.out]
+            required = [o for o in inputs if not o.optional]
+            if not len(required) <= len(ins) <= len(inputs):
+                continue
+            if all((o.kind == "tile") == _is_tile(v) for o, v in zip(inputs, ins, strict=False)):
+                pairs = list(zip(inputs, ins, strict=False)) + list(zip(rec.outputs, outs, strict=True))
+                return index, pairs
+        self.fail_text(f"operands do not match {rec.signature}")
+
+    def fail_text(self, text: str) -> Any:
+        raise VerifyException(f"'{self.name}' op {text}")
+
+    def core_attrs(self) -> dict[str, Enum]:
+        return {a.name: core_attr(a, self.attributes.get(a.text_name)) for a in self.RECORD.attrs}
+
+    def skips_verification(self) -> bool:
+        return any(is_memref(o.type) for o in self.operands)
+
+    def verify_form(self) -> None:
+        return None
+
+    def verify_structure(self, arch: Any) -> None:
+        form, pairs = self.roles()
+        for operand, value in pairs:
+            if operand.kind == "tile" and not isinstance(value.type, TileBufType):
+                self.fail("v.tile_buf", x=operand.name)
+            if operand.kind == "scalar" and not is_scalar(value.type):
+                index = list(self.operands).index(value)
+                self.fail("v.scalar", index=index, type=type_text(value.type))
+        config = config_of(self)
+        specs = {o.name: spec_of(self, o.name, v) for o, v in pairs if o.kind == "tile"}
+        rec = self.RECORD
+        try:
+            plan = make_plan(rec, config, tuple(specs.items()), tuple(self.core_attrs().items()), form)
+            sized = {k: _Sized(s, s.valid_row, s.valid_col) for k, s in specs.items()}
+            if rec.dynamic is not None and all(DYNAMIC not in t.valid_shape for t in sized.values()):
+                rec.dynamic(Check(rec.name, config.name), plan, sized)  # type: ignore[arg-type]
+        except (IllegalInstructionError, UndefinedBehaviourError) as exc:
+            raise VerifyException(str(exc)) from None
+
+    @classmethod
+    def split_attrs(cls, attrs: Mapping[str, Attribute]) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
+        return {}, dict(attrs)
+
+
+def _is_tile(value: SSAValue) -> bool:
+    return isinstance(value.type, TileBufType) or is_memref(value.type)
+
+
+def _make(rec: Instruction) -> type[RecordOp]:
+    body = {"name": rec.mnemonic, "args": var_operand_def(), "RECORD": rec,
+            "__doc__": f"{rec.name}: {rec.summary}\n\n    {rec.mnemonic} ins(...) outs(...)   ({rec.signature})",
+            "__module__": __name__, "__annotations__": {"RECORD": ClassVar[Instruction]}}
+    cls = type(f"{rec.name.title()}Op", (RecordOp,), body)
+    return irdl_op_definition(cls)
+
+
+RECORD_OPS: tuple[type[RecordOp], ...] = tuple(_make(rec) for name, rec in sorted(REGISTRY.items())
+                                               if rec.family)
+"""One op class per registered vector instruction (the seeds' five have hand-written classes in ops.py)."""

@@ -1,0 +1,340 @@
+"""One frozen record per instruction, registered by a decorator; every layer reads it.
+
+    @instruction("TADD", operands=(dst(), src("src0"), src("src1")), legality=SAME_DTYPE_TABLES,
+                 shape=equal_valid_shapes, summary="dst = src0 + src1")
+    def tadd(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        ...
+
+The record holds the operand roles (in C++ parameter order), the attributes (template arguments such as TCVT's
+rounding mode), the pipe, the per-target legality tables, the typed errata it may reproduce and the kernel. From
+it come the Python entry point (`ptoisa.TADD`), the `pto.tadd` op of the text forms and its verifier, the
+interpreter's step, the conformance runner's call and the tables of `ptoisa targets` and the docs.
+
+A call is decided in two stages, the way C++ checks a template once and a call many times:
+
+- `plan(record, config, specs, attrs)` runs every check the tile *types* decide (element types, locations,
+  layouts, type equalities) and returns a `Plan`; it is cached per signature.
+- `Instruction.call` checks what only run-time values decide (valid shapes, scalars), then runs the kernel.
+
+Every refusal is an IllegalInstructionError raised before any byte changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any, Literal
+
+from ..dtypes import DType, names
+from ..errors import IllegalInstructionError
+from ..events import Pipe, RecordEvent, check_events, record
+from ..targets import Config, resolve
+from ..tile.enums import TileType
+from ..tile.spec import TileSpec
+from ..tile.tile import Tile
+from ._check import SITE, Check
+from ._scalar import to_element
+
+Kind = Literal["tile", "scalar"]
+Tiles = dict[str, Tile]
+Scalars = dict[str, Any]
+VEC: frozenset[TileType] = frozenset({TileType.Vec})
+TARGETS = ("a2a3", "a5", "cpu")
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One operand, named as the C++ intrinsic's parameter.
+
+    kind: a tile or a scalar. out: written by the instruction (`outs(...)` in text). optional: may be omitted
+    (trailing operands only). dtype_of: for a scalar, the tile role whose element type it converts to.
+    """
+
+    name: str
+    kind: Kind = "tile"
+    out: bool = False
+    optional: bool = False
+    dtype_of: str = "dst"
+
+
+def dst(name: str = "dst") -> Operand:
+    return Operand(name, "tile", out=True)
+
+
+def src(name: str = "src") -> Operand:
+    return Operand(name, "tile")
+
+
+def tmp(name: str = "tmp", optional: bool = False) -> Operand:
+    return Operand(name, "tile", optional=optional)
+
+
+def scalar(name: str = "scalar", dtype_of: str = "dst") -> Operand:
+    return Operand(name, "scalar", dtype_of=dtype_of)
+
+
+@dataclass(frozen=True)
+class Attr:
+    """A template argument of the C++ intrinsic (an attribute in text): its name there, its enum and default."""
+
+    name: str
+    enum: type[Enum]
+    default: Enum
+    text: str = ""  # the PTOAS attribute name, when it differs
+
+    @property
+    def text_name(self) -> str:
+        return self.text or self.name
+
+    def coerce(self, value: Any, check: Check) -> Enum:
+        if isinstance(value, self.enum):
+            return value
+        if isinstance(value, str):
+            key = value.upper()
+            for member in self.enum:
+                if key in (member.name.upper(), str(member.value).upper()):
+                    return member
+        allowed = ", ".join(m.name for m in self.enum)
+        check.fail(self.name, f"must be a {self.enum.__name__} (one of {allowed}; got {value!r})")
+
+
+@dataclass(frozen=True)
+class Legality:
+    """What one target accepts, as data.
+
+    dtypes: role -> allowed element types (roles not named are not checked on their own).
+    same: groups of roles whose element types must be equal.
+    pairs: for conversions, the allowed (src dtype, dst dtype) pairs, or None.
+    locs: allowed locations of every tile operand (None: unchecked).
+    row_major: roles that must be row-major.
+    """
+
+    dtypes: Mapping[str, tuple[DType, ...]]
+    same: tuple[tuple[str, ...], ...] = ()
+    pairs: frozenset[tuple[DType, DType]] | None = None
+    locs: frozenset[TileType] | None = VEC
+    row_major: tuple[str, ...] = ()
+    evidence: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "dtypes", MappingProxyType(dict(self.dtypes)))
+
+
+class Erratum(str, Enum):
+    """Base of each instruction family's typed errata (their values are the profile's erratum names)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a call signature decides once: the record, the target, the specs and attributes, and whatever the
+    family's static rule returned for its kernel (`data`)."""
+
+    record: Instruction
+    config: Config
+    specs: Mapping[str, TileSpec]
+    attrs: Mapping[str, Enum]
+    data: Any = None
+    form: int = 0
+
+
+Static = Callable[[Check, Config, Mapping[str, TileSpec], Mapping[str, Enum], int], Any]
+Dynamic = Callable[[Check, Plan, Tiles], None]
+Kernel = Callable[[Plan, Tiles, Scalars], None]
+
+
+@dataclass(frozen=True, eq=False)
+class Instruction:
+    """The frozen record of one instruction (see the module docstring)."""
+
+    name: str
+    operands: tuple[Operand, ...]
+    legality: Mapping[str, Legality]
+    kernel: Kernel
+    summary: str
+    attrs: tuple[Attr, ...] = ()
+    pipe: Pipe = Pipe.V
+    errata: tuple[Erratum, ...] = ()
+    static: Static | None = None
+    dynamic: Dynamic | None = None
+    family: str = ""
+    example: str = ""
+    errata_text: Mapping[str, str] = field(default_factory=dict)
+    forms: tuple[tuple[Operand, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "legality", MappingProxyType(dict(self.legality)))
+        if not self.forms:
+            object.__setattr__(self, "forms", (self.operands,))
+        missing = set(TARGETS) - set(self.legality)
+        if missing:
+            raise ValueError(f"{self.name}: no legality table for {', '.join(sorted(missing))}")
+
+    # --- names ----------------------------------------------------------------------------------------------
+    @property
+    def mnemonic(self) -> str:
+        return "pto." + self.name.lower()
+
+    @property
+    def inputs(self) -> tuple[Operand, ...]:
+        return tuple(o for o in self.operands if not o.out)
+
+    @property
+    def outputs(self) -> tuple[Operand, ...]:
+        return tuple(o for o in self.operands if o.out)
+
+    @property
+    def signature(self) -> str:
+        parts = [f"[{o.name}]" if o.optional else o.name for o in self.operands]
+        parts += [f"{a.name}={a.enum.__name__}.{a.default.name}" for a in self.attrs]
+        return f"{self.name}({', '.join(parts)}, *events)"
+
+    # --- calls ----------------------------------------------------------------------------------------------
+    def bind(self, config: Config, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+             ) -> tuple[Tiles, Scalars, dict[str, Enum], int]:
+        """Match positional and keyword arguments to operands and attributes (C++ order: operands, then
+        attributes); refuse anything else."""
+        check = Check(self.name, config.name)
+        form = self.form_of(args)
+        values: dict[str, Any] = {}
+        names_in_order = [o.name for o in self.forms[form]] + [a.name for a in self.attrs]
+        if len(args) > len(names_in_order):
+            check.fail(None, f"takes at most {len(names_in_order)} arguments: {self.signature}")
+        values.update(zip(names_in_order, args, strict=False))
+        for key, value in kwargs.items():
+            if key not in names_in_order:
+                check.fail(None, f"has no parameter {key!r}: {self.signature}")
+            if key in values:
+                check.fail(key, "given twice")
+            values[key] = value
+        tiles: Tiles = {}
+        scalars: Scalars = {}
+        for operand in self.forms[form]:
+            if operand.name not in values or values[operand.name] is None:
+                if operand.optional:
+                    continue
+                check.fail(operand.name, f"is missing: {self.signature}")
+            value = values[operand.name]
+            if operand.kind == "tile":
+                tiles[operand.name] = check.tile(operand.name, value)
+            else:
+                if isinstance(value, Tile):
+                    check.fail(operand.name, "must be a number (got a Tile)")
+                scalars[operand.name] = value
+        attrs = {a.name: a.coerce(values.get(a.name, a.default), check) for a in self.attrs}
+        return tiles, scalars, attrs, form
+
+    def form_of(self, args: tuple[Any, ...]) -> int:
+        """The overload positional arguments select: the first form whose tile/scalar kinds match them."""
+        if len(self.forms) == 1:
+            return 0
+        for index, form in enumerate(self.forms):
+            if all((o.kind == "tile") == isinstance(a, Tile) for o, a in zip(form, args, strict=False)):
+                return index
+        return 0
+
+    def call(self, config: Config, tiles: Tiles, scalars: Scalars, attrs: Mapping[str, Enum], form: int = 0) -> None:
+        """Check and run one call: the cached plan, then the run-time rules, then the kernel."""
+        plan = make_plan(self, config, tuple((k, t.spec) for k, t in tiles.items()), tuple(attrs.items()), form)
+        check = Check(self.name, config.name)
+        if self.dynamic is not None:
+            self.dynamic(check, plan, tiles)
+        converted = {name: to_element(value, tiles[self._scalar_role(name)].spec.dtype, check, name)
+                     for name, value in scalars.items()}
+        self.kernel(plan, tiles, converted)
+
+    def _scalar_role(self, name: str) -> str:
+        for operand in (o for form in self.forms for o in form):
+            if operand.name == name:
+                return operand.dtype_of
+        raise KeyError(name)
+
+    def __call__(self, *args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
+        """The Python entry point: `TADD(dst, src0, src1, *events, target=None)`."""
+        config = resolve(target)
+        end = len(args)
+        while end and type(args[end - 1]) is RecordEvent:
+            end -= 1
+        if end < len(args):
+            check_events(self.name, config.name, args[end:])
+        tiles, scalars, attrs, form = self.bind(config, args[:end], kwargs)
+        self.call(config, tiles, scalars, attrs, form)
+        return record(self.name, self.pipe)
+
+    def __repr__(self) -> str:
+        return f"<ptoisa instruction {self.name}>"
+
+
+@lru_cache(maxsize=8192)
+def make_plan(record_: Instruction, config: Config, specs: tuple[tuple[str, TileSpec], ...],
+              attrs: tuple[tuple[str, Enum], ...], form: int = 0) -> Plan:
+    """Check what the signature decides (once per signature) and return the call plan."""
+    spec_map = MappingProxyType(dict(specs))
+    attr_map = MappingProxyType(dict(attrs))
+    check = Check(record_.name, config.name)
+    apply_legality(check, record_.legality[config.name], spec_map)
+    data = record_.static(check, config, spec_map, attr_map, form) if record_.static is not None else None
+    return Plan(record_, config, spec_map, attr_map, data, form)
+
+
+def apply_legality(check: Check, table: Legality, specs: Mapping[str, TileSpec]) -> None:
+    """The table-driven checks, in a fixed order: locations, element types, equalities, pairs, layouts, fit."""
+    for role, spec in specs.items():
+        check.loc(role, spec.loc, table.locs)
+    for role, allowed in table.dtypes.items():
+        if role in specs:
+            check.dtype(role, specs[role].dtype, allowed)
+    for group in table.same:
+        present = [r for r in group if r in specs]
+        for role in present[1:]:
+            check.same_dtype(role, specs[role].dtype, present[0], specs[present[0]].dtype)
+    if table.pairs is not None:
+        s, d = specs["src"].dtype, specs["dst"].dtype
+        if (s, d) not in table.pairs:
+            check.fail("dst", f"conversion from {s.cname} to {d.cname} is not supported")
+    for role in table.row_major:
+        if role in specs and not specs[role].is_row_major:
+            check.fail(role, f"must be row-major (got {specs[role].layout_name})")
+    for role, spec in specs.items():
+        check.fits(role, spec)
+
+
+REGISTRY: dict[str, Instruction] = {}
+"""Instruction name (upper case, as in C++) -> record."""
+
+
+def instruction(name: str, **fields: Any) -> Callable[[Kernel], Instruction]:
+    """Register the decorated kernel as instruction `name`; a second registration of a name is an error."""
+
+    def register(kernel: Kernel) -> Instruction:
+        if name in REGISTRY:
+            raise ValueError(f"instruction {name} is registered twice")
+        rec = Instruction(name=name, kernel=kernel, **fields)
+        REGISTRY[name] = rec
+        return rec
+
+    return register
+
+
+def same_for_all(table: Legality) -> dict[str, Legality]:
+    return {t: table for t in TARGETS}
+
+
+def describe(rec: Instruction, target: str) -> str:
+    """One line of `ptoisa targets` for `rec` on `target`."""
+    table = rec.legality[target]
+    parts = [f"{role}: {names(d)}" for role, d in table.dtypes.items()]
+    if table.pairs is not None:
+        parts.append(f"{len(table.pairs)} conversions")
+    return f"{rec.name}: " + "; ".join(parts)
+
+
+def sited(where: str | None) -> Any:
+    """Context for warnings: the interpreter passes the source location of the op being run."""
+    return SITE.set(where)
+
+
+__all__ = ["Attr", "Erratum", "Instruction", "Legality", "Operand", "Plan", "REGISTRY", "TARGETS", "VEC",
+           "IllegalInstructionError", "dst", "instruction", "make_plan", "same_for_all", "scalar", "src", "tmp"]

@@ -1,0 +1,136 @@
+"""Element-wise tile-tile instructions: TADD TSUB TMUL TDIV TMAX TMIN TREM TAND TOR TXOR TSHL TSHR.
+
+    TADD(dst, src0, src1)        for i < dst.valid_row, j < dst.valid_col:  dst[i, j] = src0[i, j] + src1[i, j]
+
+All three tiles share one element type and one valid shape. The arithmetic is C++'s on the element type
+(include/pto/cpu/ElementOp.h, the simulator's kernels): integers wrap, floats round to nearest even once per
+operation; `std::max(a, b)` keeps a unless a < b (so a NaN in src0 wins, a NaN in src1 loses); integer division
+truncates; TREM's result takes the divisor's sign (C++ `%` or `fmod`, then the divisor added when the signs
+differ and the remainder is not zero). Integer division or remainder by zero is undefined (refused).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ...dtypes import DType as D
+from .._check import Check
+from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src
+from ._common import ALL9, FLOATS, INTS, cpp_max, cpp_min, equal_valid, trunc_div, trunc_rem, undefined, valid_of, write
+
+OPERANDS = (dst(), src("src0"), src("src1"))
+SAME = (("dst", "src0", "src1"),)
+_A2A3_ARITH = (D.I32, D.I16, D.F16, D.F32)
+_A5_ARITH = (D.I32, D.U32, D.F32, D.I16, D.U16, D.F16, D.BF16, D.U8, D.I8)
+_BITWISE = (D.I8, D.U8, D.I16, D.U16, D.I32, D.U32)
+
+
+def _table(a2a3: tuple[D, ...], a5: tuple[D, ...], cpu: tuple[D, ...] = ALL9, evidence: str = "") -> dict[str, Legality]:
+    return {
+        "a2a3": Legality({"dst": a2a3}, same=SAME, evidence=evidence),
+        "a5": Legality({"dst": a5}, same=SAME, evidence=evidence),
+        "cpu": Legality({"dst": cpu}, same=SAME),
+    }
+
+
+def _elementwise(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Scalars], None]:
+    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        out = tiles["dst"]
+        a, b = valid_of(tiles["src0"], out.valid_shape), valid_of(tiles["src1"], out.valid_shape)
+        with np.errstate(all="ignore"):
+            write(out, fn(a, b).astype(a.dtype, copy=False))
+
+    return kernel
+
+
+def _nonzero_divisor(kernel: Callable[[Plan, Tiles, Scalars], None]) -> Callable[[Plan, Tiles, Scalars], None]:
+    """Integer division (or remainder) by zero, and INT_MIN / -1, are undefined: refused before any write."""
+
+    def checked(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        if not plan.specs["dst"].dtype.is_float:
+            check = Check(plan.record.name, plan.config.name)
+            shape = tiles["dst"].valid_shape
+            b = valid_of(tiles["src1"], shape)
+            if (b == 0).any():
+                undefined(check, plan.config, "src1", "integer division by zero")
+            if plan.specs["dst"].dtype.is_signed:
+                a = valid_of(tiles["src0"], shape)
+                info = np.iinfo(a.dtype)
+                if ((a == info.min) & (b == -1)).any():
+                    undefined(check, plan.config, "src1", f"{info.min} / -1 overflows")
+        kernel(plan, tiles, scalars)
+
+    return checked
+
+
+def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind in "iu":
+        return trunc_div(a, np.where(b == 0, 1, b).astype(b.dtype))
+    return a / b
+
+
+def rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The simulator's TREM/TREMS: C++ remainder, then + b where the signs differ and it is not zero."""
+    if a.dtype.kind in "iu":
+        safe = np.where(b == 0, 1, b).astype(b.dtype)
+        r = trunc_rem(a, safe)
+    else:
+        r = np.fmod(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+    adjust = ((a >= 0) != (b >= 0)) & (r != 0)
+    return np.where(adjust, (r + b).astype(a.dtype), r)
+
+
+def _shift_rule(kernel: Callable[[Plan, Tiles, Scalars], None]) -> Callable[[Plan, Tiles, Scalars], None]:
+    """A shift count outside [0, width of the promoted type) is undefined in C++: refused before any write."""
+
+    def checked(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        b = valid_of(tiles["src1"], tiles["dst"].valid_shape).astype(np.int64)
+        bits = max(plan.specs["dst"].dtype.itemsize * 8, 32)
+        if ((b < 0) | (b >= bits)).any():
+            undefined(Check(plan.record.name, plan.config.name), plan.config, "src1",
+                      f"a shift count outside [0, {bits}) is undefined in C++")
+        kernel(plan, tiles, scalars)
+
+    return checked
+
+
+def shift_left(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """C++ `a << b` after integer promotion to int, stored back into a's type (wraps)."""
+    return (a.astype(np.int64) << np.clip(b.astype(np.int64), 0, 63)).astype(a.dtype)
+
+
+def shift_right(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """C++ `a >> b` after promotion: arithmetic for signed types, logical for unsigned."""
+    return (a.astype(np.int64) >> np.clip(b.astype(np.int64), 0, 63)).astype(a.dtype)
+
+
+_VALID = equal_valid("src0", "src1")
+
+TADD = instruction("TADD", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
+                   family="binary", summary="dst = src0 + src1")(_elementwise(np.add))
+TSUB = instruction("TSUB", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
+                   family="binary", summary="dst = src0 - src1")(_elementwise(np.subtract))
+TMUL = instruction("TMUL", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
+                   family="binary", summary="dst = src0 * src1")(_elementwise(np.multiply))
+TDIV = instruction("TDIV", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
+                   family="binary", summary="dst = src0 / src1 (integers truncate)")(_nonzero_divisor(_elementwise(_div)))
+TMAX = instruction("TMAX", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
+                   family="binary", summary="dst = std::max(src0, src1)")(_elementwise(cpp_max))
+TMIN = instruction("TMIN", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
+                   family="binary", summary="dst = std::min(src0, src1)")(_elementwise(cpp_min))
+TREM = instruction("TREM", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
+                   family="binary", summary="dst = src0 rem src1, with the sign of src1")(_nonzero_divisor(_elementwise(rem)))
+TAND = instruction("TAND", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
+                   family="binary", summary="dst = src0 & src1")(_elementwise(np.bitwise_and))
+TOR = instruction("TOR", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
+                  family="binary", summary="dst = src0 | src1")(_elementwise(np.bitwise_or))
+TXOR = instruction("TXOR", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
+                   family="binary", summary="dst = src0 ^ src1")(_elementwise(np.bitwise_xor))
+TSHL = instruction("TSHL", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
+                   family="binary", summary="dst = src0 << src1")(_shift_rule(_elementwise(shift_left)))
+TSHR = instruction("TSHR", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
+                   family="binary", summary="dst = src0 >> src1")(_shift_rule(_elementwise(shift_right)))
+
+__all__ = ["FLOATS", "TADD", "TAND", "TDIV", "TMAX", "TMIN", "TMUL", "TOR", "TREM", "TSHL", "TSHR", "TSUB", "TXOR"]

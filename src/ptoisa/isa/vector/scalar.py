@@ -1,0 +1,122 @@
+"""Tile-scalar instructions: TADDS TSUBS TMULS TDIVS TMAXS TMINS TREMS TFMODS TANDS TORS TXORS TSHLS TSHRS.
+
+    TADDS(dst, src0, scalar)     for i < dst.valid_row, j < dst.valid_col:  dst[i, j] = src0[i, j] + scalar
+    TDIVS(dst, scalar, src0)     the reversed overload:                       dst[i, j] = scalar / src0[i, j]
+
+The scalar converts to the tiles' element type first, as the C++ parameter `typename TileDataSrc::DType scalar`
+does (a narrowing conversion warns); dst and src0 share element type and valid shape. Arithmetic as in
+`binary.py` (the simulator's include/pto/cpu/ElementOp.h, OP_ADDS...OP_SHRS).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ...dtypes import DType as D
+from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
+from ._common import ALL9, INTS, cpp_max, cpp_min, equal_valid, trunc_div, trunc_rem, undefined, valid_of, write
+from .binary import rem, shift_left, shift_right
+
+OPERANDS = (dst(), src("src0"), scalar("scalar", dtype_of="src0"))
+SAME = (("dst", "src0"),)
+_A2A3_ARITH = (D.I32, D.I16, D.F16, D.F32)
+_A5_ARITH = (D.I32, D.U32, D.F32, D.I16, D.U16, D.F16, D.BF16, D.U8, D.I8)
+_BITWISE = INTS
+
+
+def _table(a2a3: tuple[D, ...], a5: tuple[D, ...], cpu: tuple[D, ...] = ALL9) -> dict[str, Legality]:
+    return {"a2a3": Legality({"dst": a2a3}, same=SAME), "a5": Legality({"dst": a5}, same=SAME),
+            "cpu": Legality({"dst": cpu}, same=SAME)}
+
+
+_VALID = equal_valid("src0")
+
+
+def _with_scalar(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Scalars], None]:
+    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        out = tiles["dst"]
+        a = valid_of(tiles["src0"], out.valid_shape)
+        s = np.full(a.shape, scalars["scalar"], dtype=a.dtype)
+        with np.errstate(all="ignore"):
+            result = fn(s, a) if plan.form == 1 else fn(a, s)
+        write(out, result.astype(a.dtype, copy=False))
+
+    return kernel
+
+
+def _int_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind in "iu":
+        return trunc_div(a, np.where(b == 0, 1, b).astype(b.dtype))
+    return a / b
+
+
+def _checked(fn: Callable[[Plan, Tiles, Scalars], None], what: str) -> Callable[[Plan, Tiles, Scalars], None]:
+    """Refuse integer division by zero before the kernel writes anything."""
+    from .._check import Check
+
+    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        if not plan.specs["dst"].dtype.is_float:
+            check = Check(plan.record.name, plan.config.name)
+            divisors = valid_of(tiles["src0"], tiles["dst"].valid_shape) if plan.form == 1 else \
+                np.asarray(scalars["scalar"])
+            if (divisors == 0).any():
+                undefined(check, plan.config, "src0" if plan.form == 1 else "scalar", f"integer {what} by zero")
+        fn(plan, tiles, scalars)
+
+    return kernel
+
+
+def _shift_checked(fn: Callable[[Plan, Tiles, Scalars], None]) -> Callable[[Plan, Tiles, Scalars], None]:
+    from .._check import Check
+
+    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        count = int(scalars["scalar"])
+        bits = max(plan.specs["dst"].dtype.itemsize * 8, 32)
+        if not 0 <= count < bits:
+            undefined(Check(plan.record.name, plan.config.name), plan.config, "scalar",
+                      f"a shift count outside [0, {bits}) is undefined in C++")
+        fn(plan, tiles, scalars)
+
+    return kernel
+
+
+def _rem_int(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return trunc_rem(a, np.where(b == 0, 1, b).astype(b.dtype)) if a.dtype.kind in "iu" else \
+        np.fmod(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+
+
+def _fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """TFMODS: C++ `%` or `std::fmod` in double, the sign of the dividend (no adjustment)."""
+    return _rem_int(a, b)
+
+
+def _reg(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], summary: str,
+         a2a3: tuple[D, ...] = _A2A3_ARITH, a5: tuple[D, ...] = _A5_ARITH, cpu: tuple[D, ...] = ALL9,
+         operands: tuple = OPERANDS, forms: tuple = (), wrap: Callable | None = None):  # noqa: ANN202
+    kernel = _with_scalar(fn)
+    if wrap is not None:
+        kernel = wrap(kernel)
+    return instruction(name, operands=operands, forms=forms, legality=_table(a2a3, a5, cpu), dynamic=_VALID,
+                       family="scalar", summary=summary)(kernel)
+
+
+TADDS = _reg("TADDS", np.add, "dst = src0 + scalar")
+TSUBS = _reg("TSUBS", np.subtract, "dst = src0 - scalar")
+TMULS = _reg("TMULS", np.multiply, "dst = src0 * scalar")
+TDIVS = _reg("TDIVS", _int_div, "dst = src0 / scalar, or scalar / src0 for TDIVS(dst, scalar, src0)",
+             forms=(OPERANDS, (dst(), scalar("scalar", dtype_of="dst"), src("src0"))),
+             wrap=lambda k: _checked(k, "division"))
+TMAXS = _reg("TMAXS", cpp_max, "dst = std::max(src0, scalar)")
+TMINS = _reg("TMINS", cpp_min, "dst = std::min(src0, scalar)")
+TREMS = _reg("TREMS", rem, "dst = src0 rem scalar, with the sign of scalar",
+             operands=(*OPERANDS, tmp("tmp", optional=True)), wrap=lambda k: _checked(k, "remainder"))
+TFMODS = _reg("TFMODS", _fmod, "dst = fmod(src0, scalar), with the sign of src0",
+              wrap=lambda k: _checked(k, "remainder"))
+TANDS = _reg("TANDS", np.bitwise_and, "dst = src0 & scalar", _BITWISE, _BITWISE, INTS)
+TORS = _reg("TORS", np.bitwise_or, "dst = src0 | scalar", _BITWISE, _BITWISE, INTS)
+TXORS = _reg("TXORS", np.bitwise_xor, "dst = src0 ^ scalar", _BITWISE, _BITWISE, INTS,
+             operands=(*OPERANDS, tmp("tmp", optional=True)))
+TSHLS = _reg("TSHLS", shift_left, "dst = src0 << scalar", _BITWISE, _BITWISE, INTS, wrap=_shift_checked)
+TSHRS = _reg("TSHRS", shift_right, "dst = src0 >> scalar", _BITWISE, _BITWISE, INTS, wrap=_shift_checked)

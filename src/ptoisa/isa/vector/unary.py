@@ -1,0 +1,103 @@
+"""Element-wise unary instructions: TABS TNEG TNOT TRELU TEXP TLOG TSQRT TRSQRT TRECIP.
+
+    TEXP(dst, src)               for i < dst.valid_row, j < dst.valid_col:  dst[i, j] = exp(src[i, j])
+
+dst and src share element type and valid shape. The simulator's arithmetic (include/pto/cpu/ElementOp.h):
+exp, log, sqrt and abs are computed in double and rounded once to the element type, except half's exp, which
+goes through `expf` in float and is rounded again to half; rsqrt is `1.0 / sqrt(x)` in double; recip is
+`1 / x` in the element type; neg is `-x` (integers wrap); relu is `std::max(x, 0)` (a NaN stays, -0.0 stays);
+abs of an integer's minimum wraps to itself. The transcendental functions are computed with NumPy's double
+routines; the NPU targets' own approximations are not modelled bit for bit (docs/semantics.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ...dtypes import DType as D
+from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
+from ._common import ALL9, FLOATS, INTS, cpp_max, equal_valid, from_double, valid_of, write
+
+OPERANDS = (dst(), src("src"))
+SAME = (("dst", "src"),)
+_VALID = equal_valid("src")
+_NPU_FLOAT = (D.F16, D.F32)
+_A5_FLOAT = (D.F16, D.F32)
+_SIGNED = (D.I8, D.I16, D.I32, D.F16, D.BF16, D.F32)
+
+
+def _table(a2a3: tuple[D, ...], a5: tuple[D, ...], cpu: tuple[D, ...]) -> dict[str, Legality]:
+    return {"a2a3": Legality({"dst": a2a3}, same=SAME), "a5": Legality({"dst": a5}, same=SAME),
+            "cpu": Legality({"dst": cpu}, same=SAME)}
+
+
+def _unary(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Scalars], None]:
+    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        out = tiles["dst"]
+        x = valid_of(tiles["src"], out.valid_shape)
+        with np.errstate(all="ignore"):
+            write(out, fn(x))
+
+    return kernel
+
+
+def in_double(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """`static_cast<T>(fn(static_cast<double>(x)))`."""
+
+    def apply(x: np.ndarray) -> np.ndarray:
+        return from_double(fn(x.astype(np.float64)), x.dtype)
+
+    return apply
+
+
+def exp(x: np.ndarray) -> np.ndarray:
+    """The simulator's OP_EXP: half through `expf` (rounded to float, then to half); others from double."""
+    wide = np.exp(x.astype(np.float64))
+    if x.dtype == np.float16:
+        return wide.astype(np.float32).astype(np.float16)
+    return from_double(wide, x.dtype)
+
+
+def abs_(x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu":
+        return np.abs(x.astype(np.int64)).astype(x.dtype)
+    return np.abs(x)  # exact: clears the sign bit (NaN payload kept, as fabs does)
+
+
+def neg(x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu":
+        return (-x.astype(np.int64)).astype(x.dtype)
+    return np.negative(x)
+
+
+def relu(x: np.ndarray) -> np.ndarray:
+    return cpp_max(x, np.zeros_like(x))
+
+
+def recip(x: np.ndarray) -> np.ndarray:
+    """`1 / x` in the element type (one rounding)."""
+    return (np.ones_like(x) / x).astype(x.dtype)
+
+
+def _rsqrt_double(x: np.ndarray) -> np.ndarray:
+    return 1.0 / np.sqrt(x)
+
+
+def _reg(name: str, fn: Callable[[np.ndarray], np.ndarray], summary: str, a2a3: tuple[D, ...],
+         a5: tuple[D, ...], cpu: tuple[D, ...], operands: tuple = OPERANDS):  # noqa: ANN202
+    return instruction(name, operands=operands, legality=_table(a2a3, a5, cpu), dynamic=_VALID, family="unary",
+                       summary=summary)(_unary(fn))
+
+
+TABS = _reg("TABS", abs_, "dst = |src|", _NPU_FLOAT, (D.F16, D.F32, D.I16, D.I32, D.I8), _SIGNED)
+TNEG = _reg("TNEG", neg, "dst = -src", _NPU_FLOAT + (D.I16, D.I32), _SIGNED, _SIGNED)
+TNOT = _reg("TNOT", np.invert, "dst = ~src", (D.I16, D.U16), INTS, INTS)
+TRELU = _reg("TRELU", relu, "dst = max(src, 0)", (D.F16, D.F32, D.I32), (D.F16, D.F32, D.I32), ALL9)
+TEXP = _reg("TEXP", exp, "dst = exp(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
+TLOG = _reg("TLOG", in_double(np.log), "dst = ln(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
+TSQRT = _reg("TSQRT", in_double(np.sqrt), "dst = sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
+TRSQRT = _reg("TRSQRT", in_double(_rsqrt_double), "dst = 1 / sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS,
+              operands=(*OPERANDS, tmp("tmp", optional=True)))
+TRECIP = _reg("TRECIP", recip, "dst = 1 / src", _NPU_FLOAT, _A5_FLOAT, FLOATS)

@@ -82,14 +82,16 @@ class Attr:
 
     name: str
     enum: type[Enum]
-    default: Enum
+    default: Enum | None
     text: str = ""  # the PTOAS attribute name, when it differs
 
     @property
     def text_name(self) -> str:
         return self.text or self.name
 
-    def coerce(self, value: Any, check: Check) -> Enum:
+    def coerce(self, value: Any, check: Check) -> Enum | None:
+        if value is None and self.default is None:
+            return None
         if isinstance(value, self.enum):
             return value
         if isinstance(value, str):
@@ -188,7 +190,8 @@ class Instruction:
     @property
     def signature(self) -> str:
         parts = [f"[{o.name}]" if o.optional else o.name for o in self.operands]
-        parts += [f"{a.name}={a.enum.__name__}.{a.default.name}" for a in self.attrs]
+        parts += [f"{a.name}={a.enum.__name__}.{a.default.name}" if a.default is not None else f"{a.name}=None"
+                  for a in self.attrs]
         return f"{self.name}({', '.join(parts)}, *events)"
 
     # --- calls ----------------------------------------------------------------------------------------------
@@ -231,7 +234,9 @@ class Instruction:
         if len(self.forms) == 1:
             return 0
         for index, form in enumerate(self.forms):
-            if all((o.kind == "tile") == isinstance(a, Tile) for o, a in zip(form, args, strict=False)):
+            kinds_match = all((o.kind == "tile") == isinstance(a, Tile) for o, a in zip(form, args, strict=False))
+            no_tile_after = not any(isinstance(a, Tile) for a in args[len(form):])
+            if kinds_match and no_tile_after and len(args) <= len(form) + len(self.attrs):
                 return index
         return 0
 

@@ -1,0 +1,210 @@
+"""TCVT: element type conversion with a rounding mode (and, in C++, an optional saturation mode and tmp tile).
+
+    TCVT(dst, src, mode)                 TCVT(dst, src, mode, satMode)          TCVT(dst, src, tmp, mode)
+    for i < src.valid_row, j < src.valid_col:  dst[i, j] = convert(src[i, j], mode)
+
+The `cpu` profile follows the simulator (include/pto/cpu/TCvt.hpp):
+- The rounding mode applies only to float -> integer conversions: the value is rounded to an integer in double
+  (`rint`, `round` = ties away from zero, `floor`, `ceil`, `trunc`, `odd` = ties to the odd neighbour;
+  CAST_NONE truncates like a C++ cast). float -> float and integer -> float conversions round to nearest even
+  (integer -> float from the exact double, one rounding); integer -> integer wraps.
+- Saturation is OFF unless `satMode=SaturationMode.ON` is given. ON clamps the source in double to the range both
+  types share (half's is +-65504), casts it back to the source type, then converts; a NaN clamps to the upper
+  bound (the simulator's clamp).
+- A float -> integer result outside the destination's range (or a NaN) is undefined in C++: refused by default;
+  under `undefined="emulate"` the x86 result is written (the 32-bit conversion's 0x80000000 truncated to the
+  destination; uint8 through int64 first; uint32 through int64).
+The NPU profiles round float -> float with the mode too (RINT, ROUND, FLOOR, CEIL, TRUNC, ODD) and saturate
+float -> integer results to the destination's range with a NaN giving 0 unless `satMode=OFF` (the hardware's
+default CTRL setting); these NPU rounding details are read from the backend's mode tables, not measured.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...dtypes import STANDARD_DTYPES, DType
+from ...dtypes import DType as D
+from ..enums import RoundMode, SaturationMode
+from ..record import Attr, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
+from ._common import from_double, undefined, valid_of, write
+
+_FLOAT_LIMIT = {D.F16: 65504.0, D.BF16: (2 - 2.0 ** -7) * 2.0 ** 127, D.F32: float(np.finfo(np.float32).max)}
+
+
+def _limits(dtype: DType) -> tuple[float, float]:
+    if dtype.is_float:
+        return -_FLOAT_LIMIT[dtype], _FLOAT_LIMIT[dtype]
+    info = np.iinfo(dtype.np)
+    return float(info.min), float(info.max)
+
+
+def round_integral(x: np.ndarray, mode: RoundMode) -> np.ndarray:
+    """The simulator's applyRoundingToIntegral, on float64 values."""
+    with np.errstate(all="ignore"):
+        if mode is RoundMode.CAST_RINT:
+            return np.rint(x)
+        if mode is RoundMode.CAST_FLOOR:
+            return np.floor(x)
+        if mode is RoundMode.CAST_CEIL:
+            return np.ceil(x)
+        if mode is RoundMode.CAST_TRUNC:
+            return np.trunc(x)
+        if mode is RoundMode.CAST_ROUND:
+            t = np.trunc(x)
+            return np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t)
+        if mode is RoundMode.CAST_ODD:
+            f = np.floor(x)
+            frac = x - f
+            odd_f = np.remainder(f, 2) == 1
+            return np.where(frac > 0.5, f + 1, np.where(frac < 0.5, f, np.where(odd_f, f, f + 1)))
+        return x
+
+
+def round_float(x: np.ndarray, dtype: np.dtype, mode: RoundMode) -> np.ndarray:
+    """float64 values (exact float32 or narrower inputs) into a float type with a directed or nearest mode."""
+    nearest = from_double(x, dtype)
+    if mode in (RoundMode.CAST_RINT, RoundMode.CAST_NONE):
+        return nearest
+    with np.errstate(all="ignore"):
+        back = nearest.astype(np.float64)
+        inexact = (back != x) & np.isfinite(x)
+        up = nearest.astype(np.float32)
+        towards = np.where(back > x, -np.inf, np.inf).astype(np.float32)
+        other = _step(nearest, towards, dtype)
+        other_back = other.astype(np.float64)
+        lower = np.where(back < x, nearest, other)
+        upper = np.where(back < x, other, nearest)
+        if mode is RoundMode.CAST_FLOOR:
+            pick = lower
+        elif mode is RoundMode.CAST_CEIL:
+            pick = upper
+        elif mode is RoundMode.CAST_TRUNC:
+            pick = np.where(x >= 0, lower, upper)
+        elif mode is RoundMode.CAST_ROUND:
+            tie = np.abs(other_back - x) == np.abs(back - x)
+            away = np.where(np.abs(other_back) > np.abs(back), other, nearest)
+            pick = np.where(tie, away, nearest)
+        else:  # CAST_ODD: the neighbour whose last mantissa bit is 1
+            bits = nearest.view(np.uint16 if np.dtype(dtype).itemsize == 2 else np.uint32)
+            pick = np.where((bits & 1) == 1, nearest, other)
+        del up
+        return np.where(inexact, pick, nearest).astype(dtype)
+
+
+def _step(values: np.ndarray, towards: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """The next representable value of `dtype` from each value towards +-inf (by bit pattern)."""
+    dtype = np.dtype(dtype)
+    uint = np.uint16 if dtype.itemsize == 2 else np.uint32
+    bits = values.astype(dtype).view(uint).astype(np.int64)
+    sign_bit = 1 << (dtype.itemsize * 8 - 1)
+    negative = (bits & sign_bit) != 0
+    magnitude_up = (towards > 0) != negative
+    zero = (bits & (sign_bit - 1)) == 0
+    stepped = np.where(magnitude_up, bits + 1, bits - 1)
+    # from +-0 towards the other sign: the smallest subnormal of that sign
+    stepped = np.where(zero & ~magnitude_up, np.where(towards > 0, 1, sign_bit | 1), stepped)
+    return stepped.astype(uint).view(dtype)
+
+
+def _x86_int(r: np.ndarray, dtype: DType) -> np.ndarray:
+    """What x86 code compiled by GCC stores for `static_cast<D>(double)` out of range (emulation only)."""
+    bits = dtype.itemsize * 8
+    if dtype in (D.U8, D.U32):  # through int64 (uint8 explicitly, uint32 by GCC's choice of cvttsd2si)
+        big = np.where(np.isfinite(r) & (np.abs(r) < 2.0 ** 63), r, -(2.0 ** 63))
+        return big.astype(np.int64).astype(dtype.np)
+    wide = np.where(np.isfinite(r) & (r >= -(2.0 ** 31)) & (r < 2.0 ** 31), r, -(2.0 ** 31)).astype(np.int64)
+    del bits
+    return wide.astype(dtype.np)
+
+
+def _in_range(r: np.ndarray, dtype: DType) -> np.ndarray:
+    lo, hi = _limits(dtype)
+    if dtype is D.U8:  # the simulator goes through int64, defined for every value in its range
+        return np.isfinite(r) & (r > -(2.0 ** 63) - 1) & (r < 2.0 ** 63)
+    return np.isfinite(r) & (r >= lo) & (r <= hi)
+
+
+def _convert(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    out, source = tiles["dst"], tiles["src"]
+    s_type, d_type = plan.specs["src"].dtype, plan.specs["dst"].dtype
+    mode: RoundMode = plan.attrs["mode"]  # type: ignore[assignment]
+    sat = plan.attrs["satMode"]
+    cpu = plan.config.name == "cpu"
+    if sat is None:
+        sat = SaturationMode.OFF if cpu else SaturationMode.ON
+    x = valid_of(source)
+    with np.errstate(all="ignore"):
+        wide = x.astype(np.float64)
+        if sat is SaturationMode.ON and cpu:
+            lo = max(_limits(s_type)[0], _limits(d_type)[0])
+            hi = min(_limits(s_type)[1], _limits(d_type)[1])
+            clamped = np.where(np.isnan(wide), hi, np.clip(wide, lo, hi))
+            x = from_double(clamped, s_type.np) if s_type.is_float else clamped.astype(s_type.np)
+            wide = x.astype(np.float64)
+        if s_type.is_float and not d_type.is_float:
+            r = round_integral(wide, mode if mode is not RoundMode.CAST_NONE else RoundMode.CAST_TRUNC)
+            if cpu:
+                ok = _in_range(r, d_type)
+                if not ok.all():
+                    from .._check import Check
+
+                    undefined(Check("TCVT", plan.config.name), plan.config, "src",
+                              f"converting {s_type.cname} {float(x[~ok].flat[0])!r} to {d_type.cname} is out of range")
+                if d_type is D.U8:
+                    result = _x86_int(r, D.U8)
+                else:
+                    result = np.where(ok, np.where(ok, r, 0).astype(np.int64), 0).astype(d_type.np)
+                    if not ok.all():
+                        result = np.where(ok, result, _x86_int(r, d_type))
+            else:
+                lo, hi = _limits(d_type)
+                if sat is SaturationMode.ON:
+                    result = np.clip(np.where(np.isnan(r), 0, r), lo, hi).astype(np.int64).astype(d_type.np)
+                else:
+                    result = np.where(np.isfinite(r), r, 0).astype(np.int64).astype(d_type.np)
+        elif d_type.is_float:
+            if s_type.is_float and not cpu:
+                result = round_float(wide, d_type.np, mode)
+            else:
+                result = from_double(wide, d_type.np)
+        else:
+            result = x.astype(np.int64).astype(d_type.np)
+    write(out, result)
+
+
+def _valid_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+    """dst's valid region must hold src's (the simulator iterates src's valid region and writes dst there)."""
+    (sr, sc), (dr, dc) = tiles["src"].valid_shape, tiles["dst"].valid_shape
+    if sr > dr or sc > dc:
+        check.fail("dst", f"valid shape ({dr}, {dc}) must hold src's valid shape ({sr}, {sc})")
+
+
+def _pairs(*pairs: tuple[DType, DType]) -> frozenset[tuple[DType, DType]]:
+    return frozenset(pairs)
+
+
+_A2A3 = _pairs(
+    (D.F16, D.F32), (D.BF16, D.F32), (D.U8, D.F16), (D.I8, D.F16), (D.I16, D.F32), (D.I32, D.I16), (D.I32, D.F16),
+    (D.F32, D.F16), (D.F32, D.F32), (D.F32, D.I32), (D.F32, D.I16), (D.F32, D.BF16), (D.F16, D.I32),
+    (D.F16, D.I16), (D.F16, D.I8), (D.F16, D.U8), (D.BF16, D.I32), (D.I16, D.F16), (D.I32, D.F32),
+)
+_A5 = _A2A3 | _pairs(
+    (D.F32, D.U8), (D.F32, D.I8), (D.F16, D.BF16), (D.BF16, D.F16), (D.BF16, D.I16), (D.I32, D.BF16),
+    (D.U8, D.F32), (D.I8, D.F32), (D.U16, D.F32), (D.U32, D.F32), (D.I16, D.I32), (D.I8, D.I32), (D.U8, D.I32),
+    (D.I32, D.I8), (D.I32, D.U8), (D.I16, D.I8), (D.I16, D.U8), (D.F16, D.F16), (D.BF16, D.BF16),
+)
+_CPU = frozenset((s, d) for s in STANDARD_DTYPES for d in STANDARD_DTYPES)
+
+
+TCVT = instruction(
+    "TCVT",
+    operands=(dst(), src("src")),
+    forms=((dst(), src("src")), (dst(), src("src"), tmp("tmp"))),
+    attrs=(Attr("mode", RoundMode, RoundMode.CAST_RINT, text="rmode"),
+           Attr("satMode", SaturationMode, None, text="satMode")),  # type: ignore[arg-type]
+    legality={"a2a3": Legality({}, pairs=_A2A3), "a5": Legality({}, pairs=_A5), "cpu": Legality({}, pairs=_CPU)},
+    dynamic=_valid_rule,
+    family="convert",
+    summary="dst = src converted to dst's element type (rounding mode for float -> integer; saturation optional)",
+)(_convert)

@@ -1,0 +1,159 @@
+"""Row and column broadcasts: TROWEXPAND TCOLEXPAND (dst, src) and TROWEXPAND{ADD,SUB,MUL,DIV,MAX,MIN,EXPDIF},
+TCOLEXPAND{ADD,SUB,MUL,DIV,MAX,MIN,EXPDIF} (dst, src0, src1).
+
+    TROWEXPAND(dst, src)            dst[i, j] = src[i, 0]
+    TCOLEXPAND(dst, src)            dst[i, j] = src[0, j]
+    TROWEXPANDMUL(dst, src0, src1)  dst[i, j] = src0[i, j] * v[i, j mod vc]    (v: the operand whose valid shape is
+                                                                                not dst's; vc: its valid columns)
+    TCOLEXPANDMUL(dst, src0, src1)  dst[i, j] = src0[i, j] * src1[0, j]
+
+For the row forms either source may be the per-row operand: a col-major tile with one valid column (one value per
+row, mode 1 of the instruction page) or a row-major tile with one 32-byte block per row (mode 2: the block
+repeats along the row). The operation is always `src0 op src1`, with C++ arithmetic on the element type as in
+`binary.py`; EXPDIF is `exp(src0 - src1)` (the difference rounded to the element type, the exponential from
+double, or through `expf` for half). The simulator's own checks (include/pto/cpu/TRowExpandOp.hpp,
+TColExpandOp.hpp) decide the shapes: dst row-major; the full operand equal to dst's valid shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ...dtypes import DType as D
+from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
+from ._common import cpp_max, cpp_min, trunc_div, valid_of, write
+from .unary import exp
+
+_TYPES = (D.F32, D.F16, D.I32, D.I16, D.U32, D.U16)
+_FLOAT = (D.F32, D.F16)
+
+
+def _table(dtypes: tuple[D, ...], roles: tuple[str, ...], row_major: tuple[str, ...]) -> dict[str, Legality]:
+    table = Legality({"dst": dtypes}, same=(roles,), row_major=row_major)
+    return {"a2a3": table, "a5": table, "cpu": table}
+
+
+def _sub_then_exp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return exp((a - b).astype(a.dtype))
+
+
+def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind in "iu":
+        return trunc_div(a, np.where(b == 0, 1, b).astype(b.dtype))
+    return a / b
+
+
+_OPS: dict[str, tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], str, tuple[D, ...]]] = {
+    "ADD": (np.add, "+", _TYPES), "SUB": (np.subtract, "-", _TYPES), "MUL": (np.multiply, "*", _TYPES + (D.U8,)),
+    "DIV": (_div, "/", _TYPES), "MAX": (cpp_max, "max", _TYPES), "MIN": (cpp_min, "min", _TYPES),
+    "EXPDIF": (_sub_then_exp, "expdif", _FLOAT),
+}
+
+
+def _row_vector(tile, rows: int, cols: int) -> np.ndarray:  # noqa: ANN001
+    """The per-row operand spread over (rows, cols): element [i, j mod vc]."""
+    vc = tile.valid_col
+    block = valid_of(tile, (rows, vc))
+    reps = -(-cols // vc)
+    return np.tile(block, (1, reps))[:, :cols]
+
+
+def _row_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Scalars], None]:
+    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        out = tiles["dst"]
+        shape = out.valid_shape
+        if 0 in shape:
+            return
+        a_full = tiles["src0"].valid_shape == shape
+        a = valid_of(tiles["src0"], shape) if a_full else _row_vector(tiles["src0"], *shape)
+        b = _row_vector(tiles["src1"], *shape) if a_full else valid_of(tiles["src1"], shape)
+        with np.errstate(all="ignore"):
+            write(out, fn(a, b).astype(a.dtype, copy=False))
+
+    return kernel
+
+
+def _row_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+    shape = tiles["dst"].valid_shape
+    full = [r for r in ("src0", "src1") if tiles[r].valid_shape == shape and tiles[r].spec.is_row_major]
+    if not full:
+        check.fail(None, f"src0 or src1 must be a row-major tile with dst's valid shape {shape}")
+    other = "src1" if full[0] == "src0" else "src0"
+    vec = tiles[other]
+    per_row = 32 // vec.spec.dtype.itemsize if vec.spec.is_row_major else 1
+    if vec.valid_row != shape[0] or vec.valid_col != per_row:
+        kind = f"row-major with {per_row} valid columns (one 32-byte block per row)" if vec.spec.is_row_major \
+            else "col-major with 1 valid column"
+        check.fail(other, f"as the per-row operand must have dst's {shape[0]} valid rows and be {kind} "
+                          f"(got valid shape {vec.valid_shape})")
+
+
+def _col_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Scalars], None]:
+    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        out = tiles["dst"]
+        rows, cols = out.valid_shape
+        if rows == 0 or cols == 0:
+            return
+        a = valid_of(tiles["src0"], (rows, cols))
+        b = np.broadcast_to(valid_of(tiles["src1"], (1, cols)), (rows, cols))
+        with np.errstate(all="ignore"):
+            write(out, fn(a, b).astype(a.dtype, copy=False))
+
+    return kernel
+
+
+def _col_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+    shape = tiles["dst"].valid_shape
+    if tiles["src0"].valid_shape != shape:
+        check.fail("src0", f"valid shape {tiles['src0'].valid_shape} must equal dst's valid shape {shape}")
+    if tiles["src1"].spec.cols < shape[1]:
+        check.fail("src1", f"has {tiles['src1'].spec.cols} columns, fewer than dst's {shape[1]} valid columns")
+
+
+def _broadcast_rows(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    out = tiles["dst"]
+    rows, cols = out.valid_shape
+    column = valid_of(tiles["src"], (rows, 1)).astype(out.spec.dtype.np)
+    write(out, np.broadcast_to(column, (rows, cols)))
+
+
+def _broadcast_cols(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    out = tiles["dst"]
+    rows, cols = out.valid_shape
+    row = valid_of(tiles["src"], (1, cols)).astype(out.spec.dtype.np)
+    write(out, np.broadcast_to(row, (rows, cols)))
+
+
+def _fits_rows(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+    if tiles["src"].spec.rows < tiles["dst"].valid_row:
+        check.fail("src", f"has {tiles['src'].spec.rows} rows, fewer than dst's {tiles['dst'].valid_row} valid rows")
+
+
+def _fits_cols(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+    if tiles["src"].spec.cols < tiles["dst"].valid_col:
+        check.fail("src", f"has {tiles['src'].spec.cols} columns, fewer than dst's {tiles['dst'].valid_col} valid "
+                          "columns")
+
+
+_ALL_TYPES = (D.F32, D.F16, D.BF16, D.I32, D.I16, D.I8, D.U32, D.U16, D.U8)
+TROWEXPAND = instruction("TROWEXPAND", operands=(dst(), src("src")),
+                         legality=_table(_ALL_TYPES, ("dst", "src"), ()), dynamic=_fits_rows, family="expand",
+                         summary="dst[i, j] = src[i, 0]")(_broadcast_rows)
+TCOLEXPAND = instruction("TCOLEXPAND", operands=(dst(), src("src")),
+                         legality=_table(_ALL_TYPES, ("dst", "src"), ()), dynamic=_fits_cols, family="expand",
+                         summary="dst[i, j] = src[0, j]")(_broadcast_cols)
+
+_BINARY_FORMS = ((dst(), src("src0"), src("src1")), (dst(), src("src0"), src("src1"), tmp("tmp")))
+for _name, (_fn, _sym, _types) in _OPS.items():
+    _summary = f"dst[i, j] = src0[i, j] {_sym} src1[i, j mod vc] (the per-row operand may be either source)" \
+        if _sym not in ("max", "min", "expdif") else f"dst[i, j] = {_sym}(src0[i, j], per-row operand)"
+    globals()[f"TROWEXPAND{_name}"] = instruction(
+        f"TROWEXPAND{_name}", operands=_BINARY_FORMS[0], forms=_BINARY_FORMS,
+        legality=_table(_types, ("dst", "src0", "src1"), ("dst",)), dynamic=_row_rule, family="expand",
+        summary=_summary)(_row_kernel(_fn))
+    globals()[f"TCOLEXPAND{_name}"] = instruction(
+        f"TCOLEXPAND{_name}", operands=_BINARY_FORMS[0], forms=_BINARY_FORMS,
+        legality=_table(_types, ("dst", "src0", "src1"), ("dst", "src0", "src1")), dynamic=_col_rule,
+        family="expand", summary=f"dst[i, j] = src0[i, j] {_sym} src1[0, j]")(_col_kernel(_fn))

@@ -1,0 +1,131 @@
+"""Row and column reductions: TROWSUM TROWMAX TROWMIN TROWPROD (dst, src, tmp) and TCOLSUM TCOLMAX TCOLMIN
+TCOLPROD (dst, src[, tmp]).
+
+    TROWSUM(dst, src, tmp)       for i < src.valid_row:  dst[i, 0] = src[i, 0] + src[i, 1] + ... (in order)
+    TCOLMAX(dst, src)            for j < src.valid_col:  dst[0, j] = max over i < src.valid_row of src[i, j]
+
+The simulator (include/pto/cpu/TRowSum.hpp, TRowMax.hpp, TColSum.hpp, ...) accumulates in order, rounding after
+every step: row sums in float for a half or bfloat16 dst (else in dst's type), column sums and products in
+dst's type; max and min keep the running value unless an element is strictly greater (smaller), so a NaN
+first element stays and later NaNs are skipped, and of equal values (0.0 and -0.0) the first wins. The tmp tile
+is scratch on the NPUs; ptoisa leaves it unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ...dtypes import DType as D
+from ...tile.layout import store
+from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
+from ._common import valid_of
+
+_ROW_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
+                      (D.I16, D.I16), (D.I16, D.I32), (D.I32, D.I32)})
+_COL_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.BF16, D.F32), (D.F16, D.F32), (D.F32, D.F32)})
+_MAXMIN = frozenset({(D.BF16, D.BF16), (D.F16, D.F16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
+                     (D.I8, D.I8), (D.U8, D.U8), (D.I16, D.I16), (D.I32, D.I32)})
+_PROD = frozenset({(D.F16, D.F16), (D.F32, D.F32), (D.I16, D.I16), (D.I32, D.I32), (D.BF16, D.BF16)})
+_NPU_FLOAT = frozenset({(D.F16, D.F16), (D.F32, D.F32)})
+_NPU_INT = frozenset({(D.I16, D.I16), (D.I32, D.I32)})
+
+
+def _table(cpu: frozenset, npu: frozenset) -> dict[str, Legality]:
+    return {"a2a3": Legality({}, pairs=npu), "a5": Legality({}, pairs=npu | frozenset({(D.BF16, D.BF16)}) & cpu),
+            "cpu": Legality({}, pairs=cpu)}
+
+
+def sequential(op: Callable, values: np.ndarray, acc: np.dtype, axis: int) -> np.ndarray:
+    """Fold `values` along `axis` in order with `op`, rounding into `acc` after every step."""
+    values = values.astype(acc)
+    if values.shape[axis] == 0:
+        return np.take(values, [], axis=axis)
+    with np.errstate(all="ignore"):
+        if acc.kind in "iu" or acc in (np.float16, np.float32):
+            return op.accumulate(values, axis=axis, dtype=acc).take(-1, axis=axis)
+        result = values.take(0, axis=axis)
+        for k in range(1, values.shape[axis]):
+            result = op(result, values.take(k, axis=axis)).astype(acc)
+        return result
+
+
+def first_extreme(values: np.ndarray, axis: int, greater: bool) -> np.ndarray:
+    """The running max (min) that replaces only on a strictly greater (smaller) element."""
+    values = np.moveaxis(values, axis, -1)
+    first = values[..., 0]
+    if values.dtype.kind in "iu":
+        return values.max(axis=-1) if greater else values.min(axis=-1)
+    nan = np.isnan(values)
+    filler = -np.inf if greater else np.inf
+    clean = np.where(nan, filler, values.astype(np.float64))
+    best = clean.max(axis=-1) if greater else clean.min(axis=-1)
+    position = np.argmax((clean == best[..., None]) & ~nan, axis=-1)
+    chosen = np.take_along_axis(values, position[..., None], axis=-1)[..., 0]
+    return np.where(np.isnan(first), first, chosen)
+
+
+def _row_sum_acc(plan: Plan) -> np.dtype:
+    d = plan.specs["dst"].dtype
+    return np.dtype(np.float32) if d in (D.F16, D.BF16) else np.dtype(d.np)
+
+
+def _reduce(axis: int, fold: Callable[[Plan, np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Scalars], None]:
+    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        x = valid_of(tiles["src"])
+        out = tiles["dst"]
+        if x.size == 0:
+            return
+        result = fold(plan, x).astype(out.spec.dtype.np)
+        if axis == 1:
+            store(out, result.shape[0], 1, result.reshape(-1, 1))
+        else:
+            store(out, 1, result.shape[0], result.reshape(1, -1))
+
+    return kernel
+
+
+def _rows_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+    if tiles["src"].valid_row > tiles["dst"].spec.rows:
+        check.fail("dst", f"has {tiles['dst'].spec.rows} rows, fewer than src's {tiles['src'].valid_row} valid rows")
+
+
+def _cols_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+    if tiles["src"].valid_col > tiles["dst"].spec.cols:
+        check.fail("dst", f"has {tiles['dst'].spec.cols} columns, fewer than src's {tiles['src'].valid_col} valid "
+                          "columns")
+
+
+_ROW_OPERANDS = (dst(), src("src"), tmp("tmp", optional=True))
+_COL_FORMS = ((dst(), src("src")), (dst(), src("src"), tmp("tmp")))
+
+
+def _row(name: str, fold: Callable[[Plan, np.ndarray], np.ndarray], pairs: frozenset, npu: frozenset,
+         summary: str):  # noqa: ANN202
+    return instruction(name, operands=_ROW_OPERANDS, legality=_table(pairs, npu), dynamic=_rows_rule,
+                       family="reduce", summary=summary)(_reduce(1, fold))
+
+
+def _col(name: str, fold: Callable[[Plan, np.ndarray], np.ndarray], pairs: frozenset, npu: frozenset,
+         summary: str):  # noqa: ANN202
+    return instruction(name, operands=_COL_FORMS[0], forms=_COL_FORMS, legality=_table(pairs, npu),
+                       dynamic=_cols_rule, family="reduce", summary=summary)(_reduce(0, fold))
+
+
+TROWSUM = _row("TROWSUM", lambda p, x: sequential(np.add, x, _row_sum_acc(p), 1), _ROW_SUM, _NPU_FLOAT | _NPU_INT,
+               "dst[i, 0] = sum of src row i (in order)")
+TROWMAX = _row("TROWMAX", lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 1, True), _MAXMIN,
+               _NPU_FLOAT | _NPU_INT, "dst[i, 0] = max of src row i")
+TROWMIN = _row("TROWMIN", lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 1, False), _MAXMIN,
+               _NPU_FLOAT | _NPU_INT, "dst[i, 0] = min of src row i")
+TROWPROD = _row("TROWPROD", lambda p, x: sequential(np.multiply, x, np.dtype(p.specs["dst"].dtype.np), 1), _PROD,
+                _NPU_FLOAT | _NPU_INT, "dst[i, 0] = product of src row i (in order)")
+TCOLSUM = _col("TCOLSUM", lambda p, x: sequential(np.add, x, np.dtype(p.specs["dst"].dtype.np), 0), _COL_SUM,
+               _NPU_FLOAT | _NPU_INT, "dst[0, j] = sum of src column j (in order)")
+TCOLMAX = _col("TCOLMAX", lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 0, True), _MAXMIN,
+               _NPU_FLOAT | _NPU_INT, "dst[0, j] = max of src column j")
+TCOLMIN = _col("TCOLMIN", lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 0, False), _MAXMIN,
+               _NPU_FLOAT | _NPU_INT, "dst[0, j] = min of src column j")
+TCOLPROD = _col("TCOLPROD", lambda p, x: sequential(np.multiply, x, np.dtype(p.specs["dst"].dtype.np), 0), _PROD,
+                _NPU_FLOAT | _NPU_INT, "dst[0, j] = product of src column j (in order)")

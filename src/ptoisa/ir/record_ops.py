@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import IndexType, IntegerType, StringAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, var_operand_def
 from xdsl.parser import Parser
@@ -131,7 +131,10 @@ class RecordOp(DpsOp):
         for operand, value in pairs:
             if operand.kind == "tile" and not isinstance(value.type, TileBufType):
                 self.fail("v.tile_buf", x=operand.name)
-            if operand.kind == "scalar" and not is_scalar(value.type):
+            if operand.kind == "scalar" and operand.fixed is not None:
+                if not isinstance(value.type, IntegerType | IndexType):
+                    self.fail("v.scalar", index=list(self.operands).index(value), type=type_text(value.type))
+            elif operand.kind == "scalar" and not is_scalar(value.type):
                 index = list(self.operands).index(value)
                 self.fail("v.scalar", index=index, type=type_text(value.type))
         config = config_of(self)

@@ -58,6 +58,7 @@ class Operand:
     out: bool = False
     optional: bool = False
     dtype_of: str = "dst"
+    fixed: DType | None = None  # a scalar of a fixed C++ type (uint16_t indexRow), not a tile's element type
 
 
 def dst(name: str = "dst") -> Operand:
@@ -72,8 +73,9 @@ def tmp(name: str = "tmp", optional: bool = False) -> Operand:
     return Operand(name, "tile", optional=optional)
 
 
-def scalar(name: str = "scalar", dtype_of: str = "dst") -> Operand:
-    return Operand(name, "scalar", dtype_of=dtype_of)
+def scalar(name: str = "scalar", dtype_of: str = "dst", fixed: DType | None = None,
+           optional: bool = False) -> Operand:
+    return Operand(name, "scalar", dtype_of=dtype_of, fixed=fixed, optional=optional)
 
 
 @dataclass(frozen=True)
@@ -246,14 +248,14 @@ class Instruction:
         check = Check(self.name, config.name)
         if self.dynamic is not None:
             self.dynamic(check, plan, tiles)
-        converted = {name: to_element(value, tiles[self._scalar_role(name)].spec.dtype, check, name)
+        converted = {name: to_element(value, self._scalar_type(name, tiles), check, name)
                      for name, value in scalars.items()}
         self.kernel(plan, tiles, converted)
 
-    def _scalar_role(self, name: str) -> str:
+    def _scalar_type(self, name: str, tiles: Tiles) -> DType:
         for operand in (o for form in self.forms for o in form):
             if operand.name == name:
-                return operand.dtype_of
+                return operand.fixed if operand.fixed is not None else tiles[operand.dtype_of].spec.dtype
         raise KeyError(name)
 
     def __call__(self, *args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:

@@ -1,0 +1,282 @@
+"""Moves, selections, comparisons and reshaping: TMOV TSEL TSELS TCMP TPARTADD TPARTMAX TPARTMIN TFILLPAD
+TEXTRACT TCONCAT TTRANS.
+
+    TMOV(dst, src)                       dst[i, j] = src[i, j] over the (equal) valid shapes
+    TSEL(dst, selMask, src0, src1, tmp)  dst[i, j] = src0[i, j] if the next bit of the mask stream is 1 else src1
+    TSELS(dst, mask, src, tmp, scalar)   dst[i, j] = src[i, j] if bit j of mask row i is 1 else scalar
+    TCMP(dst, src0, src1, cmpMode)       bit j of dst row i = src0[i, j] cmpMode src1[i, j] (8 or 32 per element)
+    TPARTADD(dst, src0, src1)            like TPARTMUL with + (max, min): one source may cover less than dst
+    TFILLPAD(dst, src)                   dst = src where src is valid, dst's pad value elsewhere (whole tile)
+    TEXTRACT(dst, src, indexRow, indexCol)  dst[i, j] = src[indexRow + i, indexCol + j]
+    TCONCAT(dst, src0, src1)             dst row i = src0 row i's valid columns, then src1's
+    TTRANS(dst, src, tmp)                dst[j, i] = src[i, j]
+
+Meanings from the simulator (include/pto/cpu/TMov.hpp, TSel.hpp, TSelS.hpp, TCmp.h, TPartOp.hpp, TFillPad.hpp,
+TExtract.hpp, TConcat.hpp, TTrans.hpp) and the instruction pages. TSEL reads its mask as one bit stream over dst's
+valid region in row-major order, 8 bits per mask element, moving to the next mask row after the mask's valid
+columns; TCMP zeroes the whole dst first, then writes ceil(valid cols / bits) packed elements per row (at most
+dst's valid columns).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...dtypes import STANDARD_DTYPES
+from ...dtypes import DType as D
+from ...tile.enums import PadValue
+from ...tile.layout import store
+from .._check import Check
+from ..enums import CmpMode
+from ..record import Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
+from ._common import cpp_max, cpp_min, undefined, valid_of, write
+
+ALL = STANDARD_DTYPES
+
+
+def _same(*roles: str, dtypes: tuple[D, ...] = ALL, locs: object = "vec", row_major: tuple[str, ...] = ()):  # noqa: ANN202
+    kwargs = {} if locs == "vec" else {"locs": None}
+    table = Legality({roles[0]: dtypes}, same=(roles,), row_major=row_major, **kwargs)  # type: ignore[arg-type]
+    return {"a2a3": table, "a5": table, "cpu": table}
+
+
+# --- TMOV ----------------------------------------------------------------------------------------------------
+def _equal_valid(check: Check, plan: Plan, tiles: Tiles) -> None:
+    if tiles["src"].valid_shape != tiles["dst"].valid_shape:
+        check.fail("src", f"valid shape {tiles['src'].valid_shape} must equal dst's {tiles['dst'].valid_shape}")
+
+
+def _mov(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    write(tiles["dst"], np.array(valid_of(tiles["src"])))
+
+
+TMOV = instruction("TMOV", operands=(dst(), src("src")), legality=_same("dst", "src", locs=None),
+                   dynamic=_equal_valid, family="move", summary="dst = src (a tile copy, any layouts)")(_mov)
+
+
+# --- TSEL, TSELS ---------------------------------------------------------------------------------------------
+def _mask_bits(mask_values: np.ndarray, count: int, per_row: int) -> np.ndarray:
+    """The first `count` bits of a mask read as a stream: `per_row` elements of 8 bits each per mask row."""
+    bytes_needed = -(-count // 8)
+    rows = -(-bytes_needed // per_row)
+    flat = (mask_values[:rows, :per_row].astype(np.uint64) & 0xFF).astype(np.uint8).reshape(-1)
+    return np.unpackbits(flat, bitorder="little")[:count]
+
+
+def _tsel_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
+    shape = tiles["dst"].valid_shape
+    for role in ("src0", "src1"):
+        if tiles[role].valid_shape != shape:
+            check.fail(role, f"valid shape {tiles[role].valid_shape} must equal dst's {shape}")
+    mask = tiles["selMask"]
+    count = shape[0] * shape[1]
+    if count and (mask.valid_col == 0 or -(-count // 8) > mask.valid_col * mask.spec.rows):
+        check.fail("selMask", f"holds {mask.valid_col * mask.spec.rows * 8} mask bits, fewer than dst's {count} "
+                              "valid elements")
+
+
+def _tsel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    out = tiles["dst"]
+    rows, cols = out.valid_shape
+    if rows == 0 or cols == 0:
+        return
+    mask = tiles["selMask"]
+    per_row = mask.valid_col
+    mask_values = valid_of(mask, (mask.spec.rows, per_row)).view(np.dtype(f"u{mask.spec.dtype.itemsize}"))
+    bits = _mask_bits(mask_values, rows * cols, per_row).reshape(rows, cols).astype(bool)
+    write(out, np.where(bits, valid_of(tiles["src0"], (rows, cols)), valid_of(tiles["src1"], (rows, cols))))
+
+
+_MASK_TYPES = (D.U8, D.U16, D.U32, D.I8, D.I16, D.I32)
+TSEL = instruction(
+    "TSEL", operands=(dst(), src("selMask"), src("src0"), src("src1"), tmp("tmp", optional=True)),
+    legality={t: Legality({"dst": ALL, "selMask": _MASK_TYPES}, same=(("dst", "src0", "src1"),))
+              for t in ("a2a3", "a5", "cpu")},
+    dynamic=_tsel_rule, family="move", summary="dst = src0 where the mask bit stream is 1, else src1")(_tsel)
+
+
+def _tsels_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
+    shape = tiles["dst"].valid_shape
+    if tiles["src"].valid_shape != shape:
+        check.fail("src", f"valid shape {tiles['src'].valid_shape} must equal dst's {shape}")
+    mask = tiles["mask"]
+    bits = mask.spec.dtype.itemsize * 8
+    if mask.spec.rows < shape[0] or mask.spec.cols * bits < shape[1]:
+        check.fail("mask", f"must hold {shape[1]} bits for each of {shape[0]} rows")
+
+
+def _tsels(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    out = tiles["dst"]
+    rows, cols = out.valid_shape
+    if rows == 0 or cols == 0:
+        return
+    mask = tiles["mask"]
+    bits = mask.spec.dtype.itemsize * 8
+    words = valid_of(mask, (rows, -(-cols // bits))).view(np.dtype(f"u{mask.spec.dtype.itemsize}"))
+    column = np.arange(cols)
+    chosen = (words[:, column // bits].astype(np.uint64) >> (column % bits).astype(np.uint64)) & 1
+    write(out, np.where(chosen.astype(bool), valid_of(tiles["src"], (rows, cols)), scalars["scalar"]))
+
+
+TSELS = instruction(
+    "TSELS", operands=(dst(), src("mask"), src("src"), tmp("tmp", optional=True), scalar("scalar", "src")),
+    forms=((dst(), src("mask"), src("src"), tmp("tmp"), scalar("scalar", "src")),
+           (dst(), src("mask"), src("src"), scalar("scalar", "src"))),
+    legality={t: Legality({"dst": ALL, "mask": _MASK_TYPES}, same=(("dst", "src"),)) for t in ("a2a3", "a5", "cpu")},
+    dynamic=_tsels_rule, family="move", summary="dst = src where bit j of mask row i is 1, else scalar")(_tsels)
+
+
+# --- TCMP ----------------------------------------------------------------------------------------------------
+_COMPARE = {CmpMode.EQ: np.equal, CmpMode.NE: np.not_equal, CmpMode.LT: np.less, CmpMode.LE: np.less_equal,
+            CmpMode.GT: np.greater, CmpMode.GE: np.greater_equal}
+
+
+def _tcmp_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
+    if tiles["src0"].valid_shape != tiles["src1"].valid_shape:
+        check.fail("src1", f"valid shape {tiles['src1'].valid_shape} must equal src0's {tiles['src0'].valid_shape}")
+    if tiles["src0"].valid_row != tiles["dst"].valid_row:
+        check.fail("dst", f"valid rows ({tiles['dst'].valid_row}) must equal src0's ({tiles['src0'].valid_row})")
+
+
+def _tcmp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    out = tiles["dst"]
+    rows, cols = tiles["src0"].valid_shape
+    bits = 32 if plan.specs["dst"].dtype.itemsize == 4 else 8
+    result = np.zeros(out.storage.shape, out.storage.dtype)
+    words = min(-(-cols // bits), out.valid_col)
+    if rows and cols and words:
+        with np.errstate(all="ignore"):
+            truth = _COMPARE[plan.attrs["cmpMode"]](valid_of(tiles["src0"]), valid_of(tiles["src1"]))
+        padded = np.zeros((rows, -(-cols // bits) * bits), bool)
+        padded[:, :cols] = truth
+        packed = np.packbits(padded, axis=1, bitorder="little").view(np.dtype(f"<u{bits // 8}"))
+        scratch = out.storage.copy()
+        out.storage[...] = result
+        store(out, rows, words, packed[:, :words].astype(out.storage.dtype))
+        del scratch
+        return
+    out.storage[...] = result
+
+
+_TCMP_SRC = (D.I32, D.F16, D.F32)
+TCMP = instruction(
+    "TCMP", operands=(dst(), src("src0"), src("src1")), attrs=(Attr("cmpMode", CmpMode, CmpMode.EQ),),
+    legality={t: Legality({"dst": (D.U8, D.U32), "src0": ALL}, same=(("src0", "src1"),))
+              for t in ("a2a3", "a5", "cpu")},
+    dynamic=_tcmp_rule, family="move", summary="packed bits of src0 cmpMode src1 (dst zeroed first)")(_tcmp)
+
+
+# --- TPARTADD, TPARTMAX, TPARTMIN ----------------------------------------------------------------------------
+def _part_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
+    d, a, b = (tiles[r].valid_shape for r in ("dst", "src0", "src1"))
+
+    def within(s: tuple[int, int]) -> bool:
+        return s[0] <= d[0] and s[1] <= d[1]
+
+    if not (within(a) and within(b) and (a == d or b == d)) and 0 not in d:
+        if plan.config.undefined != "emulate":
+            undefined(check, plan.config, None, f"valid shapes dst {d}, src0 {a}, src1 {b} are not a supported "
+                                                "pattern (one source must equal dst, the other must not exceed it)")
+
+
+def _part(fn):  # noqa: ANN001, ANN202
+    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        out = tiles["dst"]
+        rows, cols = out.valid_shape
+        (ar, ac), (br, bc) = tiles["src0"].valid_shape, tiles["src1"].valid_shape
+        ar, ac, br, bc = min(ar, rows), min(ac, cols), min(br, rows), min(bc, cols)
+        result = np.zeros((rows, cols), out.storage.dtype)
+        a = valid_of(tiles["src0"], (ar, ac))
+        b = valid_of(tiles["src1"], (br, bc))
+        result[:ar, :ac] = a
+        result[:br, :bc] = b
+        r, c = min(ar, br), min(ac, bc)
+        with np.errstate(all="ignore"):
+            result[:r, :c] = fn(a[:r, :c], b[:r, :c]).astype(result.dtype)
+        write(out, result)
+
+    return kernel
+
+
+for _name, _fn, _sym in (("TPARTADD", np.add, "+"), ("TPARTMAX", cpp_max, "max"), ("TPARTMIN", cpp_min, "min")):
+    globals()[_name] = instruction(
+        _name, operands=(dst(), src("src0"), src("src1")), legality=_same("dst", "src0", "src1"),
+        dynamic=_part_rule, family="move",
+        summary=f"src0 {_sym} src1 where both are valid, the valid one's value elsewhere in dst")(_part(_fn))
+
+
+# --- TFILLPAD ------------------------------------------------------------------------------------------------
+def pad_value(dtype: D, pad: PadValue) -> float | int:
+    """The simulator's pad values: 0 for Null/Zero; +-inf (floats) or the type's max/min (integers)."""
+    if pad is PadValue.Max:
+        return float("inf") if dtype.is_float else int(np.iinfo(dtype.np).max)
+    if pad is PadValue.Min:
+        return float("-inf") if dtype.is_float else int(np.iinfo(dtype.np).min)
+    return 0
+
+
+def _fillpad(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    out, source = tiles["dst"], tiles["src"]
+    spec = out.spec
+    full = np.full((spec.rows, spec.cols), pad_value(spec.dtype, spec.pad), dtype=spec.dtype.np)
+    vr, vc = min(source.valid_row, spec.rows), min(source.valid_col, spec.cols)
+    full[:vr, :vc] = valid_of(source, (vr, vc)).astype(spec.dtype.np)
+    store(out, spec.rows, spec.cols, full)
+
+
+TFILLPAD = instruction("TFILLPAD", operands=(dst(), src("src")), legality=_same("dst", "src"), family="move",
+                       summary="dst = src's valid region, dst's pad value (PadValue) everywhere else")(_fillpad)
+
+
+# --- TEXTRACT ------------------------------------------------------------------------------------------------
+def _extract(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    out, source = tiles["dst"], tiles["src"]
+    r0, c0 = int(scalars.get("indexRow", 0)), int(scalars.get("indexCol", 0))
+    rows, cols = out.valid_shape
+    if r0 + rows > source.valid_row or c0 + cols > source.valid_col:
+        Check("TEXTRACT", plan.config.name).fail(
+            "src", f"the window at ({r0}, {c0}) of dst's valid shape {out.valid_shape} leaves src's valid shape "
+                   f"{source.valid_shape}")
+    write(out, np.array(valid_of(source, (r0 + rows, c0 + cols))[r0:, c0:]))
+
+
+TEXTRACT = instruction(
+    "TEXTRACT", operands=(dst(), src("src"), scalar("indexRow", fixed=D.U16, optional=True),
+                          scalar("indexCol", fixed=D.U16, optional=True)),
+    legality=_same("dst", "src", locs=None), family="move",
+    summary="dst = the window of src at (indexRow, indexCol)")(_extract)
+
+
+# --- TCONCAT -------------------------------------------------------------------------------------------------
+def _concat_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
+    d, a, b = (tiles[r].valid_shape for r in ("dst", "src0", "src1"))
+    if not d[0] == a[0] == b[0]:
+        check.fail(None, f"valid rows of dst {d[0]}, src0 {a[0]} and src1 {b[0]} must be equal")
+    if d[1] != a[1] + b[1]:
+        check.fail("dst", f"valid columns ({d[1]}) must be src0's plus src1's ({a[1]} + {b[1]})")
+
+
+def _concat(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    write(tiles["dst"], np.concatenate([valid_of(tiles["src0"]), valid_of(tiles["src1"])], axis=1))
+
+
+TCONCAT = instruction("TCONCAT", operands=(dst(), src("src0"), src("src1")),
+                      legality=_same("dst", "src0", "src1"), dynamic=_concat_rule, family="move",
+                      summary="dst row i = src0 row i then src1 row i (valid columns)")(_concat)
+
+
+# --- TTRANS --------------------------------------------------------------------------------------------------
+def _trans_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
+    sr, sc = tiles["src"].valid_shape
+    if tiles["dst"].spec.rows < sc or tiles["dst"].spec.cols < sr:
+        check.fail("dst", f"({tiles['dst'].spec.rows} x {tiles['dst'].spec.cols}) cannot hold the transpose of "
+                          f"src's valid {sr} x {sc}")
+
+
+def _trans(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    write(tiles["dst"], np.array(valid_of(tiles["src"]).T))
+
+
+TTRANS = instruction("TTRANS", operands=(dst(), src("src"), tmp("tmp", optional=True)),
+                     legality=_same("dst", "src"), dynamic=_trans_rule, family="move",
+                     summary="dst[j, i] = src[i, j] over src's valid region")(_trans)

@@ -83,9 +83,9 @@ def test_a_loop_value_used_after_its_loop_is_refused(tmp_path, capsys):
 
 def test_an_unknown_op_close_to_a_known_one_gets_a_suggestion(tmp_path, capsys):
     path = tmp_path / "typo.pto"
-    path.write_text("func.func @f() {\n  pto.tcmpz\n  return\n}\n")
+    path.write_text("func.func @f() {\n  pto.tcmpss\n  return\n}\n")
     code, out, _ = _run(capsys, ["check", str(path)])
-    assert code == 1 and "pto.tcmpz is not registered; did you mean pto.tcmps?" in out
+    assert code == 1 and "pto.tcmpss is not registered; did you mean pto.tcmps?" in out
 
 
 def test_an_unclosed_region_is_reported_at_its_opening_brace(tmp_path, capsys):

@@ -24,7 +24,7 @@ from ..tile.tile import Tile
 class GlobalTensor:
     """A kernel argument in global memory (a `!pto.ptr<T>` or memref argument)."""
 
-    __slots__ = ("_copy_back", "array", "flat", "name", "written")
+    __slots__ = ("_copy_back", "_written", "array", "flat", "name")
 
     def __init__(self, name: str, array: np.ndarray) -> None:
         self.name = name
@@ -32,7 +32,26 @@ class GlobalTensor:
         contiguous = array.flags.c_contiguous and array.flags.writeable
         self.flat = array.reshape(-1) if contiguous else np.ascontiguousarray(array).reshape(-1)
         self._copy_back = not contiguous
-        self.written = False
+        self._written = [False]  # shared with the pointers `offset` derives
+
+    @property
+    def written(self) -> bool:
+        return self._written[0]
+
+    @written.setter
+    def written(self, value: bool) -> None:
+        self._written[0] = value
+
+    def offset(self, elements: int) -> GlobalTensor:
+        """`pto.addptr`: the same memory from element `elements` on (writes reach this tensor)."""
+        if not 0 <= elements <= self.size:
+            raise OutOfBoundsError(f"addptr %{self.name} + {elements}: %{self.name} holds {self.size} elements")
+        derived = GlobalTensor.__new__(GlobalTensor)
+        derived.name = f"{self.name}+{elements}"
+        derived.array = derived.flat = self.flat[elements:]
+        derived._copy_back = False
+        derived._written = self._written
+        return derived
 
     @property
     def size(self) -> int:

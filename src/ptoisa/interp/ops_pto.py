@@ -21,7 +21,7 @@ from ..isa.texpands import texpands
 from ..isa.tgather import tgather_cmp, tgather_index, tgather_mask
 from ..isa.tpartmul import tpartmul
 from ..tile.spec import TileSpec
-from ..tile.tile import Tile
+from ..tile.tile import Tile, window
 from .decode import FunctionDecoder, Step, handler
 from .errors import LimitError
 from .memory import GlobalTensor, View, tload, tstore
@@ -363,3 +363,30 @@ def _tgather_cmp(d: FunctionDecoder, op: Operation, dst: Any, src: Any, tmp: Any
     return step
 
 
+
+
+# --- tile windows and pointer arithmetic ---------------------------------------------------------------------
+@handler("pto.subview")
+def _subview(d: FunctionDecoder, op: Operation) -> Step:
+    spec = _spec(d, op, op.results[0].type)
+    src = d.use(op.source)  # type: ignore[attr-defined]
+    offsets = [d.use(v) for v in op.offsets]  # type: ignore[attr-defined]
+    valid = [d.use(v) for v in op.valid]  # type: ignore[attr-defined]
+    r = d.define(op.results[0])
+
+    def step(regs: list[Any]) -> None:
+        regs[r] = window(regs[src], spec, regs[offsets[0]], regs[offsets[1]],
+                         tuple(regs[v] for v in valid) or None)
+
+    return step
+
+
+@handler("pto.addptr")
+def _addptr(d: FunctionDecoder, op: Operation) -> Step:
+    p, o = d.use(op.ptr), d.use(op.offset)  # type: ignore[attr-defined]
+    r = d.define(op.results[0])
+
+    def step(regs: list[Any]) -> None:
+        regs[r] = regs[p].offset(int(regs[o]))
+
+    return step

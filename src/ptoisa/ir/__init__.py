@@ -33,12 +33,13 @@ from .convert import dtype_of_type, tile_buf_type_of, tile_spec_of, type_of_dtyp
 from .errors import TextFormError
 from .ops import FIVE_OPS, TCIOp, TCmpsOp, TExpandsOp, TGatherOp, TPartMulOp
 from .record_ops import RECORD_OPS
+from .view_ops import VIEW_OPS
 from .support_ops import SUPPORT_OPS, AllocTileOp
 from .sync_ops import SYNC_OPS
 from .syntax import Flavour, print_flavour
 from .types import PTO_TYPES, PartitionTensorViewType, PtoTileType, PtrType, TensorViewType, TileBufType
 
-PTO = Dialect("pto", [*FIVE_OPS, *SUPPORT_OPS, *SYNC_OPS, *RECORD_OPS], [*ENUM_ATTRS, *PTO_TYPES])
+PTO = Dialect("pto", [*FIVE_OPS, *SUPPORT_OPS, *SYNC_OPS, *RECORD_OPS, *VIEW_OPS], [*ENUM_ATTRS, *PTO_TYPES])
 
 
 def make_context() -> Context:

@@ -184,3 +184,34 @@ def _runtime_valid(spec: TileSpec, valid: tuple[int, ...]) -> tuple[int, int]:
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= limit:
             raise TileSpecError(f"valid {which} count of {spec} must be an integer in [0, {limit}] (got {value!r})")
     return int(vr), int(vc)
+
+
+def window(parent: Tile, spec: TileSpec, row: int, col: int, valid: tuple[int, int] | None = None) -> Tile:
+    """A tile over parent's logical sub-rectangle [row, row + spec.rows) x [col, col + spec.cols), sharing its
+    bytes (PTOAS `pto.subview`). Plain (ND/DN) layouts only; `valid` defaults to spec's static valid shape, or
+    the whole window where spec's is dynamic."""
+    from .enums import SLayout
+
+    if parent.spec.slayout is not SLayout.NoneBox or spec.slayout is not SLayout.NoneBox:
+        raise TileSpecError(f"subview of {parent.spec}: windows of boxed layouts are not modelled")
+    if spec.dtype is not parent.spec.dtype or spec.blayout is not parent.spec.blayout:
+        raise TileSpecError(f"subview {spec} of {parent.spec}: element type and layout must be the parent's")
+    row, col = int(row), int(col)
+    if row < 0 or col < 0 or row + spec.rows > parent.spec.rows or col + spec.cols > parent.spec.cols:
+        raise TileSpecError(f"subview {spec.rows}x{spec.cols} at ({row}, {col}) leaves {parent.spec}")
+    t = Tile.__new__(Tile)
+    t.spec = spec
+    vr = spec.valid_row if spec.valid_row != DYNAMIC else spec.rows
+    vc = spec.valid_col if spec.valid_col != DYNAMIC else spec.cols
+    if valid is not None:
+        vr, vc = (int(v) for v in valid)
+    if not (0 <= vr <= spec.rows and 0 <= vc <= spec.cols):
+        raise TileSpecError(f"subview valid shape ({vr}, {vc}) exceeds {spec.rows}x{spec.cols}")
+    t._valid_row, t._valid_col = vr, vc
+    t.view = parent.view[row:row + spec.rows, col:col + spec.cols]
+    # A window of whole rows (row-major) or whole columns (col-major) is contiguous: its storage is exact.
+    whole = spec.cols == parent.spec.cols if spec.is_row_major else spec.rows == parent.spec.rows
+    start = row * parent.spec.cols + col if spec.is_row_major else col * parent.spec.rows + row
+    t.storage = parent.storage[start:start + spec.numel] if whole else t.view
+    t.binding = parent.binding
+    return t

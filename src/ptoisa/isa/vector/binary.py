@@ -17,10 +17,11 @@ import numpy as np
 
 from ...dtypes import DType as D
 from .._check import Check
-from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src
+from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import ALL9, FLOATS, INTS, cpp_max, cpp_min, equal_valid, trunc_div, trunc_rem, undefined, valid_of, write
 
 OPERANDS = (dst(), src("src0"), src("src1"))
+WITH_TMP = (*OPERANDS, tmp("tmp", optional=True))  # TREM's C++ signature has a scratch tile
 SAME = (("dst", "src0", "src1"),)
 _A2A3_ARITH = (D.I32, D.I16, D.F16, D.F32)
 _A5_ARITH = (D.I32, D.U32, D.F32, D.I16, D.U16, D.F16, D.BF16, D.U8, D.I8)
@@ -120,7 +121,7 @@ TMAX = instruction("TMAX", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_A
                    family="binary", summary="dst = std::max(src0, src1)")(_elementwise(cpp_max))
 TMIN = instruction("TMIN", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
                    family="binary", summary="dst = std::min(src0, src1)")(_elementwise(cpp_min))
-TREM = instruction("TREM", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
+TREM = instruction("TREM", operands=WITH_TMP, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
                    family="binary", summary="dst = src0 rem src1, with the sign of src1")(_nonzero_divisor(_elementwise(rem)))
 TAND = instruction("TAND", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
                    family="binary", summary="dst = src0 & src1")(_elementwise(np.bitwise_and))

@@ -273,6 +273,14 @@ def expand_cases(rng, op: str, dtypes: list[str]) -> list[Case]:
     return cases
 
 
+def _with_tmp(rng, cases: list[Case], call: str) -> list[Case]:
+    for c in cases:
+        c.tiles["tmp"] = TileDesc(**vars(c.tiles["dst"]))
+        c.data["tmp"] = junk(rng, c.tiles["tmp"])
+        c.call = call
+    return cases
+
+
 def build_cases(rng, op: str) -> list[Case]:
     if op in ("tadd", "tsub", "tmul", "tmax", "tmin"):
         return binary(rng, op, FLOAT + INTS)
@@ -285,8 +293,10 @@ def build_cases(rng, op: str) -> list[Case]:
             c.data["tmp"] = junk(rng, c.tiles["tmp"])
             c.call = "TREM(dst, src0, src1, tmp)"
         return cases
-    if op in ("tand", "tor", "txor"):
+    if op in ("tand", "tor"):
         return binary(rng, op, INTS)
+    if op == "txor":
+        return _with_tmp(rng, binary(rng, op, INTS), "TXOR(dst, src0, src1, tmp)")
     if op in ("tadds", "tsubs", "tmuls", "tmaxs", "tmins", "tdivs"):
         return scalar_op(rng, op, FLOAT + ["i32", "i16"])
     if op == "trems":
@@ -296,8 +306,10 @@ def build_cases(rng, op: str) -> list[Case]:
             c.data["tmp"] = junk(rng, c.tiles["tmp"])
             c.call = "TREMS(dst, src0, scalar, tmp)"
         return cases
-    if op in ("tands", "tors", "txors"):
+    if op in ("tands", "tors"):
         return scalar_op(rng, op, INTS)
+    if op == "txors":
+        return _with_tmp(rng, scalar_op(rng, op, INTS), "TXORS(dst, src0, scalar, tmp)")
     if op in ("texp", "tsqrt", "tlog", "trsqrt", "trecip"):
         return unary(rng, op, FLOAT, "positive" if op != "texp" else "small")
     if op in ("tabs", "tneg"):
@@ -310,7 +322,9 @@ def build_cases(rng, op: str) -> list[Case]:
         return tcvt(rng)
     if op == "trowsum":
         return reduce_cases(rng, op, [("f32", "f32"), ("f16", "f16"), ("f16", "f32"), ("i32", "i32"), ("i16", "i16")])
-    if op in ("trowmax", "trowmin", "tcolmax", "tcolmin"):
+    if op == "tcolmax":
+        return reduce_cases(rng, op, [("f32", "f32"), ("f16", "f16"), ("f16", "f32"), ("i8", "i8"), ("u8", "u8")])
+    if op in ("trowmax", "trowmin", "tcolmin"):
         return reduce_cases(rng, op, [("f32", "f32"), ("f16", "f16"), ("i32", "i32")])
     if op == "tcolsum":
         return reduce_cases(rng, op, [("f32", "f32"), ("f16", "f16"), ("f16", "f32")])

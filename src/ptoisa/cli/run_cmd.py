@@ -55,7 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                      help="reproduce what the target does with undefined input instead of refusing it")
     run.add_argument("--fill", default="zero", metavar="zero|nan|BYTE",
                      help="initial contents of tiles from alloc_tile and of on-chip buffers (default zero)")
-    run.add_argument("--block", default="0/1", metavar="I[/N]", help="get_block_idx / get_block_num (default 0/1)")
+    run.add_argument("--block", default=None, metavar="I[/N]", help="get_block_idx / get_block_num (default 0/1)")
+    run.add_argument("--grid", type=_positive_int, default=None, metavar="N",
+                     help="run blocks 0..N-1 of an SPMD kernel in turn over the same tensors (progress on stderr)")
     run.add_argument("--quiet", "-q", action="store_true", help="print only errors and warnings")
     run.add_argument("--format", choices=["text", "json"], default="text",
                      help="json: one JSON object (target, entry, steps, arguments, outputs, returns) on stdout")

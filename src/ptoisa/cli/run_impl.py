@@ -34,7 +34,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         params = program.arguments(entry)
         bound, origins = _bind(params, [*args.args, *args.arg], args.max_bytes)
         config = _config(args, program)
-        block = _block_arg(args.block)
+        if args.grid is not None and args.block is not None:
+            raise _Usage("--grid runs every block; give either --grid N or --block I/N")
+        block = _block_arg(args.block or "0/1")
     except UnreadableSourceError as exc:
         return _error(exc, EXIT_USAGE)
     except LoadError as exc:  # the program does not parse or verify for the target: report it like `check`
@@ -48,7 +50,10 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            result = program.run(entry, target=config, block=block, limits=limits, **bound)
+            if args.grid is None:
+                result = program.run(entry, target=config, block=block, limits=limits, **bound)
+            else:
+                result = _run_grid(program, entry, config, limits, bound, args.grid, quiet=args.quiet)
         except ArgumentError as exc:
             return _error(exc, EXIT_USAGE)
         except PtoError as exc:
@@ -72,6 +77,26 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     elif not args.quiet:
         _summary(out, program, result, params, origins, saved, config, args)
     return EXIT_OK
+
+
+def _run_grid(program: Any, entry: str, config: Any, limits: Any, bound: dict[str, Any], blocks: int,
+              quiet: bool) -> Any:
+    """Blocks 0..blocks-1 in turn over the same arguments; one result with every tensor any block wrote."""
+    import dataclasses
+    import time
+
+    outputs: dict[str, Any] = {}
+    steps, last_report, result = 0, time.monotonic(), None
+    for index in range(blocks):
+        result = program.run(entry, target=config, block=(index, blocks), limits=limits, **bound)
+        outputs.update(result.outputs)
+        steps += result.ops_executed
+        if not quiet and blocks > 1 and (time.monotonic() - last_report > 0.5 or index == blocks - 1):
+            sys.stderr.write(f"\rblock {index + 1}/{blocks}" + ("\n" if index == blocks - 1 else ""))
+            sys.stderr.flush()
+            last_report = time.monotonic()
+    ordered = {name: outputs[name] for name in bound if name in outputs}
+    return dataclasses.replace(result, outputs=ordered, ops_executed=steps)
 
 
 def _as_json(result: Any, params: list[Any], origins: dict[str, str], saved: dict[str, list[str]]) -> dict[str, Any]:

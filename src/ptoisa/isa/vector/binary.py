@@ -127,7 +127,7 @@ TAND = instruction("TAND", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE
                    family="binary", summary="dst = src0 & src1")(_elementwise(np.bitwise_and))
 TOR = instruction("TOR", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
                   family="binary", summary="dst = src0 | src1")(_elementwise(np.bitwise_or))
-TXOR = instruction("TXOR", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
+TXOR = instruction("TXOR", operands=WITH_TMP, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
                    family="binary", summary="dst = src0 ^ src1")(_elementwise(np.bitwise_xor))
 TSHL = instruction("TSHL", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
                    family="binary", summary="dst = src0 << src1")(_shift_rule(_elementwise(shift_left)))

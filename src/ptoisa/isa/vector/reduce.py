@@ -27,6 +27,8 @@ _ROW_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.F16, D.F32), (D.BF16,
 _COL_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.BF16, D.F32), (D.F16, D.F32), (D.F32, D.F32)})
 _MAXMIN = frozenset({(D.BF16, D.BF16), (D.F16, D.F16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
                      (D.I8, D.I8), (D.U8, D.U8), (D.I16, D.I16), (D.I32, D.I32)})
+_COL_MAX = frozenset({(D.BF16, D.BF16), (D.F16, D.F16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
+                      (D.I8, D.I8), (D.U8, D.U8)})  # include/pto/cpu/TColMax.hpp CheckCMValid
 _PROD = frozenset({(D.F16, D.F16), (D.F32, D.F32), (D.I16, D.I16), (D.I32, D.I32), (D.BF16, D.BF16)})
 _NPU_FLOAT = frozenset({(D.F16, D.F16), (D.F32, D.F32)})
 _NPU_INT = frozenset({(D.I16, D.I16), (D.I32, D.I32)})
@@ -123,7 +125,7 @@ TROWPROD = _row("TROWPROD", lambda p, x: sequential(np.multiply, x, np.dtype(p.s
                 _NPU_FLOAT | _NPU_INT, "dst[i, 0] = product of src row i (in order)")
 TCOLSUM = _col("TCOLSUM", lambda p, x: sequential(np.add, x, np.dtype(p.specs["dst"].dtype.np), 0), _COL_SUM,
                _NPU_FLOAT | _NPU_INT, "dst[0, j] = sum of src column j (in order)")
-TCOLMAX = _col("TCOLMAX", lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 0, True), _MAXMIN,
+TCOLMAX = _col("TCOLMAX", lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 0, True), _COL_MAX,
                _NPU_FLOAT | _NPU_INT, "dst[0, j] = max of src column j")
 TCOLMIN = _col("TCOLMIN", lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 0, False), _MAXMIN,
                _NPU_FLOAT | _NPU_INT, "dst[0, j] = min of src column j")

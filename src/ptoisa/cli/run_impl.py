@@ -234,7 +234,7 @@ def _list(params: list[Any]) -> str:
 def _value(param: Any, text: str, max_bytes: int | None = None) -> Any:
     if param.kind == "scalar":
         return _scalar(param, text)
-    if param.kind != "tensor":
+    if param.kind not in ("tensor", "tile"):
         raise _Usage(f"argument %{param.name} has type {param.type_text}, which cannot be given on the command line")
     return _tensor(param, text, max_bytes)
 

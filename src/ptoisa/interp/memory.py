@@ -187,3 +187,24 @@ def tstore(tile: Tile, view: View) -> None:
         values = np.ascontiguousarray(values).reshape(rows, cols)
     view.matrix()[:, :] = values
     view.tensor.written = True
+
+
+class TileArgument:
+    """An entry argument that is a tile (`!pto.tile_buf`): the kernel works on `tile`; `finish` copies its
+    logical contents back into the caller's array when they changed (then `written` is true)."""
+
+    __slots__ = ("array", "before", "name", "tile", "written")
+
+    def __init__(self, name: str, tile: Tile, array: np.ndarray | None) -> None:
+        self.name, self.tile, self.array = name, tile, array
+        self.before = tile.tobytes()
+        self.written = False
+
+    def finish(self) -> None:
+        if self.tile.tobytes() == self.before:
+            return
+        self.written = True
+        if self.array is None:
+            self.array = self.tile.to_numpy()
+        elif self.array.flags.writeable:
+            self.array[...] = self.tile.to_numpy()

@@ -34,13 +34,13 @@ from xdsl.ir import Operation
 from ..errors import PtoError
 from ..ir.convert import dtype_of_type
 from ..ir.legality import module_target
-from ..ir.types import PtrType
+from ..ir.types import PtrType, TileBufType
 from ..memory import OnChipMemory
 from ..targets import Config, current_config, make_config, resolve
 from . import ops_arith, ops_control, ops_pto, ops_record  # noqa: F401 - register the op handlers
 from .decode import CompiledFunction, decode_function
 from .errors import ArgumentError, ExecutionError, UnknownEntryError
-from .memory import GlobalTensor, View
+from .memory import GlobalTensor, TileArgument, View
 from .scalars import from_python, kind_of
 from .source import Source, read_source
 
@@ -297,12 +297,15 @@ class Program:
         values, tensors = [], []
         for p in params:
             value = _convert(p, given[p.name])
-            if isinstance(value, View):
+            if isinstance(value, TileArgument):
+                tensors.append(value)
+                value = value.tile
+            elif isinstance(value, View):
                 tensors.append(value.tensor)
             elif isinstance(value, GlobalTensor):
                 tensors.append(value)
             values.append(value)
-            given[p.name] = given[p.name] if p.kind == "tensor" else value
+            given[p.name] = given[p.name] if p.kind in ("tensor", "tile") else value
         return values, given, tensors
 
 
@@ -311,6 +314,12 @@ def _names(params: list[Argument]) -> str:
 
 
 def _describe(name: str, t: Any) -> Argument:
+    if isinstance(t, TileBufType):
+        try:
+            dtype = dtype_of_type(t.element_type).np
+        except PtoError:
+            dtype = None
+        return Argument(name, t, "tile", dtype)
     if isinstance(t, PtrType | MemRefType):
         try:
             dtype = dtype_of_type(t.element_type).np
@@ -323,6 +332,8 @@ def _describe(name: str, t: Any) -> Argument:
 
 
 def _convert(p: Argument, value: Any) -> Any:
+    if p.kind == "tile":
+        return _tile_argument(p, value)
     if p.kind == "scalar":
         kind = kind_of(p.type)
         try:
@@ -331,7 +342,7 @@ def _convert(p: Argument, value: Any) -> Any:
             raise ArgumentError(str(exc)) from None
     if p.kind == "other":
         raise ArgumentError(f"argument %{p.name} has type {p.type_text}; an entry function takes global tensors "
-                            "(!pto.ptr, memref) and scalars")
+                            "(!pto.ptr, memref), tiles (!pto.tile_buf) and scalars")
     if p.dtype is None:
         raise ArgumentError(f"argument %{p.name}: element type of {p.type_text} has no NumPy dtype")
     if isinstance(value, (list, tuple)):
@@ -344,6 +355,37 @@ def _convert(p: Argument, value: Any) -> Any:
     if isinstance(p.type, MemRefType):
         return _memref_view(p, tensor)
     return tensor
+
+
+def _tile_argument(p: Argument, value: Any) -> TileArgument:
+    """A tile argument: a Tile of the argument's type, or an array of its (rows, cols) logical shape."""
+    from ..errors import TileSpecError
+    from ..ir.convert import tile_spec_of
+    from ..tile.tile import Tile
+
+    try:
+        spec = tile_spec_of(p.type)
+    except (PtoError, ValueError) as exc:
+        raise ArgumentError(f"argument %{p.name} ({p.type_text}): {exc}") from None
+    if isinstance(value, Tile):
+        if value.spec != spec:
+            raise ArgumentError(f"argument %{p.name} needs a tile of type {p.type_text} (got {value.spec})")
+        return TileArgument(p.name, value, None)
+    if isinstance(value, (list, tuple)):
+        value = np.asarray(value, dtype=spec.np_dtype)
+    if not isinstance(value, np.ndarray) or value.shape != (spec.rows, spec.cols) or value.dtype != spec.np_dtype:
+        got = f"{value.dtype}[{'x'.join(map(str, value.shape))}]" if isinstance(value, np.ndarray) else \
+            type(value).__name__
+        raise ArgumentError(f"argument %{p.name} ({p.type_text}) needs a Tile or a {spec.np_dtype} array of shape "
+                            f"{spec.rows}x{spec.cols} (got {got})")
+    try:
+        tile = Tile(spec, *([] if spec.valid_row != -1 and spec.valid_col != -1 else
+                            [spec.rows if spec.valid_row == -1 else spec.valid_row,
+                             spec.cols if spec.valid_col == -1 else spec.valid_col]))
+        tile.set_logical(value)
+    except TileSpecError as exc:
+        raise ArgumentError(f"argument %{p.name}: {exc}") from None
+    return TileArgument(p.name, tile, value)
 
 
 def _memref_view(p: Argument, tensor: GlobalTensor) -> View:

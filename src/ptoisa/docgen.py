@@ -26,6 +26,8 @@ def _dtypes(rec: Instruction, target: str) -> str:
     table = rec.legality[target]
     if table.pairs is not None:
         return f"{len(table.pairs)} (src, dst) pairs"
+    if len(table.dtypes) > 1:
+        return "; ".join(f"{role}: {names(allowed)}" for role, allowed in table.dtypes.items())
     allowed = table.dtypes.get("dst") or next(iter(table.dtypes.values()), ())
     return names(allowed) if allowed else "any"
 
@@ -36,8 +38,8 @@ def render() -> str:
         "",
         "Generated from the instruction records (`python -m ptoisa.docgen`); each record also gives the Python",
         "entry point (`ptoisa.TADD(...)`), the `pto.*` op of the text forms and its verifier, and the",
-        "interpreter's step. Element types are those of dst on each target; the rules behind each kernel are in",
-        "the module docstrings under `src/ptoisa/isa/vector/` and in `docs/semantics.md`.",
+        "interpreter's step. Element types are dst's on each target (other roles named where they differ); the rules",
+        "behind each kernel are in the module docstrings under `src/ptoisa/isa/vector/` and `docs/semantics.md`.",
         "",
     ]
     records = sorted((r for r in REGISTRY.values() if r.family), key=lambda r: (list(_FAMILIES).index(r.family)

@@ -136,8 +136,8 @@ def same_shape_cases(rng, op: str, call: str, roles: list[str], dtypes: list[str
                 case.data[r] = junk(rng, desc) if r == "dst" else fill(rng, desc, mode)
             if scalar:
                 s = values(rng, dtype, 1, "small" if mode != "special" else "special")
-                if op in ("tdivs", "trems", "tfmods") and np.dtype(NP[dtype]).kind in "iu":
-                    s = values(rng, dtype, 1, "positive")
+                if op in ("tdivs", "tfmods") and np.dtype(NP[dtype]).kind in "iu" or op == "trems":
+                    s = values(rng, dtype, 1, "positive")  # TREMS calls a zero scalar illegal and writes nothing
                 case.scalars["scalar"] = (dtype, s.tobytes())
             cases.append(case)
     return cases

@@ -25,6 +25,9 @@ WITH_TMP = (*OPERANDS, tmp("tmp", optional=True))  # TREM's C++ signature has a 
 SAME = (("dst", "src0", "src1"),)
 _A2A3_ARITH = (D.I32, D.I16, D.F16, D.F32)
 _A5_ARITH = (D.I32, D.U32, D.F32, D.I16, D.U16, D.F16, D.BF16, D.U8, D.I8)
+# Per-instruction lists from the instruction pages' constraints (docs/isa/<NAME>.md, "A2A3"/"A5" lines)
+_A2A3_DIV, _A5_DIV = (D.F16, D.F32), (D.I32, D.U32, D.F32, D.I16, D.U16, D.F16)
+_A2A3_REM, _A5_REM = (D.F32, D.I32), (D.F16, D.F32, D.I16, D.U16, D.I32, D.U32)
 _BITWISE = (D.I8, D.U8, D.I16, D.U16, D.I32, D.U32)
 
 
@@ -115,13 +118,13 @@ TSUB = instruction("TSUB", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_A
                    family="binary", summary="dst = src0 - src1")(_elementwise(np.subtract))
 TMUL = instruction("TMUL", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
                    family="binary", summary="dst = src0 * src1")(_elementwise(np.multiply))
-TDIV = instruction("TDIV", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
+TDIV = instruction("TDIV", operands=OPERANDS, legality=_table(_A2A3_DIV, _A5_DIV), dynamic=_VALID,
                    family="binary", summary="dst = src0 / src1 (integers truncate)")(_nonzero_divisor(_elementwise(_div)))
 TMAX = instruction("TMAX", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
                    family="binary", summary="dst = std::max(src0, src1)")(_elementwise(cpp_max))
 TMIN = instruction("TMIN", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
                    family="binary", summary="dst = std::min(src0, src1)")(_elementwise(cpp_min))
-TREM = instruction("TREM", operands=WITH_TMP, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
+TREM = instruction("TREM", operands=WITH_TMP, legality=_table(_A2A3_REM, _A5_REM), dynamic=_VALID,
                    family="binary", summary="dst = src0 rem src1, with the sign of src1")(_nonzero_divisor(_elementwise(rem)))
 TAND = instruction("TAND", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
                    family="binary", summary="dst = src0 & src1")(_elementwise(np.bitwise_and))

@@ -30,9 +30,16 @@ _TYPES = (D.F32, D.F16, D.I32, D.I16, D.U32, D.U16)
 _FLOAT = (D.F32, D.F16)
 
 
-def _table(dtypes: tuple[D, ...], roles: tuple[str, ...], row_major: tuple[str, ...]) -> dict[str, Legality]:
-    table = Legality({"dst": dtypes}, same=(roles,), row_major=row_major)
-    return {"a2a3": table, "a5": table, "cpu": table}
+_A2A3_OP = (D.F16, D.F32, D.I16, D.I32)  # docs/isa/TROWEXPANDMUL.md and siblings: A2/A3 and A5
+_A5_OP = _A2A3_OP + (D.U16, D.U32, D.BF16, D.I8, D.U8)
+
+
+def _table(dtypes: tuple[D, ...], roles: tuple[str, ...], row_major: tuple[str, ...],
+           a2a3: tuple[D, ...] | None = None, a5: tuple[D, ...] | None = None) -> dict[str, Legality]:
+    def make(allowed: tuple[D, ...]) -> Legality:
+        return Legality({"dst": allowed}, same=(roles,), row_major=row_major)
+
+    return {"a2a3": make(a2a3 or dtypes), "a5": make(a5 or dtypes), "cpu": make(dtypes)}
 
 
 def _sub_then_exp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -151,9 +158,13 @@ for _name, (_fn, _sym, _types) in _OPS.items():
         if _sym not in ("max", "min", "expdif") else f"dst[i, j] = {_sym}(src0[i, j], per-row operand)"
     globals()[f"TROWEXPAND{_name}"] = instruction(
         f"TROWEXPAND{_name}", operands=_BINARY_FORMS[0], forms=_BINARY_FORMS,
-        legality=_table(_types, ("dst", "src0", "src1"), ("dst",)), dynamic=_row_rule, family="expand",
+        legality=_table(_types, ("dst", "src0", "src1"), ("dst",), tuple(t for t in _A2A3_OP if t in _types or
+                                                                                 _name != "EXPDIF"),
+                        _A5_OP if _name != "EXPDIF" else _FLOAT), dynamic=_row_rule, family="expand",
         summary=_summary)(_row_kernel(_fn))
     globals()[f"TCOLEXPAND{_name}"] = instruction(
         f"TCOLEXPAND{_name}", operands=_BINARY_FORMS[0], forms=_BINARY_FORMS,
-        legality=_table(_types, ("dst", "src0", "src1"), ("dst", "src0", "src1")), dynamic=_col_rule,
+        legality=_table(_types, ("dst", "src0", "src1"), ("dst", "src0", "src1"),
+                        _A2A3_OP if _name != "EXPDIF" else _FLOAT, _A5_OP if _name != "EXPDIF" else _FLOAT),
+        dynamic=_col_rule,
         family="expand", summary=f"dst[i, j] = src0[i, j] {_sym} src1[0, j]")(_col_kernel(_fn))

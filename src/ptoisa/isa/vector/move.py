@@ -127,6 +127,7 @@ TSELS = instruction(
 
 
 # --- TCMP ----------------------------------------------------------------------------------------------------
+_TCMP_SRC = (D.I32, D.F16, D.F32)  # docs/isa/TCMP.md, A2/A3
 _COMPARE = {CmpMode.EQ: np.equal, CmpMode.NE: np.not_equal, CmpMode.LT: np.less, CmpMode.LE: np.less_equal,
             CmpMode.GT: np.greater, CmpMode.GE: np.greater_equal}
 
@@ -158,11 +159,10 @@ def _tcmp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out.storage[...] = result
 
 
-_TCMP_SRC = (D.I32, D.F16, D.F32)
 TCMP = instruction(
     "TCMP", operands=(dst(), src("src0"), src("src1")), attrs=(Attr("cmpMode", CmpMode, CmpMode.EQ),),
-    legality={t: Legality({"dst": (D.U8, D.U32), "src0": ALL}, same=(("src0", "src1"),))
-              for t in ("a2a3", "a5", "cpu")},
+    legality={t: Legality({"dst": (D.U8, D.U32), "src0": _TCMP_SRC if t == "a2a3" else ALL},
+                          same=(("src0", "src1"),)) for t in ("a2a3", "a5", "cpu")},
     dynamic=_tcmp_rule, family="move", summary="packed bits of src0 cmpMode src1 (dst zeroed first)")(_tcmp)
 
 

@@ -24,6 +24,10 @@ SAME = (("dst", "src0"),)
 _A2A3_ARITH = (D.I32, D.I16, D.F16, D.F32)
 _A5_ARITH = (D.I32, D.U32, D.F32, D.I16, D.U16, D.F16, D.BF16, D.U8, D.I8)
 _BITWISE = INTS
+# Per-instruction lists from the instruction pages' constraints (docs/isa/<NAME>.md)
+_A5_MULS = (D.U16, D.I16, D.U32, D.I32, D.F16, D.F32, D.BF16)
+_A5_DIVS = (D.U16, D.I16, D.U32, D.I32, D.F16, D.F32)
+_A2A3_REMS, _A5_REMS = (D.F32, D.I32), (D.F32, D.I32, D.U32, D.F16, D.I16, D.U16)
 
 
 def _table(a2a3: tuple[D, ...], a5: tuple[D, ...], cpu: tuple[D, ...] = ALL9) -> dict[str, Legality]:
@@ -52,11 +56,16 @@ def _int_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a / b
 
 
-def _checked(fn: Callable[[Plan, Tiles, Scalars], None], what: str) -> Callable[[Plan, Tiles, Scalars], None]:
-    """Refuse integer division by zero before the kernel writes anything."""
+def _checked(fn: Callable[[Plan, Tiles, Scalars], None], what: str,
+             floats_too: bool = False) -> Callable[[Plan, Tiles, Scalars], None]:
+    """Refuse integer division by zero (any division by zero when `floats_too`) before the kernel writes."""
     from .._check import Check
 
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        if floats_too and plan.form == 0 and scalars["scalar"] == 0:
+            # include/pto/cpu/TBinSOps.hpp TREMS_IMPL: "illegal src is zero", and nothing is written
+            undefined(Check(plan.record.name, plan.config.name), plan.config, "scalar", f"{what} by zero")
+            return
         if not plan.specs["dst"].dtype.is_float:
             check = Check(plan.record.name, plan.config.name)
             divisors = valid_of(tiles["src0"], tiles["dst"].valid_shape) if plan.form == 1 else \
@@ -104,14 +113,14 @@ def _reg(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], summary:
 
 TADDS = _reg("TADDS", np.add, "dst = src0 + scalar")
 TSUBS = _reg("TSUBS", np.subtract, "dst = src0 - scalar")
-TMULS = _reg("TMULS", np.multiply, "dst = src0 * scalar")
-TDIVS = _reg("TDIVS", _int_div, "dst = src0 / scalar, or scalar / src0 for TDIVS(dst, scalar, src0)",
+TMULS = _reg("TMULS", np.multiply, "dst = src0 * scalar", a5=_A5_MULS)
+TDIVS = _reg("TDIVS", _int_div, "dst = src0 / scalar, or scalar / src0 for TDIVS(dst, scalar, src0)", a5=_A5_DIVS,
              forms=(OPERANDS, (dst(), scalar("scalar", dtype_of="dst"), src("src0"))),
              wrap=lambda k: _checked(k, "division"))
 TMAXS = _reg("TMAXS", cpp_max, "dst = std::max(src0, scalar)")
 TMINS = _reg("TMINS", cpp_min, "dst = std::min(src0, scalar)")
-TREMS = _reg("TREMS", rem, "dst = src0 rem scalar, with the sign of scalar",
-             operands=(*OPERANDS, tmp("tmp", optional=True)), wrap=lambda k: _checked(k, "remainder"))
+TREMS = _reg("TREMS", rem, "dst = src0 rem scalar, with the sign of scalar", a2a3=_A2A3_REMS, a5=_A5_REMS,
+             operands=(*OPERANDS, tmp("tmp", optional=True)), wrap=lambda k: _checked(k, "remainder", True))
 TFMODS = _reg("TFMODS", _fmod, "dst = fmod(src0, scalar), with the sign of src0",
               wrap=lambda k: _checked(k, "remainder"))
 TANDS = _reg("TANDS", np.bitwise_and, "dst = src0 & scalar", _BITWISE, _BITWISE, INTS)

@@ -77,7 +77,11 @@ def relu(x: np.ndarray) -> np.ndarray:
 
 
 def recip(x: np.ndarray) -> np.ndarray:
-    """`1 / x` in the element type (one rounding)."""
+    """`1 / x` in the element type (one rounding; integers truncate, as TDIVS(dst, 1, src) does)."""
+    if x.dtype.kind in "iu":
+        from ._common import trunc_div
+
+        return trunc_div(np.ones_like(x), np.where(x == 0, 1, x).astype(x.dtype))
     return (np.ones_like(x) / x).astype(x.dtype)
 
 
@@ -85,19 +89,38 @@ def _rsqrt_double(x: np.ndarray) -> np.ndarray:
     return 1.0 / np.sqrt(x)
 
 
+def _nonzero_integers(kernel: Callable[[Plan, Tiles, Scalars], None]) -> Callable[[Plan, Tiles, Scalars], None]:
+    """Integer 1 / 0 is undefined: refused before any write."""
+
+    def checked(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        if not plan.specs["dst"].dtype.is_float and (valid_of(tiles["src"], tiles["dst"].valid_shape) == 0).any():
+            from .._check import Check
+            from ._common import undefined
+
+            undefined(Check(plan.record.name, plan.config.name), plan.config, "src", "integer division by zero")
+        kernel(plan, tiles, scalars)
+
+    return checked
+
+
 def _reg(name: str, fn: Callable[[np.ndarray], np.ndarray], summary: str, a2a3: tuple[D, ...],
          a5: tuple[D, ...], cpu: tuple[D, ...], operands: tuple = OPERANDS):  # noqa: ANN202
+    kernel = _unary(fn)
+    if fn is recip:
+        kernel = _nonzero_integers(kernel)
     return instruction(name, operands=operands, legality=_table(a2a3, a5, cpu), dynamic=_VALID, family="unary",
-                       summary=summary)(_unary(fn))
+                       summary=summary)(kernel)
 
 
 TABS = _reg("TABS", abs_, "dst = |src|", _NPU_FLOAT, (D.F16, D.F32, D.I16, D.I32, D.I8), _SIGNED)
-TNEG = _reg("TNEG", neg, "dst = -src", _NPU_FLOAT + (D.I16, D.I32), _SIGNED, _SIGNED)
-TNOT = _reg("TNOT", np.invert, "dst = ~src", (D.I16, D.U16), INTS, INTS)
+TNEG = _reg("TNEG", neg, "dst = -src", _NPU_FLOAT + (D.I16, D.I32),
+            (D.I32, D.I16, D.U32, D.U16, D.F16, D.F32, D.BF16), ALL9)
+TNOT = _reg("TNOT", np.invert, "dst = ~src", INTS, INTS, INTS)
 TRELU = _reg("TRELU", relu, "dst = max(src, 0)", (D.F16, D.F32, D.I32), (D.F16, D.F32, D.I32), ALL9)
 TEXP = _reg("TEXP", exp, "dst = exp(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
 TLOG = _reg("TLOG", in_double(np.log), "dst = ln(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
 TSQRT = _reg("TSQRT", in_double(np.sqrt), "dst = sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
 TRSQRT = _reg("TRSQRT", in_double(_rsqrt_double), "dst = 1 / sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS,
               operands=(*OPERANDS, tmp("tmp", optional=True)))
-TRECIP = _reg("TRECIP", recip, "dst = 1 / src", _NPU_FLOAT, _A5_FLOAT, FLOATS)
+TRECIP = _reg("TRECIP", recip, "dst = 1 / src", _NPU_FLOAT + (D.I32, D.I16), _A5_FLOAT + (D.I32, D.I16),
+              FLOATS + (D.I32, D.I16))

@@ -3,10 +3,11 @@
     TEXP(dst, src)               for i < dst.valid_row, j < dst.valid_col:  dst[i, j] = exp(src[i, j])
 
 dst and src share element type and valid shape. The simulator's arithmetic (include/pto/cpu/ElementOp.h):
-exp, log, sqrt and abs are computed in double and rounded once to the element type, except half's exp, which
-goes through `expf` in float and is rounded again to half; rsqrt is `1.0 / sqrt(x)` in double; recip is
-`1 / x` in the element type; neg is `-x` (integers wrap); relu is `std::max(x, 0)` (a NaN stays, -0.0 stays);
-abs of an integer's minimum wraps to itself. The transcendental functions are computed with NumPy's double
+exp, log and sqrt are computed in double and rounded once to the element type, except half's exp, which
+goes through `expf` in float and is rounded again to half; a NaN made from a number (log of a negative) is x86's
+default NaN (sign bit set); rsqrt is `1.0 / sqrt(x)` in double; recip is `1 / x` in the element type; neg is
+`-x` (integers wrap); relu is `std::max(x, 0)` (a NaN stays, -0.0 stays); abs is `x < 0 ? -x : x` (-0.0 stays;
+an integer's minimum wraps to itself). The transcendental functions are computed with NumPy's double
 routines; the NPU targets' own approximations are not modelled bit for bit (docs/semantics.md).
 """
 
@@ -43,27 +44,41 @@ def _unary(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Sca
     return kernel
 
 
+X86_DEFAULT_NAN = np.array(0xFFF8000000000000, np.uint64).view(np.float64)
+
+
+def x86_nans(wide: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """NaNs as x86 makes them: a NaN input comes through (quieted, payload kept); a NaN made from a number
+    (log or sqrt of a negative) is the default NaN, whose sign bit is set."""
+    made = np.isnan(result) & ~np.isnan(wide)
+    return np.where(np.isnan(wide), wide, np.where(made, X86_DEFAULT_NAN, result))
+
+
 def in_double(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
     """`static_cast<T>(fn(static_cast<double>(x)))`."""
 
     def apply(x: np.ndarray) -> np.ndarray:
-        return from_double(fn(x.astype(np.float64)), x.dtype)
+        wide = x.astype(np.float64)
+        return from_double(x86_nans(wide, fn(wide)), x.dtype)
 
     return apply
 
 
 def exp(x: np.ndarray) -> np.ndarray:
     """The simulator's OP_EXP: half through `expf` (rounded to float, then to half); others from double."""
-    wide = np.exp(x.astype(np.float64))
+    source = x.astype(np.float64)
+    wide = x86_nans(source, np.exp(source))
     if x.dtype == np.float16:
         return wide.astype(np.float32).astype(np.float16)
     return from_double(wide, x.dtype)
 
 
 def abs_(x: np.ndarray) -> np.ndarray:
+    """The simulator's TABS (include/pto/cpu/TAbs.hpp): `x < 0 ? -x : x`, so -0.0 and NaNs stay as they are
+    and an integer minimum wraps to itself."""
     if x.dtype.kind in "iu":
         return np.abs(x.astype(np.int64)).astype(x.dtype)
-    return np.abs(x)  # exact: clears the sign bit (NaN payload kept, as fabs does)
+    return np.where(x < 0, np.negative(x), x)
 
 
 def neg(x: np.ndarray) -> np.ndarray:

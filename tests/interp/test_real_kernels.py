@@ -3,12 +3,15 @@
 The three kernels follow the structure of real PTOAS samples (test/samples of hw-native-sys/PTOAS): an RMSNorm
 that, like the DeepSeek decode `input_rmsnorm` kernel, accumulates squares in a 1x16 tile through a 16x1
 col-major row sum reinterpreted at the same address; a row softmax; and a paged gather of KV blocks through a
-block table read with `load_scalar`. The kernel text is written here; the expected values are the operation's
+block table read with `load_scalar`. The first two are examples/pto/run_rmsnorm.pto and run_softmax.pto, the
+third is written here (it varies its sizes); the expected values are the operation's
 mathematical definition computed with NumPy (float64), compared at the precision of the output type, so they
 do not come from ptoisa.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -17,70 +20,7 @@ import pytest
 import ptoisa
 
 
-def tb(dtype: str, rows: int, cols: int, layout: str = "row_major") -> str:
-    return (f"!pto.tile_buf<loc=vec, dtype={dtype}, rows={rows}, cols={cols}, v_row=?, v_col=?, blayout={layout}, "
-            "slayout=none_box, fractal=512, pad=0>")
-
-
-def rmsnorm_kernel(rows: int, hidden: int, chunk: int) -> str:
-    X, B, S, C, W = tb("f32", rows, chunk), tb("bf16", rows, chunk), tb("f32", 1, rows), tb("f32", rows, 1,
-                                                                                           "col_major"), tb("f32", 1, chunk)
-    return f"""module attributes {{pto.target_arch = "a5"}} {{
-  func.func @rmsnorm(%x: !pto.ptr<bf16>, %out: !pto.ptr<bf16>, %w: !pto.ptr<f32>) {{
-    %a0 = arith.constant 0 : i64
-    %a1 = arith.constant 4096 : i64
-    %a2 = arith.constant 40960 : i64
-    %a3 = arith.constant 81920 : i64
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %R = arith.constant {rows} : index
-    %H = arith.constant {hidden} : index
-    %K = arith.constant {chunk} : index
-    %zero = arith.constant 0.0 : f32
-    %inv_h = arith.constant {1.0 / hidden!r} : f32
-    %eps = arith.constant 1.0e-06 : f32
-    %xv = pto.make_tensor_view %x, shape = [%R, %H], strides = [%H, %c1] : !pto.tensor_view<?x?xbf16>
-    %ov = pto.make_tensor_view %out, shape = [%R, %H], strides = [%H, %c1] : !pto.tensor_view<?x?xbf16>
-    %wv = pto.make_tensor_view %w, shape = [%c1, %H], strides = [%H, %c1] : !pto.tensor_view<?x?xf32>
-    %acc = pto.alloc_tile addr = %a0 valid_row = %c1 valid_col = %R : {S}
-    pto.texpands ins(%zero : f32) outs(%acc : {S})
-    scf.for %k = %c0 to %H step %K {{
-      %raw = pto.alloc_tile addr = %a1 valid_row = %R valid_col = %K : {B}
-      %pv = pto.partition_view %xv, offsets = [%c0, %k], sizes = [%R, %K] : !pto.tensor_view<?x?xbf16> -> !pto.partition_tensor_view<{rows}x{chunk}xbf16>
-      pto.tload ins(%pv : !pto.partition_tensor_view<{rows}x{chunk}xbf16>) outs(%raw : {B})
-      %xf = pto.alloc_tile addr = %a2 valid_row = %R valid_col = %K : {X}
-      pto.tcvt ins(%raw {{rmode = #pto<round_mode ROUND>}} : {B}) outs(%xf : {X})
-      pto.tmul ins(%xf, %xf : {X}, {X}) outs(%xf : {X})
-      %tmp = pto.alloc_tile addr = %a1 valid_row = %R valid_col = %K : {X}
-      %col = pto.alloc_tile addr = %a3 valid_row = %R valid_col = %c1 : {C}
-      pto.trowsum ins(%xf, %tmp : {X}, {X}) outs(%col : {C})
-      %row = pto.alloc_tile addr = %a3 valid_row = %c1 valid_col = %R : {S}
-      pto.tadd ins(%acc, %row : {S}, {S}) outs(%acc : {S})
-    }}
-    pto.tmuls ins(%acc, %inv_h : {S}, f32) outs(%acc : {S})
-    pto.tadds ins(%acc, %eps : {S}, f32) outs(%acc : {S})
-    pto.trsqrt ins(%acc : {S}) outs(%acc : {S})
-    %inv = pto.alloc_tile addr = %a0 valid_row = %R valid_col = %c1 : {C}
-    scf.for %k = %c0 to %H step %K {{
-      %raw = pto.alloc_tile addr = %a1 valid_row = %R valid_col = %K : {B}
-      %pv = pto.partition_view %xv, offsets = [%c0, %k], sizes = [%R, %K] : !pto.tensor_view<?x?xbf16> -> !pto.partition_tensor_view<{rows}x{chunk}xbf16>
-      pto.tload ins(%pv : !pto.partition_tensor_view<{rows}x{chunk}xbf16>) outs(%raw : {B})
-      %xf = pto.alloc_tile addr = %a2 valid_row = %R valid_col = %K : {X}
-      pto.tcvt ins(%raw {{rmode = #pto<round_mode ROUND>}} : {B}) outs(%xf : {X})
-      %g = pto.alloc_tile addr = %a3 valid_row = %c1 valid_col = %K : {W}
-      %pw = pto.partition_view %wv, offsets = [%c0, %k], sizes = [%c1, %K] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<1x{chunk}xf32>
-      pto.tload ins(%pw : !pto.partition_tensor_view<1x{chunk}xf32>) outs(%g : {W})
-      pto.trowexpandmul ins(%xf, %inv : {X}, {C}) outs(%xf : {X})
-      pto.tcolexpandmul ins(%xf, %g : {X}, {W}) outs(%xf : {X})
-      %o = pto.alloc_tile addr = %a1 valid_row = %R valid_col = %K : {B}
-      pto.tcvt ins(%xf {{rmode = #pto<round_mode RINT>}} : {X}) outs(%o : {B})
-      %po = pto.partition_view %ov, offsets = [%c0, %k], sizes = [%R, %K] : !pto.tensor_view<?x?xbf16> -> !pto.partition_tensor_view<{rows}x{chunk}xbf16>
-      pto.tstore ins(%o : {B}) outs(%po : !pto.partition_tensor_view<{rows}x{chunk}xbf16>)
-    }}
-    return
-  }}
-}}
-"""
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "pto"
 
 
 @pytest.mark.parametrize("target", ["a5", "cpu"])
@@ -90,7 +30,7 @@ def test_rmsnorm_matches_its_definition(target):
     x = (rng.standard_normal((rows, hidden)) * 3).astype(ml_dtypes.bfloat16)
     w = rng.uniform(0.5, 1.5, (1, hidden)).astype(np.float32)
     out = np.zeros((rows, hidden), ml_dtypes.bfloat16)
-    ptoisa.load(rmsnorm_kernel(rows, hidden, chunk), target=target).run(x, out, w)
+    ptoisa.load(EXAMPLES / "run_rmsnorm.pto", target=target).run(x, out, w)
 
     xf = x.astype(np.float64)
     expected = xf / np.sqrt((xf ** 2).mean(axis=1, keepdims=True) + 1e-6) * w
@@ -100,38 +40,6 @@ def test_rmsnorm_matches_its_definition(target):
     assert np.any(got != 0)
 
 
-def softmax_kernel(rows: int, cols: int) -> str:
-    H, F, C = tb("f16", rows, cols), tb("f32", rows, cols), tb("f32", rows, 1, "col_major")
-    return f"""module {{
-  func.func @softmax(%x: !pto.ptr<f16>, %y: !pto.ptr<f16>) {{
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %R = arith.constant {rows} : index
-    %N = arith.constant {cols} : index
-    %xv = pto.make_tensor_view %x, shape = [%R, %N], strides = [%N, %c1] : !pto.tensor_view<?x?xf16>
-    %yv = pto.make_tensor_view %y, shape = [%R, %N], strides = [%N, %c1] : !pto.tensor_view<?x?xf16>
-    %px = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%R, %N] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<{rows}x{cols}xf16>
-    %py = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%R, %N] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<{rows}x{cols}xf16>
-    %h = pto.alloc_tile valid_row = %R valid_col = %N : {H}
-    pto.tload ins(%px : !pto.partition_tensor_view<{rows}x{cols}xf16>) outs(%h : {H})
-    %s = pto.alloc_tile valid_row = %R valid_col = %N : {F}
-    pto.tcvt ins(%h {{rmode = #pto<round_mode RINT>}} : {H}) outs(%s : {F})
-    %tmp = pto.alloc_tile valid_row = %R valid_col = %N : {F}
-    %m = pto.alloc_tile valid_row = %R valid_col = %c1 : {C}
-    pto.trowmax ins(%s, %tmp : {F}, {F}) outs(%m : {C})
-    pto.trowexpandsub ins(%s, %m : {F}, {C}) outs(%s : {F})
-    pto.texp ins(%s : {F}) outs(%s : {F})
-    %z = pto.alloc_tile valid_row = %R valid_col = %c1 : {C}
-    pto.trowsum ins(%s, %tmp : {F}, {F}) outs(%z : {C})
-    pto.trowexpanddiv ins(%s, %z : {F}, {C}) outs(%s : {F})
-    pto.tcvt ins(%s {{rmode = #pto<round_mode RINT>}} : {F}) outs(%h : {H})
-    pto.tstore ins(%h : {H}) outs(%py : !pto.partition_tensor_view<{rows}x{cols}xf16>)
-    return
-  }}
-}}
-"""
-
-
 @pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
 def test_softmax_matches_its_definition(target):
     rows, cols = 8, 64
@@ -139,7 +47,7 @@ def test_softmax_matches_its_definition(target):
     x = (rng.standard_normal((rows, cols)) * 4).astype(np.float16)
     x[0, :] = 11.0  # a flat row: every element 1/cols
     y = np.zeros_like(x)
-    ptoisa.load(softmax_kernel(rows, cols), target=target).run(x, y)
+    ptoisa.load(EXAMPLES / "run_softmax.pto", target=target).run(x, y)
 
     e = np.exp(x.astype(np.float64) - x.astype(np.float64).max(axis=1, keepdims=True))
     expected = e / e.sum(axis=1, keepdims=True)
@@ -150,7 +58,8 @@ def test_softmax_matches_its_definition(target):
 
 
 def kv_gather_kernel(blocks: int, block_rows: int, dim: int, picks: int) -> str:
-    T = tb("f32", block_rows, dim)
+    T = (f"!pto.tile_buf<loc=vec, dtype=f32, rows={block_rows}, cols={dim}, v_row=?, v_col=?, blayout=row_major, "
+         "slayout=none_box, fractal=512, pad=0>")
     return f"""module {{
   func.func @gather_kv(%cache: !pto.ptr<f32>, %table: !pto.ptr<i32>, %out: !pto.ptr<f32>, %scale: f32) {{
     %c0 = arith.constant 0 : index

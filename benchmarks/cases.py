@@ -98,7 +98,7 @@ def _place(tile: Tile) -> Tile:
         shift = 64 * (7 * _stagger_count % 63) // item
         raw = np.zeros(tile.storage.size + 2 * 4096 // item, dtype=tile.storage.dtype)
         base = (-raw.ctypes.data % 4096) // item  # page-align first, then shift
-        tile.storage = raw[base + shift: base + shift + tile.storage.size]
+        tile.attach(raw[base + shift: base + shift + tile.storage.size])
     return tile
 
 
@@ -299,6 +299,65 @@ _SPECS: list[tuple[str, str, str, Callable[[str, int], Bench], tuple[str, ...]]]
     ("tgather_mask_row", "TGATHER mask P0101 row", "strided copy", tgather_mask_row, ()),
     ("tgather_mask_col", "TGATHER mask P0101 col", "strided copy", tgather_mask_col, ()),
     ("tgather_cmp_f32", "TGATHER cmp f32 GT", "cmp+nonzero", tgather_cmp_f32, ()),
+]
+
+
+# --- vector instructions (records) ~ the NumPy ufunc on the same storage ---------------------------------------
+def _pair(n: int) -> tuple[Tile, Tile, Tile, np.ndarray, np.ndarray, np.ndarray]:
+    a, b, d = _vec(float, n, n), _vec(float, n, n), _vec(float, n, n)
+    a.set_logical(_random_f32(n))
+    b.set_logical(np.abs(_random_f32(n)) + 0.5)
+    return a, b, d, a.storage, b.storage, d.storage
+
+
+def tadd_f32(target: str, n: int) -> Bench:
+    a, b, d, x, y, out = _pair(n)
+    return Bench(lambda: ptoisa.TADD(d, a, b), lambda: np.add(x, y, out=out))
+
+
+def tmuls_f32(target: str, n: int) -> Bench:
+    a, _, d, x, _, out = _pair(n)
+    return Bench(lambda: ptoisa.TMULS(d, a, 0.5), lambda: np.multiply(x, np.float32(0.5), out=out))
+
+
+def texp_f32(target: str, n: int) -> Bench:
+    a, _, d, x, _, out = _pair(n)
+    return Bench(lambda: ptoisa.TEXP(d, a), lambda: np.exp(x, out=out),
+                 note="ptoisa rounds exp from double (the simulator's std::exp); the floor is float exp")
+
+
+def tcvt_f32_f16(target: str, n: int) -> Bench:
+    a, _, _, x, _, _ = _pair(n)
+    d = _vec(half, n, n)
+    out = d.storage
+    return Bench(lambda: ptoisa.TCVT(d, a, ptoisa.RoundMode.CAST_RINT),
+                 lambda: np.copyto(out, x, casting="unsafe"))
+
+
+def trowsum_f32(target: str, n: int) -> Bench:
+    a, _, tmp, x, _, _ = _pair(n)
+    d = _place(Tile[TileType.Vec, float, n, 1, BLayout.ColMajor]())
+    out = d.storage
+    grid = x.reshape(n, n)
+    return Bench(lambda: ptoisa.TROWSUM(d, a, tmp), lambda: np.sum(grid, axis=1, out=out),
+                 note="ptoisa sums in order (sequential rounding); the floor is NumPy's pairwise sum")
+
+
+def trowexpandmul_f32(target: str, n: int) -> Bench:
+    a, _, d, x, _, out = _pair(n)
+    v = _place(Tile[TileType.Vec, float, n, 1, BLayout.ColMajor]())
+    v.set_logical(np.arange(n, dtype=np.float32)[:, None])
+    grid, column, dest = x.reshape(n, n), v.storage.reshape(n, 1), out.reshape(n, n)
+    return Bench(lambda: ptoisa.TROWEXPANDMUL(d, a, v), lambda: np.multiply(grid, column, out=dest))
+
+
+_SPECS += [
+    ("tadd_f32", "TADD f32", "add", tadd_f32, ()),
+    ("tmuls_f32", "TMULS f32", "multiply scalar", tmuls_f32, ()),
+    ("texp_f32", "TEXP f32", "exp (float)", texp_f32, ()),
+    ("tcvt_f32_f16", "TCVT f32->f16 RINT", "copyto", tcvt_f32_f16, ()),
+    ("trowsum_f32", "TROWSUM f32", "sum axis 1", trowsum_f32, ()),
+    ("trowexpandmul_f32", "TROWEXPANDMUL f32", "broadcast multiply", trowexpandmul_f32, ()),
 ]
 
 

@@ -27,7 +27,7 @@ from xdsl.utils.exceptions import VerifyException
 from ptoisa.errors import IllegalInstructionError, UndefinedBehaviourError
 from ptoisa.isa import vector  # noqa: F401 - registers the vector instructions
 from ptoisa.isa._check import Check
-from ptoisa.isa.record import REGISTRY, Instruction, Operand, make_plan
+from ptoisa.isa.record import REGISTRY, Instruction, Operand
 from ptoisa.tile.enums import DYNAMIC
 from ptoisa.tile.spec import TileSpec
 
@@ -141,7 +141,7 @@ class RecordOp(DpsOp):
         specs = {o.name: spec_of(self, o.name, v) for o, v in pairs if o.kind == "tile"}
         rec = self.RECORD
         try:
-            plan = make_plan(rec, config, tuple(specs.items()), tuple(self.core_attrs().items()), form)
+            plan = rec.plan(config, tuple(specs.items()), tuple(self.core_attrs().items()), form)
             sized = {k: _Sized(s, s.valid_row, s.valid_col) for k, s in specs.items()}
             if rec.dynamic is not None and all(DYNAMIC not in t.valid_shape for t in sized.values()):
                 rec.dynamic(Check(rec.name, config.name), plan, sized)  # type: ignore[arg-type]

@@ -175,6 +175,12 @@ class Instruction:
         missing = set(TARGETS) - set(self.legality)
         if missing:
             raise ValueError(f"{self.name}: no legality table for {', '.join(sorted(missing))}")
+        # Decided once: the plan cache, and for the common call shape (every operand positional, no keywords)
+        # the operand list that binds it without building names.
+        object.__setattr__(self, "_plans", {})
+        simple = len(self.forms) == 1 and not any(o.optional for o in self.forms[0])
+        object.__setattr__(self, "_simple", self.forms[0] if simple else None)
+        object.__setattr__(self, "_scalar_types", {o.name: o for f in self.forms for o in f if o.kind == "scalar"})
 
     # --- names ----------------------------------------------------------------------------------------------
     @property
@@ -242,21 +248,31 @@ class Instruction:
                 return index
         return 0
 
+    def plan(self, config: Config, specs: tuple[tuple[str, TileSpec], ...], attrs: tuple[tuple[str, Enum], ...],
+             form: int = 0) -> Plan:
+        """The cached plan of a signature (checked once; a refusal is not cached and repeats its error)."""
+        key = (config, form, specs, attrs)
+        plan = self._plans.get(key)  # type: ignore[attr-defined]
+        if plan is None:
+            plan = make_plan(self, config, specs, attrs, form)
+            if len(self._plans) < 8192:  # type: ignore[attr-defined]
+                self._plans[key] = plan  # type: ignore[attr-defined]
+        return plan
+
     def call(self, config: Config, tiles: Tiles, scalars: Scalars, attrs: Mapping[str, Enum], form: int = 0) -> None:
         """Check and run one call: the cached plan, then the run-time rules, then the kernel."""
-        plan = make_plan(self, config, tuple((k, t.spec) for k, t in tiles.items()), tuple(attrs.items()), form)
-        check = Check(self.name, config.name)
+        plan = self.plan(config, tuple([(k, t.spec) for k, t in tiles.items()]), tuple(attrs.items()), form)
         if self.dynamic is not None:
-            self.dynamic(check, plan, tiles)
-        converted = {name: to_element(value, self._scalar_type(name, tiles), check, name)
-                     for name, value in scalars.items()}
-        self.kernel(plan, tiles, converted)
+            self.dynamic(Check(self.name, config.name), plan, tiles)
+        if scalars:
+            check = Check(self.name, config.name)
+            scalars = {name: to_element(value, self._scalar_type(name, tiles), check, name)
+                       for name, value in scalars.items()}
+        self.kernel(plan, tiles, scalars)
 
     def _scalar_type(self, name: str, tiles: Tiles) -> DType:
-        for operand in (o for form in self.forms for o in form):
-            if operand.name == name:
-                return operand.fixed if operand.fixed is not None else tiles[operand.dtype_of].spec.dtype
-        raise KeyError(name)
+        operand = self._scalar_types[name]  # type: ignore[attr-defined]
+        return operand.fixed if operand.fixed is not None else tiles[operand.dtype_of].spec.dtype
 
     def __call__(self, *args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
         """The Python entry point: `TADD(dst, src0, src1, *events, target=None)`."""
@@ -266,7 +282,24 @@ class Instruction:
             end -= 1
         if end < len(args):
             check_events(self.name, config.name, args[end:])
-        tiles, scalars, attrs, form = self.bind(config, args[:end], kwargs)
+            args = args[:end]
+        simple = self._simple  # type: ignore[attr-defined]
+        if simple is not None and not kwargs and len(args) == len(simple) and not self.attrs:
+            tiles: Tiles = {}
+            scalars: Scalars = {}
+            for operand, value in zip(simple, args):
+                if operand.kind == "tile":
+                    if not isinstance(value, Tile):
+                        Check(self.name, config.name).tile(operand.name, value)
+                    tiles[operand.name] = value
+                elif isinstance(value, Tile) or value is None:
+                    break  # the general binder words the refusal
+                else:
+                    scalars[operand.name] = value
+            else:
+                self.call(config, tiles, scalars, {}, 0)
+                return record(self.name, self.pipe)
+        tiles, scalars, attrs, form = self.bind(config, args, kwargs)
         self.call(config, tiles, scalars, attrs, form)
         return record(self.name, self.pipe)
 

@@ -40,11 +40,17 @@ def _table(a2a3: tuple[D, ...], a5: tuple[D, ...], cpu: tuple[D, ...] = ALL9, ev
 
 
 def _elementwise(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Scalars], None]:
+    ufunc = fn if isinstance(fn, np.ufunc) else None
+
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         out = tiles["dst"]
         a, b = valid_of(tiles["src0"], out.valid_shape), valid_of(tiles["src1"], out.valid_shape)
         with np.errstate(all="ignore"):
-            write(out, fn(a, b).astype(a.dtype, copy=False))
+            if ufunc is not None and out.view is not None and a.dtype.kind != "V":
+                vr, vc = out.valid_shape
+                ufunc(a, b, out=out.view[:vr, :vc])  # straight into dst (ufuncs handle overlapping operands)
+            else:
+                write(out, fn(a, b).astype(a.dtype, copy=False))
 
     return kernel
 

@@ -42,10 +42,10 @@ def _with_scalar(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         out = tiles["dst"]
         a = valid_of(tiles["src0"], out.valid_shape)
-        s = np.full(a.shape, scalars["scalar"], dtype=a.dtype)
+        s = scalars["scalar"]  # a NumPy scalar of the tiles' element type: the arithmetic stays in that type
         with np.errstate(all="ignore"):
             result = fn(s, a) if plan.form == 1 else fn(a, s)
-        write(out, result.astype(a.dtype, copy=False))
+        write(out, np.asarray(result).astype(a.dtype, copy=False))
 
     return kernel
 

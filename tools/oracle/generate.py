@@ -293,6 +293,77 @@ def expand_cases(rng, op: str, dtypes: list[str]) -> list[Case]:
     return cases
 
 
+def move_cases(rng, op: str) -> list[Case]:
+    """TMOV TSEL TSELS TCMP TPARTADD/MAX/MIN TFILLPAD TEXTRACT TCONCAT TTRANS."""
+    cases = []
+    for k, (dtype, shape) in enumerate((d, s) for d in ["f32", "f16", "i32", "i16"] for s in SHAPES[1:5]):
+        full = _tile(dtype, shape)
+        item = np.dtype(NP[dtype]).itemsize
+        mode = ["random", "special", "small", "random"][k % 4]
+        rows, cols, vr, vc = full.rows, full.cols, full.valid_row, full.valid_col
+        if op == "tmov":
+            tiles, call = {"dst": TileDesc(**vars(full)), "src": full}, "TMOV(dst, src)"
+        elif op == "tsel":
+            mask = TileDesc("u8", rows, 32, rows, max(1, -(-vc // 8)))
+            tiles = {"dst": TileDesc(**vars(full)), "selMask": mask, "src0": full, "src1": TileDesc(**vars(full)),
+                     "tmp": TileDesc(**vars(full))}
+            call = "TSEL(dst, selMask, src0, src1, tmp)"
+        elif op == "tsels":
+            mask = TileDesc("u8", rows, 32, rows, 32)
+            tiles = {"dst": TileDesc(**vars(full)), "mask": mask, "src": full, "tmp": TileDesc(**vars(full))}
+            call = "TSELS(dst, mask, src, tmp, scalar)"
+        elif op == "tcmp":
+            if dtype not in ("f32", "f16", "i32"):
+                continue
+            dst = TileDesc("u8", rows, 32, vr, -(-vc // 8))
+            mode_name = ["EQ", "NE", "LT", "LE", "GT", "GE"][k % 6]
+            tiles = {"dst": dst, "src0": full, "src1": TileDesc(**vars(full))}
+            call = f"TCMP(dst, src0, src1, CmpMode::{mode_name})"
+        elif op in ("tpartadd", "tpartmax", "tpartmin"):
+            part = TileDesc(dtype, rows, cols, max(1, vr // 2), min(vc, max(32 // item, vc // 2)))
+            swap = k % 2 == 1
+            tiles = {"dst": TileDesc(**vars(full)), "src0": part if swap else full,
+                     "src1": TileDesc(**vars(full)) if swap else part}
+            call = f"{op.upper()}(dst, src0, src1)"
+        elif op == "tfillpad":
+            pad = ["Zero", "Max", "Min"][k % 3]  # the simulator refuses a Null pad on a Vec dst
+            src = TileDesc(dtype, rows, cols, max(1, vr - 1), max(1, vc - 3))
+            tiles = {"dst": TileDesc(dtype, rows, cols, rows, cols, pad=pad), "src": src}
+            call = "TFILLPAD(dst, src)"
+        elif op == "textract":
+            r0, c0 = (1 if vr > 2 else 0), (32 // item if vc > 32 // item else 0)
+            dst = TileDesc(dtype, rows, cols, vr - r0, vc - c0)
+            tiles = {"dst": dst, "src": full}
+            call = f"TEXTRACT(dst, src, (uint16_t){r0}, (uint16_t){c0})"
+        elif op == "tconcat":
+            half_cols = max(32 // item, cols // 2 // (32 // item) * (32 // item))
+            a = TileDesc(dtype, rows, half_cols, vr, min(half_cols, 32 // item + k % 3))
+            b = TileDesc(dtype, rows, half_cols, vr, min(half_cols, 32 // item))
+            dst = TileDesc(dtype, rows, 2 * half_cols, vr, a.valid_col + b.valid_col)
+            tiles = {"dst": dst, "src0": a, "src1": b}
+            call = "TCONCAT(dst, src0, src1)"
+        elif op == "ttrans":
+            per = 32 // item
+            n = -(-max(rows, cols) // per) * per
+            src = TileDesc(dtype, n, n, vr, min(vc, n))
+            tiles = {"dst": TileDesc(dtype, n, n, n, n), "src": src, "tmp": TileDesc(dtype, n, n, n, n)}
+            call = "TTRANS(dst, src, tmp)"
+        else:
+            raise SystemExit(op)
+        inputs = [r for r in tiles if r not in ("dst", "tmp")]
+        case = Case(op, call, tiles, inputs)
+        case.data = {r: fill(rng, t, mode) if r in inputs else junk(rng, t) for r, t in tiles.items()}
+        if op == "tsels":
+            case.scalars["scalar"] = (dtype, values(rng, dtype, 1, "small").tobytes())
+        if op == "tcmp":
+            case.params["cmpMode"] = call.split("::")[1].rstrip(")")
+        if op == "textract":
+            case.params["indexRow"] = {"dtype": "u16", "hex": np.uint16(r0).tobytes().hex(), "value": str(r0)}
+            case.params["indexCol"] = {"dtype": "u16", "hex": np.uint16(c0).tobytes().hex(), "value": str(c0)}
+        cases.append(case)
+    return cases
+
+
 def _with_tmp(rng, cases: list[Case], call: str) -> list[Case]:
     for c in cases:
         c.tiles["tmp"] = TileDesc(**vars(c.tiles["dst"]))
@@ -350,6 +421,9 @@ def build_cases(rng, op: str) -> list[Case]:
         return reduce_cases(rng, op, [("f32", "f32"), ("f16", "f16"), ("f16", "f32")])
     if op in ("trowprod", "tcolprod"):
         return reduce_cases(rng, op, [("f32", "f32"), ("i32", "i32")])
+    if op in ("tmov", "tsel", "tsels", "tcmp", "tpartadd", "tpartmax", "tpartmin", "tfillpad", "textract",
+              "tconcat", "ttrans"):
+        return move_cases(rng, op)
     if op.startswith(("trowexpand", "tcolexpand")):
         types = ["f32", "f16"] if op.endswith("expdif") else ["f32", "f16", "i32", "i16"]
         return expand_cases(rng, op, types)
@@ -361,7 +435,8 @@ OPS = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "trem", "tand", "tor", "t
        "tneg", "trelu", "tnot", "tcvt", "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax",
        "tcolmin", "tcolprod", "trowexpand", "tcolexpand", "trowexpandmul", "trowexpandadd", "trowexpandsub",
        "trowexpanddiv", "trowexpandmax", "trowexpandmin", "trowexpandexpdif", "tcolexpandmul", "tcolexpandadd",
-       "tcolexpandsub", "tcolexpanddiv", "tcolexpandmax", "tcolexpandmin", "tcolexpandexpdif"]
+       "tcolexpandsub", "tcolexpanddiv", "tcolexpandmax", "tcolexpandmin", "tcolexpandexpdif", "tmov", "tsel",
+       "tsels", "tcmp", "tpartadd", "tpartmax", "tpartmin", "tfillpad", "textract", "tconcat", "ttrans"]
 
 
 # --- C++ ------------------------------------------------------------------------------------------------------

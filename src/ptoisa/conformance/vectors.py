@@ -182,6 +182,7 @@ def tile_spec(desc: dict[str, Any]) -> TileSpec:
         valid_row=DYNAMIC if dyn_row else _int(desc, "valid_row"),
         valid_col=DYNAMIC if dyn_col else _int(desc, "valid_col"),
         slayout=desc.get("slayout", "NoneBox"), fractal_size=_int(desc, "fractal_size", 512),
+        pad=desc.get("pad", "Null"),
     )
 
 

@@ -72,9 +72,12 @@ PROFILE = TargetProfile(
         "tcmps_eq_tolerance": "TCMPS EQ/NE compare |a - b| against 1e-9 in double (inf == inf is false, values "
                               "closer than 1e-9 are equal)",
         "texpands_mat_valid_only": "TEXPANDS on a Mat tile fills only the valid region, not the whole tile",
+        "tfillpad_half_limits": "TFILLPAD pads a half tile with 0 for PadValue Max and Min (the simulator reads "
+                                "std::numeric_limits<_Float16>, which the C++ library leaves unspecialized)",
     },
     evidence={
         "tcmps_eq_tolerance": "include/pto/cpu/TCmps.hpp:30, 33, 48",
         "texpands_mat_valid_only": "include/pto/cpu/TExpands.hpp:29-44",
+        "tfillpad_half_limits": "include/pto/cpu/TFillPad.hpp:37-46 (has_infinity / max() of _Float16)",
     },
 )

@@ -25,8 +25,9 @@ import numpy as np
 from ...dtypes import STANDARD_DTYPES
 from ...dtypes import DType as D
 from ...tile.enums import PadValue
-from ...tile.layout import store
-from .._check import Check
+from ...tile.layout import store, write_region
+from ...tile.tile import Tile
+from .._check import Check, commit_variant
 from ..enums import CmpMode
 from ..record import Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
 from ._common import cpp_max, cpp_min, undefined, valid_of, write
@@ -215,13 +216,27 @@ def pad_value(dtype: D, pad: PadValue) -> float | int:
     return 0
 
 
+def _padded(out: Tile, source: Tile, pad: float | int) -> np.ndarray:
+    spec = out.spec
+    full = np.full((spec.rows, spec.cols), pad, dtype=spec.dtype.np)
+    vr, vc = min(source.valid_row, spec.rows), min(source.valid_col, spec.cols)
+    full[:vr, :vc] = valid_of(source, (vr, vc)).astype(spec.dtype.np)
+    return full
+
+
 def _fillpad(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out, source = tiles["dst"], tiles["src"]
     spec = out.spec
-    full = np.full((spec.rows, spec.cols), pad_value(spec.dtype, spec.pad), dtype=spec.dtype.np)
-    vr, vc = min(source.valid_row, spec.rows), min(source.valid_col, spec.cols)
-    full[:vr, :vc] = valid_of(source, (vr, vc)).astype(spec.dtype.np)
-    store(out, spec.rows, spec.cols, full)
+    contract = _padded(out, source, pad_value(spec.dtype, spec.pad))
+    if spec.dtype is D.F16 and spec.pad in (PadValue.Max, PadValue.Min) and \
+            plan.config.erratum("tfillpad_half_limits"):
+        target = _padded(out, source, 0)
+        staged_contract, staged_target = out.storage.copy(), out.storage.copy()
+        write_region(staged_contract, spec, spec.rows, spec.cols, contract)
+        write_region(staged_target, spec, spec.rows, spec.cols, target)
+        commit_variant(plan.config, "TFILLPAD", "tfillpad_half_limits", out.storage, staged_contract, staged_target)
+        return
+    store(out, spec.rows, spec.cols, contract)
 
 
 TFILLPAD = instruction("TFILLPAD", operands=(dst(), src("src")), legality=_same("dst", "src"), family="move",

@@ -94,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     tg = sub.add_parser("targets", help="describe the target profiles")
     tg.add_argument("names", nargs="*", metavar="TARGET", help="targets to describe (default: all)")
+    tg.add_argument("--instructions", action="store_true",
+                    help="also list every vector instruction's element types on each target (from its record)")
     tg.set_defaults(func=cmd_targets)
     return parser
 
@@ -239,6 +241,16 @@ def cmd_targets(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"  TCMPS src dtypes: {', '.join(d.cname for d in profile.tcmps.src_dtypes)}\n")
         out.write(f"  TPARTMUL dtypes: {', '.join(d.cname for d in profile.tpartmul.dtypes)}\n")
         out.write(f"  TCI dtypes: {', '.join(d.cname for d in profile.tci.dtypes)}\n")
+        from ..isa import vector  # noqa: F401 - registers the records
+        from ..isa.record import REGISTRY as RECORDS
+        from ..isa.record import describe
+
+        records = sorted((r for r in RECORDS.values() if r.family), key=lambda r: r.name)
+        if args.instructions:
+            for rec in records:
+                out.write(f"  {describe(rec, profile.name)}\n")
+        else:
+            out.write(f"  and {len(records)} vector instructions (--instructions lists their element types)\n")
         for name, text in profile.errata.items():
             evidence = profile.evidence.get(name)
             out.write(f"  erratum {name}: {text}" + (f" [{evidence}]" if evidence else "") + "\n")

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time names load
         TargetError,
         TileSpecError,
         UndefinedBehaviourError,
+        UninitializedReadError,
     )
     from .events import TSYNC, RecordEvent
     from .isa.enums import CmpMode, GatherAxis, MaskPattern, RoundMode, SaturationMode
@@ -68,7 +69,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ".errors": ("ErratumWarning", "IllegalInstructionError", "ModeFallbackWarning", "NarrowingWarning",
         "NotModelledError",
         "OutOfBoundsError", "PlacementError", "PtoError", "PtoWarning", "TargetError", "TileSpecError",
-        "UndefinedBehaviourError"),
+        "UndefinedBehaviourError", "UninitializedReadError"),
     ".events": ("TSYNC", "RecordEvent"),
     ".isa.enums": ("CmpMode", "GatherAxis", "MaskPattern", "RoundMode", "SaturationMode"),
     ".memory": ("NPU_MEMORY_CLEAR", "TASSIGN"),
@@ -126,7 +127,8 @@ _ALL = [
     "BLayout", "CmpMode", "CompactMode", "Config", "ConvTile", "DType", "ErratumWarning", "GatherAxis",
     "IllegalInstructionError", "Layout", "MaskPattern", "ModeFallbackWarning", "NarrowingWarning", "NotModelledError",
     "OutOfBoundsError", "PadValue", "PlacementError", "PtoError", "PtoWarning", "RecordEvent", "SLayout", "Target",
-    "TargetError", "Tile", "TileSpec", "TileSpecError", "TileType", "UndefinedBehaviourError", "bfloat16_t",
+    "TargetError", "Tile", "TileSpec", "TileSpecError", "TileType", "UndefinedBehaviourError",
+    "UninitializedReadError", "bfloat16_t",
     "current_config", "float32_t", "float8_e4m3_t", "float8_e5m2_t", "get_profile", "half", "int16_t", "int32_t",
     "int8_t", "load", "target", "uint16_t", "uint32_t", "uint8_t",
 ]

@@ -57,6 +57,10 @@ class OutOfBoundsError(PtoError, IndexError):
     """An access outside a tile or an on-chip buffer."""
 
 
+class UninitializedReadError(PtoError):
+    """A read of tile bytes nothing has written (reported in poison mode, `fill="poison"`)."""
+
+
 class NotModelledError(PtoError, NotImplementedError):
     """Behaviour ptoisa cannot reproduce faithfully (for example memory outside any bound tile)."""
 

@@ -23,7 +23,8 @@ Arguments (ARG, or --arg ARG) bind in the entry's argument order, or by name as 
   VALUE                         a scalar: 3, -1, 0x10, 0.5, inf, nan, true/false
 
 The target is --target, else the module's pto.target_arch, else $PTOISA_TARGET, else a2a3. Tiles made by
-pto.alloc_tile are zero-filled (--fill nan fills them with 0xFF bytes: NaN in float tiles, -1/max in integer ones).
+pto.alloc_tile are zero-filled (--fill nan fills them with 0xFF bytes: NaN in float tiles, -1/max in integer ones;
+--fill poison also reports the first op that reads an element nothing wrote, with its file:line:col).
 Exit status: 0 ran, 1 the kernel failed (the error names the op and file:line:col), 2 bad usage or input."""
 
 EPILOG = """\
@@ -53,8 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                      help="give the contract's results instead of reproducing the target's errata")
     run.add_argument("--emulate-undefined", action="store_true",
                      help="reproduce what the target does with undefined input instead of refusing it")
-    run.add_argument("--fill", default="zero", metavar="zero|nan|BYTE",
-                     help="initial contents of tiles from alloc_tile and of on-chip buffers (default zero)")
+    run.add_argument("--fill", default="zero", metavar="zero|nan|poison|BYTE",
+                     help="initial contents of tiles from alloc_tile and of on-chip buffers (default zero); "
+                          "poison stops at the first op that reads a tile element nothing wrote")
     run.add_argument("--block", default=None, metavar="I[/N]", help="get_block_idx / get_block_num (default 0/1)")
     run.add_argument("--grid", type=_positive_int, default=None, metavar="N",
                      help="run blocks 0..N-1 of an SPMD kernel in turn over the same tensors (progress on stderr)")

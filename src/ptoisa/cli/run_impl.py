@@ -141,12 +141,12 @@ def _warnings(caught: list[warnings.WarningMessage]) -> None:
 
 
 def _fill(text: str) -> str | int:
-    if text in ("zero", "nan"):
+    if text in ("zero", "nan", "poison"):
         return text
     try:
         value = int(text, 0)
     except ValueError:
-        raise _Usage(f"--fill must be zero, nan or a byte value (got {text!r})") from None
+        raise _Usage(f"--fill must be zero, nan, poison or a byte value (got {text!r})") from None
     if not 0 <= value <= 255:
         raise _Usage(f"--fill byte must be in [0, 255] (got {text})")
     return value

@@ -52,6 +52,8 @@ def _alloc_tile(d: FunctionDecoder, op: Operation) -> Step:
             env.memory.bind(tile, regs[addr])
         elif env.fill_byte:
             tile.storage.view(np.uint8).fill(env.fill_byte)
+        if env.poison is not None:
+            env.poison.track(tile)
         regs[r] = tile
 
     return step
@@ -64,6 +66,8 @@ def _tassign(d: FunctionDecoder, op: Operation) -> Step:
 
     def step(regs: list[Any]) -> None:
         regs[0].memory.bind(regs[t], regs[a])
+        if regs[0].poison is not None:
+            regs[0].poison.track(regs[t])
         regs[r] = regs[t]
 
     return step
@@ -160,6 +164,8 @@ def _tload(d: FunctionDecoder, op: Operation) -> Step:
 
     def step(regs: list[Any]) -> None:
         tload(regs[v], regs[t])
+        if regs[0].poison is not None:
+            regs[0].poison.mark(regs[t])
 
     return step
 
@@ -170,6 +176,8 @@ def _tstore(d: FunctionDecoder, op: Operation) -> Step:
     t, v = d.use(op.operands[0]), d.use(op.operands[1])
 
     def step(regs: list[Any]) -> None:
+        if regs[0].poison is not None:
+            regs[0].poison.check(regs[t], "the stored tile")
         tstore(regs[t], regs[v])
 
     return step
@@ -268,16 +276,34 @@ def _tiles(d: FunctionDecoder, op: Operation, *values: SSAValue | None) -> list[
     return [d.use(v) if v is not None else None for v in values]
 
 
+# Which operands of the five instructions are read and written (for fill="poison"; tmp tiles are scratch).
+_READS = {"pto.tcmps": ("src",), "pto.tpartmul": ("src0", "src1"), "pto.tgather": ("src", "indices")}
+_WRITES = {"pto.tcmps": ("dst",), "pto.tci": ("dst",), "pto.tpartmul": ("dst",), "pto.texpands": ("dst",),
+           "pto.tgather": ("dst", "cdst")}
+
+
 def _sited(d: FunctionDecoder, op: Operation, step: Step) -> Step:
-    """The step of an instruction, run with its source location in force for the warnings it may emit."""
+    """The step of an instruction, run with its source location in force for the warnings it may emit (and, in
+    poison mode, its reads checked and its writes recorded)."""
     where = f"{op.name} at {d.where(op)}"
+    reads = [(role, d.use(v)) for role in _READS.get(op.name, ()) if (v := getattr(op, role, None)) is not None
+             and isinstance(v, SSAValue) and isinstance(v.type, TileBufType)]
+    writes = [d.use(v) for role in _WRITES.get(op.name, ()) if (v := getattr(op, role, None)) is not None
+              and isinstance(v, SSAValue) and isinstance(v.type, TileBufType)]
 
     def sited(regs: list[Any]) -> None:
+        poison = regs[0].poison
+        if poison is not None:
+            for role, slot in reads:
+                poison.check(regs[slot], role)
         token = SITE.set(where)
         try:
             step(regs)
         finally:
             SITE.reset(token)
+        if poison is not None:
+            for slot in writes:
+                poison.mark(regs[slot])
 
     return sited
 

@@ -18,19 +18,29 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
     rec = op.RECORD
     form, pairs = op.roles()
     tiles, scalars = [], []
+    reads, writes = [], []
     for operand, value in pairs:
         if isinstance(value.type, MemRefType):
             raise d.fail(op, "memref tile operands (April) are not executable; use !pto.tile_buf")
         (tiles if operand.kind == "tile" else scalars).append((operand.name, d.use(value)))
+        if operand.kind == "tile" and operand.name != "tmp":
+            (writes if operand.out else reads).append((operand.name, d.use(value)))
     attrs = op.core_attrs()
     where = f"{op.name} at {d.where(op)}"
 
     def step(regs: list[Any]) -> None:
+        poison = regs[0].poison
+        if poison is not None:
+            for name, slot in reads:
+                poison.check(regs[slot], name)
         token = SITE.set(where)
         try:
             rec.call(regs[0].config, {n: regs[s] for n, s in tiles}, {n: regs[s] for n, s in scalars}, attrs, form)
         finally:
             SITE.reset(token)
+        if poison is not None:
+            for _, slot in writes:
+                poison.mark(regs[slot])
 
     return step
 

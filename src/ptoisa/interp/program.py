@@ -41,26 +41,29 @@ from . import ops_arith, ops_control, ops_pto, ops_record  # noqa: F401 - regist
 from .decode import CompiledFunction, decode_function
 from .errors import ArgumentError, ExecutionError, UnknownEntryError
 from .memory import GlobalTensor, TileArgument, View
+from .poison import POISON, Poison
 from .scalars import from_python, kind_of
 from .source import Source, read_source
 
-FILL_MODES = ("zero", "nan")
+FILL_MODES = ("zero", "nan", "poison")
 """`fill=`: "zero" (default) zero-fills tiles made by alloc_tile and the on-chip buffers; "nan" fills them with
 0xFF bytes (a NaN in every float type, all ones, i.e. -1 or the maximum, in integer types), so that reads of
-never-written data show; an int 0..255 fills with that byte."""
+never-written data show; "poison" fills like "nan" and stops the run at the first op that reads a tile element
+nothing wrote (UninitializedReadError, with the op's location); an int 0..255 fills with that byte."""
 
 
 
 def fill_byte(fill: str | int) -> int:
+    """The fill byte (0..255), or POISON (-1) for poison mode."""
     if isinstance(fill, bool) or not isinstance(fill, (str, int)):
-        raise ArgumentError(f"fill must be 'zero', 'nan' or a byte value (got {fill!r})")
+        raise ArgumentError(f"fill must be 'zero', 'nan', 'poison' or a byte value (got {fill!r})")
     if isinstance(fill, int):
         if not 0 <= fill <= 255:
             raise ArgumentError(f"fill byte must be in [0, 255] (got {fill})")
         return fill
     if fill not in FILL_MODES:
-        raise ArgumentError(f"fill must be 'zero', 'nan' or a byte value (got {fill!r})")
-    return 0 if fill == "zero" else 0xFF
+        raise ArgumentError(f"fill must be 'zero', 'nan', 'poison' or a byte value (got {fill!r})")
+    return {"zero": 0, "nan": 0xFF, "poison": POISON}[fill]
 
 
 class _FilledMemory(OnChipMemory):
@@ -82,12 +85,14 @@ class Env:
     """What every step of one run can see (slot 0 of each frame)."""
 
     __slots__ = ("block_idx", "block_num", "config", "deadline", "fill_byte", "max_bytes", "max_steps", "memory",
-                 "ops", "subblock_idx", "subblock_num", "timeout")
+                 "ops", "poison", "subblock_idx", "subblock_num", "timeout")
 
     def __init__(self, config: Config, byte: int, block: tuple[int, int], subblock: tuple[int, int],
                  limits: Limits | None = None) -> None:
         limits = limits or Limits()
         self.config = config
+        self.poison = Poison() if byte == POISON else None
+        byte = 0xFF if byte == POISON else byte
         self.memory = _FilledMemory(config.profile, byte)
         self.fill_byte = byte
         self.block_idx, self.block_num = block

@@ -103,3 +103,75 @@ def test_index_configuration_reproduces_its_golden(target, dtype, idx_dtype, s_r
         idx.set_logical(indices)
         TGATHER(dst, src0, idx, tmp)
     assert dst.valid.tobytes() == data.reshape(-1)[indices.astype(np.int64)].tobytes()
+
+
+# Comparison (top-k) form: (src dtype, k dtype, rows, cols, kvalue, K, mode)
+CMP_A2A3 = [(np.float32, np.uint32, 16, 64, 80, 32, "GT"), (np.int32, np.uint32, 8, 128, 80, 64, "EQ"),
+            (np.float32, np.uint32, 4, 256, 30, 64, "EQ"), (np.float16, np.uint16, 2, 256, 100, 32, "GT"),
+            (np.float16, np.uint16, 8, 128, 40, 32, "EQ")]
+CMP_A5 = [(np.float32, np.uint32, 16, 64, 80, 32, "GT"), (np.uint32, np.uint32, 8, 128, 80, 64, "GT"),
+          (np.float32, np.uint32, 4, 256, 30, 64, "EQ"), (np.int16, np.uint16, 16, 128, 90, 32, "GT"),
+          (np.int16, np.uint16, 4, 64, 20, 32, "EQ"), (np.float16, np.uint16, 2, 256, 90, 32, "GT"),
+          (np.float16, np.uint16, 8, 128, 40, 32, "EQ")]
+CMP_A5_OUTSIDE_CONTRACT = [np.int8, np.uint8]  # int8/uint8 comparison gathers: the backend builds them, the page
+CMP = [("a2a3", *c) for c in CMP_A2A3] + [("a5", *c) for c in CMP_A5]  # lists 2- and 4-byte sources only
+
+
+@pytest.mark.parametrize("target,dtype,k_dtype,rows,cols,kvalue,k,mode", CMP,
+                         ids=[f"{c[0]}-{np.dtype(c[1]).name}-{c[3]}x{c[4]}-{c[7]}" for c in CMP])
+def test_comparison_configuration_reproduces_its_golden(target, dtype, k_dtype, rows, cols, kvalue, k, mode):
+    """runTGATHER_CMP: src R x C, the k tile (one value per row, col-major), dst R x K of uint32 loaded from the
+    zeroed output, cdst and a uint8 tmp of R x ceil(C / 8) placed after them; golden (gen_data.py): the flat
+    indices i * C + j of the matching elements of row i, in column order, zeros after them. The kernel's tmp
+    tile is smaller than the A2/A3 kernel's scratch (it relies on the UB bytes after it): refused by default,
+    reproduced under undefined="emulate" (DECISIONS 24)."""
+    rng = np.random.default_rng(19)
+    hits = np.greater if mode == "GT" else np.equal
+    data = rng.integers(0, 100, (rows, cols)).astype(dtype)
+    while hits(data, kvalue).sum(axis=1).max() > k:  # the reference's draws never overflow a dst row; nor do ours
+        data = rng.integers(0, 100, (rows, cols)).astype(dtype)
+    item, k_item = np.dtype(dtype).itemsize, np.dtype(k_dtype).itemsize
+    k_rows = 32 // k_item if rows * k_item < 32 else rows
+    c_rows = 32 // item if rows * item < 32 else rows
+    cmp_cols = (-(-cols // 8) + 31) // 32 * 32
+    t = np.dtype(dtype).type
+    with ptoisa.target(target, undefined="emulate"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ptoisa.PtoWarning)
+        src = Tile[TileType.Vec, t, rows, cols, BLayout.RowMajor, -1, -1](rows, cols)
+        kt = Tile[TileType.Vec, np.dtype(k_dtype).type, k_rows, 1, BLayout.ColMajor, -1, -1](rows, 1)
+        dst = Tile[TileType.Vec, ptoisa.uint32_t, rows, k, BLayout.RowMajor, -1, -1](rows, k)
+        cdst = Tile[TileType.Vec, ptoisa.uint32_t, c_rows, 1, BLayout.ColMajor, -1, -1](rows, 1)
+        tmp = Tile[TileType.Vec, ptoisa.uint8_t, rows, cmp_cols, BLayout.RowMajor, -1, -1](rows, -(-cols // 8))
+        at = 0
+        for tile in (src, kt, dst) + ((cdst, tmp) if target == "a2a3" else ()):
+            TASSIGN(tile, at)
+            at += tile.spec.nbytes
+        if target == "a5":  # the A5 kernel binds cdst at 0x20000 and leaves tmp unbound (A5 ignores it)
+            TASSIGN(cdst, 0x20000)
+        src.set_logical(data)
+        dst.set_logical(np.zeros((rows, k)))  # TLOAD of the zeroed output buffer
+        kt.set_logical(np.full((k_rows, 1), kvalue))
+        mode_ = getattr(ptoisa.CmpMode, mode)
+        if target == "a2a3":
+            with pytest.raises(ptoisa.UndefinedBehaviourError, match="tmp must hold"):
+                TGATHER(dst, src, kt, cdst, tmp, 0, mode_, target=target)
+        TGATHER(dst, src, kt, cdst, tmp, 0, mode_)
+    golden = np.zeros((rows, k), np.uint32)
+    for i in range(rows):
+        hits = [i * cols + j for j in range(cols) if (data[i, j] > kvalue if mode == "GT" else data[i, j] == kvalue)]
+        golden[i, :len(hits)] = hits
+    assert dst.valid.tobytes() == golden.tobytes()
+
+
+@pytest.mark.parametrize("dtype", CMP_A5_OUTSIDE_CONTRACT)
+def test_a5_one_byte_comparison_gathers_are_refused_as_the_contract_says(dtype):
+    t = np.dtype(dtype).type
+    with ptoisa.target("a5"):
+        src = Tile[TileType.Vec, t, 16, 128]()
+        kt = Tile[TileType.Vec, ptoisa.uint16_t, 16, 1, BLayout.ColMajor]()
+        dst = Tile[TileType.Vec, ptoisa.uint32_t, 16, 32]()
+        cdst = Tile[TileType.Vec, ptoisa.uint32_t, 32, 1, BLayout.ColMajor, 16, 1]()
+        before = dst.tobytes()
+        with pytest.raises(ptoisa.IllegalInstructionError, match="src0 dtype"):
+            TGATHER(dst, src, kt, cdst, None, 0, ptoisa.CmpMode.GT)
+        assert dst.tobytes() == before

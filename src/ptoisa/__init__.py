@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time names load
         UninitializedReadError,
     )
     from .events import TSYNC, RecordEvent
-    from .isa.enums import CmpMode, GatherAxis, MaskPattern, RoundMode, SaturationMode
+    from .enums import CmpMode, GatherAxis, MaskPattern, RoundMode, SaturationMode
     from .memory import NPU_MEMORY_CLEAR, TASSIGN
     from .targets import Config, Target, current_config, get_profile, target
     from typing import Protocol
@@ -71,7 +71,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "OutOfBoundsError", "PlacementError", "PtoError", "PtoWarning", "TargetError", "TileSpecError",
         "UndefinedBehaviourError", "UninitializedReadError"),
     ".events": ("TSYNC", "RecordEvent"),
-    ".isa.enums": ("CmpMode", "GatherAxis", "MaskPattern", "RoundMode", "SaturationMode"),
+    ".enums": ("CmpMode", "GatherAxis", "MaskPattern", "RoundMode", "SaturationMode"),
     ".memory": ("NPU_MEMORY_CLEAR", "TASSIGN"),
     ".targets": ("Config", "Target", "current_config", "get_profile", "target"),
     ".tile": ("BLayout", "CompactMode", "ConvTile", "Layout", "PadValue", "SLayout", "Tile", "TileSpec",

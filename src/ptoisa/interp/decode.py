@@ -34,8 +34,12 @@ HANDLERS: dict[str, Handler] = {}
 
 
 def handler(*names: str) -> Callable[[Handler], Handler]:
+    """Register `fn` as the handler of the named ops; a second handler for a name is a programming error."""
+
     def register(fn: Handler) -> Handler:
         for name in names:
+            if name in HANDLERS:
+                raise RuntimeError(f"two interpreter handlers for {name}")
             HANDLERS[name] = fn
         return fn
 

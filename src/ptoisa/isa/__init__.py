@@ -1,11 +1,7 @@
-"""The five instructions: one module each, holding its checks and its NumPy kernel.
+"""The instructions: the seeds' five one module each (checks and NumPy kernel, `tcmps(config, dst, src0, src1,
+mode)`), the vector instructions as records under `vector/` (see `record.py`). The C++-named public entry points
+of the five live in `ptoisa.api`; every record is its own entry point (`ptoisa.instructions`)."""
 
-Each module exposes a snake_case kernel taking the Config first (`tcmps(config, dst, src0, src1, mode)`); the
-C++-named public entry points live in `ptoisa.api`.
-"""
+from ..enums import CmpMode, GatherAxis, MaskPattern
 
-from .enums import CmpMode, GatherAxis, MaskPattern
-
-INSTRUCTIONS = ("TCMPS", "TCI", "TPARTMUL", "TEXPANDS", "TGATHER")
-
-__all__ = ["INSTRUCTIONS", "CmpMode", "GatherAxis", "MaskPattern"]
+__all__ = ["CmpMode", "GatherAxis", "MaskPattern"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..dtypes import DType as D
-from ..isa.enums import CmpMode
+from ..enums import CmpMode
 from ..tile.enums import TileType
 from .profile import Target, TargetProfile
 from .rules import (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from enum import StrEnum
 
 from ..errors import TargetError
@@ -52,6 +53,9 @@ class TargetProfile:
     evidence: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # Deep-frozen: a profile is data shared by every call, so its tables cannot change at run time.
+        object.__setattr__(self, "errata", MappingProxyType(dict(self.errata)))
+        object.__setattr__(self, "evidence", MappingProxyType(dict(self.evidence)))
         if not isinstance(self.target, Target):
             raise TargetError(f"target must be a Target, but got {self.target!r}")
         for name in self.errata:

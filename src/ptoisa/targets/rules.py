@@ -7,10 +7,11 @@ them. `None` in a set-valued field means "the target does not check this".
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Literal
 
 from ..dtypes import DType
-from ..isa.enums import CmpMode
+from ..enums import CmpMode
 from ..tile.enums import Layout, TileType
 
 DTypes = tuple[DType, ...]
@@ -58,6 +59,9 @@ class TCIRules:
     tmp_dtypes: DTypes = ()
     tmp_min_bytes: dict[int, int] = field(default_factory=dict)
     tmp_compiles: tuple[DTypes, DTypes] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tmp_min_bytes", MappingProxyType(dict(self.tmp_min_bytes)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -166,6 +170,10 @@ class MemoryRules:
     regions: dict[str, int]
     region_of: dict[TileType, str]
     alignment: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "regions", MappingProxyType(dict(self.regions)))
+        object.__setattr__(self, "region_of", MappingProxyType(dict(self.region_of)))
 
 
 # Errata both NPU backends share, word for word (their evidence differs and stays with each profile).

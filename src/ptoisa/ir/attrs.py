@@ -21,7 +21,7 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
-from ptoisa.isa.enums import CmpMode, MaskPattern
+from ptoisa.enums import CmpMode, MaskPattern, SaturationMode
 from ptoisa.tile.enums import BLayout, Layout, SLayout, TileType
 
 from .enums import AddressSpace, Event, KernelKind, PadMode, Pipe, RoundMode, SyncOpType
@@ -106,6 +106,15 @@ class CmpModeAttr(WordEnumAttr[CmpMode], SpacedOpaqueSyntaxAttribute):
     @classmethod
     def unknown_message(cls, word: str) -> str:
         return msg("attr.cmp_case")
+
+
+@irdl_attr_definition
+class SaturationModeAttr(WordEnumAttr[SaturationMode], SpacedOpaqueSyntaxAttribute):
+    """Saturation `#pto<saturation_mode ON>` / `OFF` (tcvt's `sat_mode`)."""
+
+    name = "pto.saturation_mode"
+    spellings = _names(SaturationMode)
+    label = "::mlir::pto::SaturationMode"
 
 
 @irdl_attr_definition
@@ -234,6 +243,6 @@ class SLayoutAttr(WordEnumAttr[SLayout]):
 
 
 ENUM_ATTRS = (
-    CmpModeAttr, RoundModeAttr, MaskPatternAttr, LayoutAttr, AddressSpaceAttr, PipeAttr, EventAttr,
+    CmpModeAttr, RoundModeAttr, SaturationModeAttr, MaskPatternAttr, LayoutAttr, AddressSpaceAttr, PipeAttr, EventAttr,
     PipeEventTypeAttr, SyncOpTypeAttr, KernelKindAttr, PadModeAttr, TileLocAttr, BLayoutAttr, SLayoutAttr,
 )

@@ -118,10 +118,10 @@ class AddPtrOp(PtoOp):
         offset = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        ptr_type = parser.parse_type()
+        ptr_type = _ptr_type(parser)
         result_type: Attribute = ptr_type
         if parser.parse_optional_punctuation("->") is not None:
-            result_type = parser.parse_type()
+            result_type = _ptr_type(parser)
         operands = [parser.resolve_operand(ptr, ptr_type), parser.resolve_operand(offset, IndexType())]
         return cls.build(operands=operands, result_types=[result_type], attributes=attrs)
 
@@ -143,6 +143,14 @@ class AddPtrOp(PtoOp):
             from xdsl.utils.exceptions import VerifyException
 
             raise VerifyException(f"'{self.name}' op result type must equal the pointer's type")
+
+
+def _ptr_type(parser: Parser) -> Attribute:
+    """A pointer type, also in the short form PTOAS prints for addptr (`<f32>` for `!pto.ptr<f32>`)."""
+    if parser._current_token.text == "<":  # noqa: SLF001 - xDSL has no public peek for punctuation
+        element, space = PtrType.parse_parameters(parser)
+        return PtrType(element, space.data)  # type: ignore[attr-defined]
+    return parser.parse_type()
 
 
 VIEW_OPS = (SubViewOp, AddPtrOp)

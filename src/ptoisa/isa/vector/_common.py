@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from ..._quiet import quiet
+
 from ...dtypes import STANDARD_DTYPES, DType
 from ...errors import UndefinedBehaviourError
 from ...tile.layout import region, store
@@ -63,7 +65,7 @@ def via_float(fn: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarr
     """`fn` computed in double and rounded to float, then to x's type: what `static_cast<T>(std::f((float)x))`
     gives for a correctly rounded `f`. Double rounding through float is exact for the functions used here
     (float carries more than twice half's and bfloat16's precision)."""
-    with np.errstate(all="ignore"):
+    with quiet():
         out = fn(x.astype(np.float64)).astype(np.float32)
     return out.astype(x.dtype)
 
@@ -107,7 +109,7 @@ def from_double(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
         return x.astype(dtype)
     if dtype.itemsize != 2 or dtype.kind == "f":
         return x.astype(dtype)
-    with np.errstate(all="ignore"):
+    with quiet():
         f = x.astype(np.float32)
         back = f.astype(np.float64)
         inexact = (back != x) & np.isfinite(x)

@@ -15,6 +15,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..._quiet import quiet
+
 from ...dtypes import DType as D
 from .._check import Check
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
@@ -45,7 +47,7 @@ def _elementwise(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         out = tiles["dst"]
         a, b = valid_of(tiles["src0"], out.valid_shape), valid_of(tiles["src1"], out.valid_shape)
-        with np.errstate(all="ignore"):
+        with quiet():
             if ufunc is not None and out.view is not None and a.dtype.kind != "V":
                 vr, vc = out.valid_shape
                 ufunc(a, b, out=out.view[:vr, :vc])  # straight into dst (ufuncs handle overlapping operands)

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._quiet import quiet
+
 from ...dtypes import STANDARD_DTYPES, DType
 from ...dtypes import DType as D
 from ..enums import RoundMode, SaturationMode
@@ -41,7 +43,7 @@ def _limits(dtype: DType) -> tuple[float, float]:
 
 def round_integral(x: np.ndarray, mode: RoundMode) -> np.ndarray:
     """The simulator's applyRoundingToIntegral, on float64 values."""
-    with np.errstate(all="ignore"):
+    with quiet():
         if mode is RoundMode.CAST_RINT:
             return np.rint(x)
         if mode is RoundMode.CAST_FLOOR:
@@ -66,7 +68,7 @@ def round_float(x: np.ndarray, dtype: np.dtype, mode: RoundMode) -> np.ndarray:
     nearest = from_double(x, dtype)
     if mode in (RoundMode.CAST_RINT, RoundMode.CAST_NONE):
         return nearest
-    with np.errstate(all="ignore"):
+    with quiet():
         back = nearest.astype(np.float64)
         inexact = (back != x) & np.isfinite(x)
         up = nearest.astype(np.float32)
@@ -134,7 +136,7 @@ def _convert(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     if sat is None:
         sat = SaturationMode.OFF if cpu else SaturationMode.ON
     x = valid_of(source)
-    with np.errstate(all="ignore"):
+    with quiet():
         wide = x.astype(np.float64)
         if sat is SaturationMode.ON and cpu:
             lo = max(_limits(s_type)[0], _limits(d_type)[0])

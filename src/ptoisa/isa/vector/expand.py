@@ -21,6 +21,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..._quiet import quiet
+
 from ...dtypes import DType as D
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import cpp_max, cpp_min, trunc_div, valid_of, write
@@ -76,7 +78,7 @@ def _row_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[
         a_full = tiles["src0"].valid_shape == shape
         a = valid_of(tiles["src0"], shape) if a_full else _row_vector(tiles["src0"], *shape)
         b = _row_vector(tiles["src1"], *shape) if a_full else valid_of(tiles["src1"], shape)
-        with np.errstate(all="ignore"):
+        with quiet():
             write(out, fn(a, b).astype(a.dtype, copy=False))
 
     return kernel
@@ -105,7 +107,7 @@ def _col_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[
             return
         a = valid_of(tiles["src0"], (rows, cols))
         b = np.broadcast_to(valid_of(tiles["src1"], (1, cols)), (rows, cols))
-        with np.errstate(all="ignore"):
+        with quiet():
             write(out, fn(a, b).astype(a.dtype, copy=False))
 
     return kernel

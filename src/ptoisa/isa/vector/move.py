@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._quiet import quiet
+
 from ...dtypes import STANDARD_DTYPES
 from ...dtypes import DType as D
 from ...tile.enums import PadValue
@@ -147,7 +149,7 @@ def _tcmp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     result = np.zeros(out.storage.shape, out.storage.dtype)
     words = min(-(-cols // bits), out.valid_col)
     if rows and cols and words:
-        with np.errstate(all="ignore"):
+        with quiet():
             truth = _COMPARE[plan.attrs["cmpMode"]](valid_of(tiles["src0"]), valid_of(tiles["src1"]))
         padded = np.zeros((rows, -(-cols // bits) * bits), bool)
         padded[:, :cols] = truth
@@ -192,7 +194,7 @@ def _part(fn):  # noqa: ANN001, ANN202
         result[:ar, :ac] = a
         result[:br, :bc] = b
         r, c = min(ar, br), min(ac, bc)
-        with np.errstate(all="ignore"):
+        with quiet():
             result[:r, :c] = fn(a[:r, :c], b[:r, :c]).astype(result.dtype)
         write(out, result)
 

@@ -17,6 +17,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..._quiet import quiet
+
 from ...dtypes import DType as D
 from ...tile.layout import store
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
@@ -44,7 +46,7 @@ def sequential(op: Callable, values: np.ndarray, acc: np.dtype, axis: int) -> np
     values = values.astype(acc)
     if values.shape[axis] == 0:
         return np.take(values, [], axis=axis)
-    with np.errstate(all="ignore"):
+    with quiet():
         if acc.kind in "iu" or acc in (np.float16, np.float32):
             return op.accumulate(values, axis=axis, dtype=acc).take(-1, axis=axis)
         result = values.take(0, axis=axis)

@@ -14,6 +14,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..._quiet import quiet
+
 from ...dtypes import DType as D
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
 from ._common import ALL9, INTS, cpp_max, cpp_min, equal_valid, trunc_div, trunc_rem, undefined, valid_of, write
@@ -43,7 +45,7 @@ def _with_scalar(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable
         out = tiles["dst"]
         a = valid_of(tiles["src0"], out.valid_shape)
         s = scalars["scalar"]  # a NumPy scalar of the tiles' element type: the arithmetic stays in that type
-        with np.errstate(all="ignore"):
+        with quiet():
             result = fn(s, a) if plan.form == 1 else fn(a, s)
         write(out, np.asarray(result).astype(a.dtype, copy=False))
 

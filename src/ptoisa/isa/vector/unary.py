@@ -17,6 +17,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..._quiet import quiet
+
 from ...dtypes import DType as D
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import ALL9, FLOATS, INTS, cpp_max, equal_valid, from_double, valid_of, write
@@ -38,7 +40,7 @@ def _unary(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Sca
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         out = tiles["dst"]
         x = valid_of(tiles["src"], out.valid_shape)
-        with np.errstate(all="ignore"):
+        with quiet():
             write(out, fn(x))
 
     return kernel

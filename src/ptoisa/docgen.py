@@ -8,10 +8,12 @@ import sys
 from itertools import groupby
 
 from .dtypes import names
+from . import seed_records  # noqa: F401 - registers the seeds' five
 from .isa import vector  # noqa: F401 - registers the vector instructions
 from .isa.record import REGISTRY, TARGETS, Instruction
 
 _FAMILIES = {
+    "seed": "The seed pages' five (hand-written entry points and text forms: `ptoisa.api`, `ptoisa.ir.ops`)",
     "binary": "Element-wise, tile with tile",
     "scalar": "Element-wise, tile with scalar",
     "unary": "Element-wise, one tile",
@@ -34,7 +36,7 @@ def _dtypes(rec: Instruction, target: str) -> str:
 
 def render() -> str:
     out = [
-        "# Vector instructions",
+        "# Instructions",
         "",
         "Generated from the instruction records (`python -m ptoisa.docgen`); each record also gives the Python",
         "entry point (`ptoisa.TADD(...)`), the `pto.*` op of the text forms and its verifier, and the",
@@ -48,7 +50,8 @@ def render() -> str:
         out += [f"## {_FAMILIES.get(family, family)}", "", "| instruction | `.pto` op | meaning | "
                 + " | ".join(TARGETS) + " |", "|---|---|---|" + "---|" * len(TARGETS)]
         for rec in group:
-            cells = [f"`{rec.signature}`", f"`{rec.mnemonic}`", rec.summary.replace("|", "\\|"),
+            forms = "<br>".join(f"`{form}`" for form in rec.signature.split(" | "))
+            cells = [forms, f"`{rec.mnemonic}`", rec.summary.replace("|", "\\|"),
                      *(_dtypes(rec, t) for t in TARGETS)]
             out.append("| " + " | ".join(cells) + " |")
         out.append("")

@@ -8,5 +8,5 @@ from __future__ import annotations
 from .isa import vector  # noqa: F401 - registers the vector instructions
 from .isa.record import REGISTRY
 
-globals().update({name: rec for name, rec in REGISTRY.items() if rec.family})
-__all__ = sorted(name for name, rec in REGISTRY.items() if rec.family)
+globals().update({name: rec for name, rec in REGISTRY.items() if rec.generated})
+__all__ = sorted(name for name, rec in REGISTRY.items() if rec.generated)

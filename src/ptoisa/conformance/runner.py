@@ -100,7 +100,7 @@ def _record_names() -> frozenset[str]:
     from ..isa import vector  # noqa: F401 - registers the records
     from ..isa.record import REGISTRY
 
-    return frozenset(name for name, rec in REGISTRY.items() if rec.family)
+    return frozenset(name for name, rec in REGISTRY.items() if rec.generated)
 
 
 RUNNERS: dict[str, Runner] = _Runners({

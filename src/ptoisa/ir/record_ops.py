@@ -166,5 +166,5 @@ def _make(rec: Instruction) -> type[RecordOp]:
 
 
 RECORD_OPS: tuple[type[RecordOp], ...] = tuple(_make(rec) for name, rec in sorted(REGISTRY.items())
-                                               if rec.family)
+                                               if rec.generated)
 """One op class per registered vector instruction (the seeds' five have hand-written classes in ops.py)."""

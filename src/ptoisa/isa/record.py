@@ -167,6 +167,9 @@ class Instruction:
     example: str = ""
     errata_text: Mapping[str, str] = field(default_factory=dict)
     forms: tuple[tuple[Operand, ...], ...] = ()
+    entry: Callable[..., RecordEvent] | None = None
+    """A hand-written entry point (the seeds' five: their C++ template forms and overload parsing live in
+    `ptoisa.api`); None when the record itself is the entry point and its op and step are generated."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "legality", MappingProxyType(dict(self.legality)))
@@ -184,6 +187,11 @@ class Instruction:
 
     # --- names ----------------------------------------------------------------------------------------------
     @property
+    def generated(self) -> bool:
+        """The entry point, the `pto.*` op, its verifier and its interpreter step come from this record."""
+        return self.entry is None
+
+    @property
     def mnemonic(self) -> str:
         return "pto." + self.name.lower()
 
@@ -197,10 +205,14 @@ class Instruction:
 
     @property
     def signature(self) -> str:
-        parts = [f"[{o.name}]" if o.optional else o.name for o in self.operands]
-        parts += [f"{a.name}={a.enum.__name__}.{a.default.name}" if a.default is not None else f"{a.name}=None"
-                  for a in self.attrs]
-        return f"{self.name}({', '.join(parts)}, *events)"
+        """Every overload, C++ order: `TDIVS(dst, src0, scalar, *events) | TDIVS(dst, scalar, src0, *events)`."""
+        attrs = [f"{a.name}={a.enum.__name__}.{a.default.name}" if a.default is not None else f"{a.name}=None"
+                 for a in self.attrs]
+        forms = []
+        for form in self.forms:
+            parts = [f"[{o.name}]" if o.optional else o.name for o in form] + attrs
+            forms.append(f"{self.name}({', '.join(parts)}, *events)")
+        return " | ".join(forms)
 
     # --- calls ----------------------------------------------------------------------------------------------
     def bind(self, config: Config, args: tuple[Any, ...], kwargs: Mapping[str, Any]
@@ -276,6 +288,8 @@ class Instruction:
 
     def __call__(self, *args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
         """The Python entry point: `TADD(dst, src0, src1, *events, target=None)`."""
+        if self.entry is not None:
+            return self.entry(*args, target=target, **kwargs)
         config = resolve(target)
         end = len(args)
         while end and type(args[end - 1]) is RecordEvent:

@@ -143,3 +143,27 @@ def test_grid_and_block_together_are_a_usage_error(tmp_path):
     np.save(tmp_path / "x.npy", np.zeros((16, 32), np.float32))
     done = _cli("run", "k.pto", "x.npy", "zeros:16x32", "--grid", "2", "--block", "0/2", cwd=tmp_path)
     assert done.returncode == 2 and "either --grid N or --block" in done.stderr
+
+
+SCALARS = """module {
+  func.func @k(%t: !pto.ptr<i64>, %o: !pto.ptr<i64>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %v = pto.load_scalar %t[%c1] : !pto.ptr<i64> -> i64
+    %w = arith.addi %v, %v : i64
+    pto.store_scalar %w, %o[%c0] : !pto.ptr<i64>, i64
+    pto.fence.barrier_all #pto.fence_scope<gm>
+    pto.fence.release #pto.fence_scope<ddr>
+    return
+  }
+}
+"""
+
+
+def test_64_bit_integer_pointers_and_fences():
+    table = np.array([5, 2**40 + 3, 7], np.int64)
+    out = np.zeros(2, np.int64)
+    result = ptoisa.load(SCALARS, target="cpu").run(table, out)
+    assert out.tolist() == [2 * (2**40 + 3), 0] and list(result.outputs) == ["o"]
+    with pytest.raises(ArgumentError, match="int64"):
+        ptoisa.load(SCALARS, target="cpu").run(table.astype(np.int32), out)

@@ -258,7 +258,8 @@ def _query(d: FunctionDecoder, op: Operation) -> Step:
     return step
 
 
-@handler("pto.set_flag", "pto.wait_flag", "pto.record_event", "pto.wait_event", "pto.barrier")
+@handler("pto.set_flag", "pto.wait_flag", "pto.record_event", "pto.wait_event", "pto.barrier", "pto.fence.barrier_all",
+         "pto.fence.release", "pto.fence.acquire")
 def _sync(d: FunctionDecoder, op: Operation) -> Step:
     """Execution is in program order, so synchronisation has no effect on results; the op stays a step."""
 

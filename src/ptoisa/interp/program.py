@@ -27,7 +27,7 @@ from time import monotonic
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import IntegerType, MemRefType, Signedness
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
@@ -318,6 +318,18 @@ def _names(params: list[Argument]) -> str:
     return ", ".join(f"%{p.name}: {p.type_text}" for p in params) or "none"
 
 
+def _global_dtype(element: Any) -> np.dtype | None:
+    """The NumPy dtype of a global tensor's elements: any tile element type, and 64-bit integers (pointers of
+    i64/ui64 hold block tables and offsets that kernels read with load_scalar; no tile holds them)."""
+    try:
+        return dtype_of_type(element).np
+    except PtoError:
+        pass
+    if isinstance(element, IntegerType) and element.width.data == 64:
+        return np.dtype(np.uint64 if element.signedness.data is Signedness.UNSIGNED else np.int64)
+    return None
+
+
 def _describe(name: str, t: Any) -> Argument:
     if isinstance(t, TileBufType):
         try:
@@ -326,11 +338,7 @@ def _describe(name: str, t: Any) -> Argument:
             dtype = None
         return Argument(name, t, "tile", dtype)
     if isinstance(t, PtrType | MemRefType):
-        try:
-            dtype = dtype_of_type(t.element_type).np
-        except PtoError:
-            dtype = None
-        return Argument(name, t, "tensor", dtype)
+        return Argument(name, t, "tensor", _global_dtype(t.element_type))
     if kind_of(t) is not None:
         return Argument(name, t, "scalar")
     return Argument(name, t, "other")

@@ -24,7 +24,7 @@ from xdsl.printer import Printer
 from ptoisa.enums import CmpMode, MaskPattern, SaturationMode
 from ptoisa.tile.enums import BLayout, Layout, SLayout, TileType
 
-from .enums import AddressSpace, Event, KernelKind, PadMode, Pipe, RoundMode, SyncOpType
+from .enums import AddressSpace, Event, FenceScope, KernelKind, PadMode, Pipe, RoundMode, SyncOpType
 from .messages import msg
 
 E = TypeVar("E", bound=IntEnum)
@@ -136,6 +136,15 @@ class MaskPatternAttr(WordEnumAttr[MaskPattern]):
 
 
 @irdl_attr_definition
+class FenceScopeAttr(WordEnumAttr[FenceScope]):
+    """Fence scope `#pto.fence_scope<gm>` of `pto.fence.barrier_all`, `pto.fence.release`, `pto.fence.acquire`."""
+
+    name = "pto.fence_scope"
+    spellings = _names(FenceScope)
+    label = "::mlir::pto::FenceScope"
+
+
+@irdl_attr_definition
 class LayoutAttr(WordEnumAttr[Layout]):
     """Global tensor layout `#pto.layout<nd|dn|nz>` (make_tensor_view, memref.reinterpret_cast)."""
 
@@ -243,6 +252,6 @@ class SLayoutAttr(WordEnumAttr[SLayout]):
 
 
 ENUM_ATTRS = (
-    CmpModeAttr, RoundModeAttr, SaturationModeAttr, MaskPatternAttr, LayoutAttr, AddressSpaceAttr, PipeAttr, EventAttr,
+    CmpModeAttr, RoundModeAttr, SaturationModeAttr, MaskPatternAttr, FenceScopeAttr, LayoutAttr, AddressSpaceAttr, PipeAttr, EventAttr,
     PipeEventTypeAttr, SyncOpTypeAttr, KernelKindAttr, PadModeAttr, TileLocAttr, BLayoutAttr, SLayoutAttr,
 )

@@ -98,3 +98,12 @@ class PadMode(IntEnum):
     PadNull = 0
     PadFirstElem = 1
     PadValue = 2
+
+
+class FenceScope(IntEnum):
+    """`#pto.fence_scope<...>` of the fence ops: the memory a fence orders."""
+
+    gm = 0
+    ddr = 1
+    ub = 2
+    l1 = 3

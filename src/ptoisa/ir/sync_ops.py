@@ -19,7 +19,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from .abstract_ops import PtoOp
-from .attrs import EventAttr, PipeAttr, PipeEventTypeAttr, SyncOpTypeAttr, WordEnumAttr
+from .attrs import EventAttr, FenceScopeAttr, PipeAttr, PipeEventTypeAttr, SyncOpTypeAttr, WordEnumAttr
 from .messages import msg
 from .syntax import print_trailing_attrs
 
@@ -139,4 +139,38 @@ class BarrierOp(PtoOp):
         print_trailing_attrs(printer, self.attr_view(skip=("pipe",)))
 
 
-SYNC_OPS = (SetFlagOp, WaitFlagOp, RecordEventOp, WaitEventOp, BarrierOp)
+class _FenceOp(PtoOp):
+    """A memory fence `pto.fence.<kind> #pto.fence_scope<gm>`: ordering only, so no effect on results."""
+
+    scope = prop_def(FenceScopeAttr)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _FenceOp:
+        scope = parser.parse_attribute()
+        if not isinstance(scope, FenceScopeAttr):
+            parser.raise_error("expected #pto.fence_scope<...>")
+        return cls.create(properties={"scope": scope}, attributes=parser.parse_optional_attr_dict())
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.scope)
+        print_trailing_attrs(printer, self.attr_view(skip=("scope",)))
+
+
+@irdl_op_definition
+class FenceBarrierAllOp(_FenceOp):
+    name = "pto.fence.barrier_all"
+
+
+@irdl_op_definition
+class FenceReleaseOp(_FenceOp):
+    name = "pto.fence.release"
+
+
+@irdl_op_definition
+class FenceAcquireOp(_FenceOp):
+    name = "pto.fence.acquire"
+
+
+SYNC_OPS = (SetFlagOp, WaitFlagOp, RecordEventOp, WaitEventOp, BarrierOp, FenceBarrierAllOp, FenceReleaseOp,
+            FenceAcquireOp)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ptoisa.cli.main import main
 
@@ -66,3 +67,23 @@ def test_run_golden_writes_bin_npy_and_a_manifest(tmp_path, capsys):
     assert np.array_equal(raw, np.load(out / "scaled.npy"))
     assert np.array_equal(raw, np.load(data) * np.float32(2.0))
     assert _run(capsys, "run", str(kernel), str(data), "zeros:64x16", "zeros:64x2", "2", "1", "--golden")[0] == 2
+
+
+def test_show_image_needs_matplotlib_and_says_so(tmp_path, capsys, monkeypatch):
+    import sys
+
+    np.save(tmp_path / "a.npy", np.arange(12, dtype=np.float32).reshape(3, 4))
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    code, out, err = _run(capsys, "show", str(tmp_path / "a.npy"), "--image", str(tmp_path / "a.png"))
+    assert code == 2 and "needs matplotlib" in err and "[[ 0." in out
+    assert not (tmp_path / "a.png").exists()
+
+
+def test_show_image_writes_a_png_when_matplotlib_is_there(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    np.save(tmp_path / "m.npy", np.array([[0b10100101, 0xFF]], np.uint8))
+    code, out, _ = _run(capsys, "show", str(tmp_path / "m.npy"), "--bits", "--image", str(tmp_path / "m.png"))
+    assert code == 0 and "1.1..1.111111111" in out
+    assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, _, err = _run(capsys, "show", str(tmp_path / "m.npy"), "--image", str(tmp_path / "m.npy"))
+    assert code == 2 and "input" in err

@@ -56,6 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     show.add_argument("--dtype", help="element type for a raw .bin file")
     show.add_argument("--shape", help="shape for a raw .bin file, e.g. 16x16")
     show.add_argument("--bits", action="store_true", help="unpack uint8 predicate bytes into 0/1 per element")
+    show.add_argument("--image", metavar="FILE.png",
+                      help="also draw the array (or, with --bits, the mask) as an image (needs matplotlib)")
     show.set_defaults(func=cmd_show)
 
 
@@ -213,7 +215,44 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
         grid = np.unpackbits(rows, axis=1, bitorder="little")
         for r, row in enumerate(grid):
             out.write(f"{r:>5} " + "".join("1" if b else "." for b in row) + "\n")
-        return EXIT_OK
+        return _image(args, grid, out)
     with np.printoptions(linewidth=120, threshold=4096, edgeitems=8):
         out.write(str(array) + "\n")
+    return _image(args, array, out)
+
+
+def _image(args: argparse.Namespace, array: Any, out: TextIO) -> int:
+    """`--image`: the array as a heat map (one cell per element), written atomically, never over the input."""
+    if not args.image:
+        return EXIT_OK
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.stderr.write("ptoisa: error: --image needs matplotlib (pip install matplotlib); the text above is "
+                         "the same data\n")
+        return EXIT_USAGE
+    import io
+
+    import numpy as np
+
+    from .files import OutputRefused, write_atomically
+
+    grid = np.asarray(array, dtype=np.float64)
+    grid = grid.reshape(1, -1) if grid.ndim < 2 else grid.reshape(grid.shape[0], -1)
+    figure, axes = plt.subplots(figsize=(min(12, 2 + grid.shape[1] / 8), min(12, 2 + grid.shape[0] / 8)))
+    shown = axes.imshow(grid, interpolation="nearest", aspect="auto", cmap="viridis")
+    figure.colorbar(shown, ax=axes)
+    axes.set_title(f"{args.file}")
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    plt.close(figure)
+    try:
+        replaced = write_atomically(args.image, buffer.getvalue(), inputs=[args.file.split(":")[0]])
+    except (OutputRefused, OSError) as exc:
+        sys.stderr.write(f"ptoisa: error: {exc}\n")
+        return EXIT_USAGE
+    out.write(f"image: {args.image}" + (" (replaced)" if replaced else "") + "\n")
     return EXIT_OK

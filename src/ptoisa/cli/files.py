@@ -57,6 +57,10 @@ class AtomicFile:
             fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=directory)
         except OSError as exc:
             raise OutputRefused(f"cannot write {self.path}: {exc.strerror or exc}") from None
+        try:  # mkstemp makes the file private (0600); give it the permissions a plain open() would
+            os.chmod(self._tmp, 0o666 & ~_umask())
+        except OSError:
+            pass
         self._file = os.fdopen(fd, self.mode, encoding=self.encoding)
         return self._file
 
@@ -77,6 +81,12 @@ class AtomicFile:
                     os.unlink(self._tmp)
                 except OSError:
                     pass
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_atomically(path: str | os.PathLike[str], data: str | bytes,

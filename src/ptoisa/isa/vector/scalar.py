@@ -41,11 +41,17 @@ _VALID = equal_valid("src0")
 
 
 def _with_scalar(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Scalars], None]:
+    ufunc = fn if isinstance(fn, np.ufunc) else None
+
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         out = tiles["dst"]
         a = valid_of(tiles["src0"], out.valid_shape)
         s = scalars["scalar"]  # a NumPy scalar of the tiles' element type: the arithmetic stays in that type
         with quiet():
+            if ufunc is not None and out.view is not None and a.dtype.kind != "V":
+                vr, vc = out.valid_shape
+                ufunc(*((s, a) if plan.form == 1 else (a, s)), out=out.view[:vr, :vc])
+                return
             result = fn(s, a) if plan.form == 1 else fn(a, s)
         write(out, np.asarray(result).astype(a.dtype, copy=False))
 

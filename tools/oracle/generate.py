@@ -377,13 +377,8 @@ def build_cases(rng, op: str) -> list[Case]:
         return binary(rng, op, FLOAT + INTS)
     if op == "tdiv":
         return binary(rng, op, FLOAT + ["i32", "i16"])
-    if op == "trem":
-        cases = binary(rng, op, FLOAT + ["i32", "i16"])
-        for c in cases:  # TREM's C++ signature takes a tmp tile
-            c.tiles["tmp"] = TileDesc(**vars(c.tiles["dst"]))
-            c.data["tmp"] = junk(rng, c.tiles["tmp"])
-            c.call = "TREM(dst, src0, src1, tmp)"
-        return cases
+    if op == "trem":  # TREM's C++ signature takes a tmp tile
+        return _with_tmp(rng, binary(rng, op, FLOAT + ["i32", "i16"]), "TREM(dst, src0, src1, tmp)")
     if op in ("tand", "tor"):
         return binary(rng, op, INTS)
     if op == "txor":
@@ -391,12 +386,7 @@ def build_cases(rng, op: str) -> list[Case]:
     if op in ("tadds", "tsubs", "tmuls", "tmaxs", "tmins", "tdivs"):
         return scalar_op(rng, op, FLOAT + ["i32", "i16"])
     if op == "trems":
-        cases = scalar_op(rng, op, FLOAT + ["i32", "i16"])
-        for c in cases:
-            c.tiles["tmp"] = TileDesc(**vars(c.tiles["dst"]))
-            c.data["tmp"] = junk(rng, c.tiles["tmp"])
-            c.call = "TREMS(dst, src0, scalar, tmp)"
-        return cases
+        return _with_tmp(rng, scalar_op(rng, op, FLOAT + ["i32", "i16"]), "TREMS(dst, src0, scalar, tmp)")
     if op in ("tands", "tors"):
         return scalar_op(rng, op, INTS)
     if op == "txors":

@@ -13,7 +13,6 @@ shapes are static, the record's valid-shape rule.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar
 
@@ -29,26 +28,12 @@ from ptoisa.isa import vector  # noqa: F401 - registers the vector instructions
 from ptoisa.isa._check import Check
 from ptoisa.isa.record import REGISTRY, Instruction, Operand
 from ptoisa.tile.enums import DYNAMIC
-from ptoisa.tile.spec import TileSpec
 
 from .abstract_ops import DpsOp, type_text
-from .legality import config_of, spec_of
+from .legality import _Sized, config_of, spec_of
 from .syntax import merge_attrs, parse_group, print_group, resolve_group
 from .types import TileBufType
 from .verify import is_memref, is_scalar
-
-
-@dataclass(frozen=True)
-class _Sized:
-    """A tile as the valid-shape rules see it: its spec and static valid sizes."""
-
-    spec: TileSpec
-    valid_row: int
-    valid_col: int
-
-    @property
-    def valid_shape(self) -> tuple[int, int]:
-        return self.valid_row, self.valid_col
 
 
 def core_attr(attr_def: Any, value: Attribute | None) -> Enum:

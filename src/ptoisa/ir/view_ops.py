@@ -30,6 +30,17 @@ from .types import PtrType, TileBufType
 from .verify import Arch
 
 
+def _print_tail(printer: Printer, op: PtoOp, source: Attribute) -> None:
+    """` {attrs} : SourceType -> ResultType`, the end of both ops' custom syntax."""
+    if op.attributes:
+        printer.print_string(" ")
+        printer.print_attr_dict(dict(op.attributes))
+    printer.print_string(" : ")
+    printer.print_attribute(source)
+    printer.print_string(" -> ")
+    printer.print_attribute(op.results[0].type)
+
+
 @irdl_op_definition
 class SubViewOp(PtoOp):
     """`pto.subview %src[%r, %c] sizes [R, C] valid [%vr, %vc]`: a window of a tile (shares its bytes)."""
@@ -74,13 +85,7 @@ class SubViewOp(PtoOp):
             printer.print_string(" valid [")
             printer.print_list(self.valid, printer.print_operand)
             printer.print_string("]")
-        if self.attributes:
-            printer.print_string(" ")
-            printer.print_attr_dict(dict(self.attributes))
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        _print_tail(printer, self, self.source.type)
 
     def verify_structure(self, arch: Arch) -> None:
         sizes = tuple(self.sizes.get_values())
@@ -130,13 +135,7 @@ class AddPtrOp(PtoOp):
         printer.print_operand(self.ptr)
         printer.print_string(", ")
         printer.print_operand(self.offset)
-        if self.attributes:
-            printer.print_string(" ")
-            printer.print_attr_dict(dict(self.attributes))
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        _print_tail(printer, self, self.ptr.type)
 
     def verify_structure(self, arch: Arch) -> None:
         if self.ptr.type != self.result.type:

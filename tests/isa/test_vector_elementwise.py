@@ -240,3 +240,11 @@ def test_neg_abs_relu_on_integers_and_special_floats():
 def test_transcendentals_refuse_integer_tiles():
     with pytest.raises(IllegalInstructionError, match="not supported"):
         ptoisa.TEXP(tile(np.int32, 1, 8), tile(np.int32, 1, 8), target="cpu")
+
+
+def test_help_shows_every_overload_the_element_types_and_the_rules():
+    import pydoc
+
+    text = pydoc.render_doc(ptoisa.TDIVS, renderer=pydoc.plaintext)
+    assert "TDIVS(dst, src0, scalar, *events)" in text and "TDIVS(dst, scalar, src0, *events)" in text
+    assert "[a2a3]" in text and "Tile-scalar instructions" in text

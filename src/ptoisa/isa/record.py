@@ -184,6 +184,21 @@ class Instruction:
         simple = len(self.forms) == 1 and not any(o.optional for o in self.forms[0])
         object.__setattr__(self, "_simple", self.forms[0] if simple else None)
         object.__setattr__(self, "_scalar_types", {o.name: o for f in self.forms for o in f if o.kind == "scalar"})
+        object.__setattr__(self, "__name__", self.name)
+        object.__setattr__(self, "__doc__", self._help())
+
+    def _help(self) -> str:
+        """What `help(ptoisa.TADD)` shows: every overload, the meaning, the element types per target and the
+        family's rules (its module's docstring)."""
+        import sys
+
+        lines = [self.signature.replace(" | ", "\n"), "", f"{self.summary}. Returns a RecordEvent; pass "
+                 "target= (a name or Config) to choose the target.", "", "Element types (dst unless named):"]
+        lines += [f"    {describe(self, t).split(': ', 1)[1]}  [{t}]" for t in TARGETS]
+        module = sys.modules.get(getattr(self.kernel, "__module__", ""), None)
+        if self.entry is None and module is not None and module.__doc__:
+            lines += ["", module.__doc__.strip()]
+        return "\n".join(lines)
 
     # --- names ----------------------------------------------------------------------------------------------
     @property

@@ -88,3 +88,14 @@ def test_tpartadd_adds_the_overlap_and_copies_the_rest():
         ptoisa.TPARTMAX(d, tile(np.float32, 2, 16, a, valid=(1, 16)), tile(np.float32, 2, 16, b, valid=(2, 8)),
                         target="cpu")
     assert d.tobytes() == before
+
+
+def test_tcmp_on_a2a3_compares_int32_for_equality_whatever_the_mode():
+    a = np.arange(64, dtype=np.int32).reshape(2, 32)
+    b = np.full((2, 32), 5, np.int32)
+    d = tile(np.uint8, 2, 32, valid=(2, 4))
+    with pytest.warns(ptoisa.ModeFallbackWarning, match="int32 GT is executed as EQ"):
+        ptoisa.TCMP(d, tile(np.int32, 2, 32, a), tile(np.int32, 2, 32, b), CmpMode.GT, target="a2a3")
+    assert np.array_equal(d.valid, np.packbits(a == b, axis=1, bitorder="little"))
+    ptoisa.TCMP(d, tile(np.int32, 2, 32, a), tile(np.int32, 2, 32, b), CmpMode.GT, target="a5")
+    assert np.array_equal(d.valid, np.packbits(a > b, axis=1, bitorder="little"))

@@ -29,7 +29,7 @@ from ...dtypes import DType as D
 from ...tile.enums import PadValue
 from ...tile.layout import store, write_region
 from ...tile.tile import Tile
-from .._check import Check, commit_variant
+from .._check import Check, announce_fallback, commit_variant
 from ..enums import CmpMode
 from ..record import Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
 from ._common import cpp_max, cpp_min, undefined, valid_of, write
@@ -149,8 +149,16 @@ def _tcmp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     result = np.zeros(out.storage.shape, out.storage.dtype)
     words = min(-(-cols // bits), out.valid_col)
     if rows and cols and words:
+        mode = plan.attrs["cmpMode"]
+        a, b = valid_of(tiles["src0"]), valid_of(tiles["src1"])
         with quiet():
-            truth = _COMPARE[plan.attrs["cmpMode"]](valid_of(tiles["src0"]), valid_of(tiles["src1"]))
+            truth = _COMPARE[mode](a, b)
+        if mode is not CmpMode.EQ and plan.specs["src0"].dtype is D.I32 and plan.config.profile.tcmps.int32_eq_only:
+            # docs/isa/TCMP.md (A2/A3): int32 sources take the EQ compare path whatever cmpMode says
+            equal = a == b
+            if not np.array_equal(equal, truth):
+                announce_fallback(plan.config, "TCMP", f"int32 {mode.name} is executed as EQ on this target")
+            truth = equal
         padded = np.zeros((rows, -(-cols // bits) * bits), bool)
         padded[:, :cols] = truth
         packed = np.packbits(padded, axis=1, bitorder="little").view(np.dtype(f"<u{bits // 8}"))

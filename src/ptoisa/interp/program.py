@@ -174,6 +174,7 @@ class Program:
             op.sym_name.data: op for op in self.module.walk() if isinstance(op, FuncOp)
         }
         self._compiled: dict[str, CompiledFunction] = {}  # only whole functions: read without the lock
+        self._arguments: dict[str, tuple[Argument, ...]] = {}  # entry name -> described arguments
         self._decoding: dict[str, CompiledFunction] = {}  # functions being decoded (recursion), under the lock
         self._lock = threading.RLock()
         self.decode_count = 0
@@ -218,12 +219,15 @@ class Program:
                                 f"({', '.join(candidates) or 'none'}); choose one with entry=")
 
     def arguments(self, entry: str | None = None) -> list[Argument]:
-        func = self.functions[self.entry_name(entry)]
-        out = []
-        for arg in func.body.blocks[0].args if func.body.blocks else []:
-            name = arg.name_hint or f"arg{arg.index}"
-            out.append(_describe(name, arg.type))
-        return out
+        """The entry's arguments, described once per function (a run reuses the description)."""
+        name = self.entry_name(entry)
+        described = self._arguments.get(name)
+        if described is None:
+            func = self.functions[name]
+            described = tuple(_describe(arg.name_hint or f"arg{arg.index}", arg.type)
+                              for arg in (func.body.blocks[0].args if func.body.blocks else []))
+            self._arguments[name] = described
+        return list(described)
 
     # --- decoding ---------------------------------------------------------------------------------------
     def compiled_function(self, name: str, at: Operation | None = None, decoder: Any = None) -> CompiledFunction:

@@ -459,3 +459,10 @@ def test_set_logical_converts_numbers_into_narrow_float_types_by_value(dtype):
     t.set_logical(np.full((2, 32), 1.5, dtype=np.float32))
     expected = np.full((2, 32), 1.5, dtype=getattr(ml_dtypes, dtype))
     assert t.to_numpy().tobytes() == expected.tobytes()
+
+
+def test_one_shared_spec_object_per_tile_type():
+    a = Tile[TileType.Vec, "float", 16, 16]
+    b = Tile[TileType.Vec, np.float32, 16, 16, BLayout.RowMajor]
+    assert a is b and a == b
+    assert Tile[TileType.Vec, "float", 16, 32] is not a

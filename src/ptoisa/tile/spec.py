@@ -222,10 +222,21 @@ def _require_int(value: Any, name: str) -> int:
     return int(value)
 
 
+_INTERNED: dict[TileSpec, TileSpec] = {}
+
+
+def intern(spec: TileSpec) -> TileSpec:
+    """The one shared TileSpec equal to `spec`: tiles of one type share it, so comparing their types (plan
+    caches, equality checks) usually stops at identity."""
+    if len(_INTERNED) >= 65536:
+        return spec
+    return _INTERNED.setdefault(spec, spec)
+
+
 def make_spec(args: tuple[Any, ...]) -> TileSpec:
-    """Build a TileSpec from positional template arguments in the C++ order."""
+    """Build a TileSpec from positional template arguments in the C++ order (interned)."""
     if len(args) < 4:
         raise TileSpecError("Tile[...] needs at least TileType, DType, Rows, Cols")
     if len(args) > 11:
         raise TileSpecError(f"Tile[...] takes at most 11 template arguments (got {len(args)})")
-    return TileSpec(*args)
+    return intern(TileSpec(*args))

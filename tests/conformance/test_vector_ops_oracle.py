@@ -15,7 +15,7 @@ from ptoisa.isa.record import REGISTRY
 from ptoisa.targets import make_config
 
 FOLDER = Path(__file__).resolve().parents[1] / "data" / "vectors"
-CASES = [pytest.param(case, id=case.case_id) for path in sorted(FOLDER.glob("*.jsonl")) for case in read_cases(path)]
+CASES = [pytest.param(case, id=case.case_id) for path in sorted(FOLDER.glob("*.jsonl.gz")) for case in read_cases(path)]
 
 
 def test_the_vectors_cover_the_records():
@@ -29,3 +29,12 @@ def test_the_vectors_cover_the_records():
 def test_cpu_reproduces_the_simulator(case):
     result = run_case(case, make_config("cpu"))
     assert result["verdict"] in ("matched", "rejected as expected"), (result["verdict"], result["message"])
+
+
+def test_a_damaged_compressed_vector_file_is_a_clean_error(tmp_path):
+    from ptoisa.errors import VectorFormatError
+
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(b"\x1f\x8b\x08\x00garbage")
+    with pytest.raises(VectorFormatError, match="bad.jsonl.gz"):
+        list(read_cases(bad))

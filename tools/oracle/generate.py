@@ -5,7 +5,7 @@
 For each op this writes one C++ translation unit with one function per case (the tile types are template
 arguments, so every case is its own instantiation), builds it with `g++ -std=c++20 -O2 -DNDEBUG -D__CPU_SIM` (the conformance vectors' flags) against the
 checkout's `include/`, feeds every case's input bytes as hex on stdin, reads every tile's bytes back and writes
-`OUT/<op>.jsonl` in the record layout of the shared conformance vectors (`expect: match`). The build lives in a
+`OUT/<op>.jsonl.gz` (gzip-compressed JSON lines) in the record layout of the shared conformance vectors (`expect: match`). The build lives in a
 temporary directory and is never committed; CI only reads the committed vectors.
 
 GCC 12 has no `std::bfloat16_t`, and the simulator then aliases bfloat16_t to _Float16, so no bfloat16 case is
@@ -17,6 +17,7 @@ instantiated code.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import shutil
 import subprocess
@@ -542,7 +543,8 @@ def main(argv: list[str] | None = None) -> int:
                     lines.append(json.dumps(record(i, c, run_case(exe, i, c)), separators=(",", ":")))
                 except subprocess.CalledProcessError as exc:
                     print(f"{op}: case {i} stopped the simulator ({exc.returncode}); left out", file=sys.stderr)
-            (args.out / f"{op}.jsonl").write_text("\n".join(lines) + "\n")
+            data = ("\n".join(lines) + "\n").encode()
+            (args.out / f"{op}.jsonl.gz").write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
             print(f"{op}: {len(lines)} cases", file=sys.stderr)
     return 0
 

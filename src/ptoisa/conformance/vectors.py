@@ -6,7 +6,9 @@ storage as little-endian hex (`inputs`, `initial_outputs`, and `outputs` when th
 
 from __future__ import annotations
 
+import gzip
 import json
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,7 +137,7 @@ def _check_hex(where: str, what: str, text: Any, size: int) -> None:
 
 
 def read_cases(path: str | Path) -> Iterator[Case]:
-    """Yield the cases of one JSONL file.
+    """Yield the cases of one JSONL file (gzip-compressed when its name ends in `.gz`).
 
     A file that cannot be read raises VectorFormatError. A line that is not a JSON object becomes a Case whose
     `problem` says why, so that the caller reports it as an error of that line and goes on with the rest.
@@ -145,8 +147,12 @@ def read_cases(path: str | Path) -> Iterator[Case]:
         if not path.is_file():
             raise VectorFormatError(f"{path}: not a regular file")
         raw = path.read_bytes()
+        if path.suffix == ".gz":
+            raw = gzip.decompress(raw)
     except OSError as exc:
-        raise VectorFormatError(f"{path}: cannot read ({exc.strerror})") from None
+        raise VectorFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except (EOFError, zlib.error) as exc:
+        raise VectorFormatError(f"{path}: not a readable gzip file ({exc})") from None
     for number, line in enumerate(raw.splitlines(), start=1):
         if not line.strip():
             continue

@@ -384,15 +384,31 @@ def build_cases(rng, op: str) -> list[Case]:
         return binary(rng, op, INTS)
     if op == "txor":
         return _with_tmp(rng, binary(rng, op, INTS), "TXOR(dst, src0, src1, tmp)")
-    if op in ("tadds", "tsubs", "tmuls", "tmaxs", "tmins", "tdivs"):
+    if op in ("tadds", "tsubs", "tmuls", "tmaxs", "tmins"):
         return scalar_op(rng, op, FLOAT + ["i32", "i16"])
+    if op == "tdivs":  # both overloads: src0 / scalar, and scalar / src0 (form 1) with nonzero divisors
+        cases = scalar_op(rng, op, FLOAT + ["i32", "i16"])
+        for k, c in enumerate(cases):
+            if k % 2:
+                c.call, c.params["form"] = "TDIVS(dst, scalar, src0)", 1
+                t = c.tiles["src0"]
+                arr = np.frombuffer(c.data["src0"], NP[t.dtype]).copy()
+                if arr.dtype.kind in "iu":
+                    arr[arr == 0] = 1
+                    c.data["src0"] = arr.tobytes()
+        return cases
+    if op == "trecip":  # TRECIP(dst, src) is TDIVS(dst, 1, src) in C++; the simulator's own kernel is TRECIP_IMPL
+        cases = unary(rng, op, FLOAT, "positive")
+        for c in cases:
+            c.call = "TRECIP_IMPL(dst, src)"
+        return cases
     if op == "trems":
         return _with_tmp(rng, scalar_op(rng, op, FLOAT + ["i32", "i16"]), "TREMS(dst, src0, scalar, tmp)")
     if op in ("tands", "tors"):
         return scalar_op(rng, op, INTS)
     if op == "txors":
         return _with_tmp(rng, scalar_op(rng, op, INTS), "TXORS(dst, src0, scalar, tmp)")
-    if op in ("texp", "tsqrt", "tlog", "trsqrt", "trecip"):
+    if op in ("texp", "tsqrt", "tlog", "trsqrt"):
         return unary(rng, op, FLOAT, "positive" if op != "texp" else "small")
     if op in ("tabs", "tneg"):
         return unary(rng, op, FLOAT + ["i32", "i16", "i8"])

@@ -69,16 +69,21 @@ def _run_record(case: Case, tiles: dict[str, Tile], config: Config) -> Any:
     from ..isa.record import REGISTRY
 
     rec = REGISTRY[case.op.upper()]
-    kwargs: dict[str, Any] = {}
-    for operand in (o for form in rec.forms for o in form):
+    form = case.params.get("form", 0)
+    if isinstance(form, bool) or not isinstance(form, int) or not 0 <= form < len(rec.forms):
+        raise VectorFormatError(f"{case.case_id}: params.form must be an overload index below {len(rec.forms)}")
+    args: list[Any] = []  # the overload's operands in C++ order (positional: the overload is chosen by them)
+    for operand in rec.forms[form]:
         if operand.kind == "tile" and operand.name in tiles:
-            kwargs[operand.name] = tiles[operand.name]
+            args.append(tiles[operand.name])
         elif operand.kind == "scalar" and operand.name in case.params:
-            kwargs[operand.name] = scalar_value(case.params[operand.name])
-    for attr in rec.attrs:
-        if attr.name in case.params:
-            kwargs[attr.name] = case.params[attr.name]
-    return rec(target=config, **kwargs)
+            args.append(scalar_value(case.params[operand.name]))
+        elif not operand.optional:
+            raise VectorFormatError(f"{case.case_id}: no {operand.name} for {rec.signature.split(' | ')[form]}")
+        else:
+            break
+    kwargs = {attr.name: case.params[attr.name] for attr in rec.attrs if attr.name in case.params}
+    return rec(*args, target=config, **kwargs)
 
 
 class _Runners(dict[str, Runner]):

@@ -139,7 +139,7 @@ def same_shape_cases(rng, op: str, call: str, roles: list[str], dtypes: list[str
                 case.data[r] = junk(rng, desc) if r == "dst" else fill(rng, desc, mode)
             if scalar:
                 s = values(rng, dtype, 1, "small" if mode != "special" else "special")
-                if op in ("tdivs", "tfmods") and np.dtype(NP[dtype]).kind in "iu" or op == "trems":
+                if op in ("tdivs", "tfmods") and np.dtype(NP[dtype]).kind in "iu" or op in ("trems", "tfmods"):
                     s = values(rng, dtype, 1, "positive")  # TREMS calls a zero scalar illegal and writes nothing
                 case.scalars["scalar"] = (dtype, s.tobytes())
             cases.append(case)
@@ -380,8 +380,16 @@ def build_cases(rng, op: str) -> list[Case]:
         return binary(rng, op, FLOAT + ["i32", "i16"])
     if op == "trem":  # TREM's C++ signature takes a tmp tile
         return _with_tmp(rng, binary(rng, op, FLOAT + ["i32", "i16"]), "TREM(dst, src0, src1, tmp)")
-    if op in ("tand", "tor"):
+    if op in ("tand", "tor", "tshl", "tshr"):
         return binary(rng, op, INTS)
+    if op in ("tshls", "tshrs"):  # shift counts 0..7 (a count of the promoted width or more is undefined)
+        cases = scalar_op(rng, op, INTS)
+        for c in cases:
+            dtype, _ = c.scalars["scalar"]
+            c.scalars["scalar"] = (dtype, np.array(int(rng.integers(0, 8))).astype(NP[dtype]).tobytes())
+        return cases
+    if op == "tfmods":
+        return scalar_op(rng, op, FLOAT + ["i32", "i16"])
     if op == "txor":
         return _with_tmp(rng, binary(rng, op, INTS), "TXOR(dst, src0, src1, tmp)")
     if op in ("tadds", "tsubs", "tmuls", "tmaxs", "tmins"):
@@ -438,7 +446,7 @@ def build_cases(rng, op: str) -> list[Case]:
 
 
 OPS = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "trem", "tand", "tor", "txor", "tadds", "tsubs", "tmuls",
-       "tdivs", "tmaxs", "tmins", "trems", "tands", "tors", "txors", "texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs",
+       "tdivs", "tmaxs", "tmins", "trems", "tfmods", "tshl", "tshr", "tshls", "tshrs", "tands", "tors", "txors", "texp", "tlog", "tsqrt", "trsqrt", "trecip", "tabs",
        "tneg", "trelu", "tnot", "tcvt", "trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax",
        "tcolmin", "tcolprod", "trowexpand", "tcolexpand", "trowexpandmul", "trowexpandadd", "trowexpandsub",
        "trowexpanddiv", "trowexpandmax", "trowexpandmin", "trowexpandexpdif", "tcolexpandmul", "tcolexpandadd",

@@ -99,3 +99,15 @@ def test_tcmp_on_a2a3_compares_int32_for_equality_whatever_the_mode():
     assert np.array_equal(d.valid, np.packbits(a == b, axis=1, bitorder="little"))
     ptoisa.TCMP(d, tile(np.int32, 2, 32, a), tile(np.int32, 2, 32, b), CmpMode.GT, target="a5")
     assert np.array_equal(d.valid, np.packbits(a > b, axis=1, bitorder="little"))
+
+
+def test_target_rules_from_ptoas_and_the_pages():
+    """A2/A3 TSEL selects 2- and 4-byte elements only; A5 moves Vec -> Vec windows of ND tiles only."""
+    a = tile(np.int8, 2, 32)
+    m = tile(np.uint8, 2, 32, valid=(2, 8))
+    with pytest.raises(ptoisa.IllegalInstructionError, match="dtype int8 is not supported"):
+        ptoisa.TSEL(tile(np.int8, 2, 32), m, a, a, target="a2a3")
+    ptoisa.TSEL(tile(np.int8, 2, 32), m, a, a, target="a5")
+    boxed = Tile[TileType.Vec, np.float16, 32, 32, BLayout.ColMajor, 32, 32, SLayout.RowMajor]()
+    with pytest.raises(ptoisa.IllegalInstructionError, match="must be an ND tile"):
+        ptoisa.TEXTRACT(tile(np.float16, 16, 16), boxed, 0, 0, target="a5")

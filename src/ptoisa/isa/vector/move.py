@@ -91,10 +91,14 @@ def _tsel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
 
 
 _MASK_TYPES = (D.U8, D.U16, D.U32, D.I8, D.I16, D.I32)
+# docs/isa/TSEL.md, TSELS.md: A2/A3 selects 2- and 4-byte elements only (PTOAS: "expects A2/A3 tsel src0, src1,
+# and dst element type to be i16/i32/f16/f32"); A5 also 1-byte ones (TSELS: not bfloat16).
+_SEL_A2A3 = (D.I16, D.U16, D.I32, D.U32, D.F16, D.BF16, D.F32)
+_SELS_A5 = tuple(t for t in ALL if t is not D.BF16)
 TSEL = instruction(
     "TSEL", operands=(dst(), src("selMask"), src("src0"), src("src1"), tmp("tmp", optional=True)),
-    legality={t: Legality({"dst": ALL, "selMask": _MASK_TYPES}, same=(("dst", "src0", "src1"),))
-              for t in ("a2a3", "a5", "cpu")},
+    legality={t: Legality({"dst": _SEL_A2A3 if t == "a2a3" else ALL, "selMask": _MASK_TYPES},
+                          same=(("dst", "src0", "src1"),)) for t in ("a2a3", "a5", "cpu")},
     dynamic=_tsel_rule, family="move", summary="dst = src0 where the mask bit stream is 1, else src1")(_tsel)
 
 
@@ -125,7 +129,8 @@ TSELS = instruction(
     "TSELS", operands=(dst(), src("mask"), src("src"), tmp("tmp", optional=True), scalar("scalar", "src")),
     forms=((dst(), src("mask"), src("src"), tmp("tmp"), scalar("scalar", "src")),
            (dst(), src("mask"), src("src"), scalar("scalar", "src"))),
-    legality={t: Legality({"dst": ALL, "mask": _MASK_TYPES}, same=(("dst", "src"),)) for t in ("a2a3", "a5", "cpu")},
+    legality={t: Legality({"dst": {"a2a3": _SEL_A2A3, "a5": _SELS_A5}.get(t, ALL), "mask": _MASK_TYPES},
+                          same=(("dst", "src"),)) for t in ("a2a3", "a5", "cpu")},
     dynamic=_tsels_rule, family="move", summary="dst = src where bit j of mask row i is 1, else scalar")(_tsels)
 
 
@@ -265,10 +270,24 @@ def _extract(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     write(out, np.array(valid_of(source, (r0 + rows, c0 + cols))[r0:, c0:]))
 
 
+def _extract_layouts(check: Check, config: object, specs: dict, attrs: dict, form: int) -> None:
+    """A5 moves Vec -> Vec windows with ND tiles only (PTOAS: "expects A5 vec->vec textract src/dst to use ND
+    layout (blayout=row_major, slayout=none_box)")."""
+    if getattr(config, "name", "") != "a5":
+        return
+    from ...tile.enums import TileType
+
+    if all(spec.loc is TileType.Vec for spec in specs.values()):
+        for role, spec in specs.items():
+            if spec.is_boxed or not spec.is_row_major:
+                check.fail(role, f"must be an ND tile (row-major, no boxes) for a Vec -> Vec window on a5 "
+                                 f"(got {spec.layout_name})")
+
+
 TEXTRACT = instruction(
     "TEXTRACT", operands=(dst(), src("src"), scalar("indexRow", fixed=D.U16, optional=True),
                           scalar("indexCol", fixed=D.U16, optional=True)),
-    legality=_same("dst", "src", locs=None), family="move",
+    legality=_same("dst", "src", locs=None), static=_extract_layouts, family="move",
     summary="dst = the window of src at (indexRow, indexCol)")(_extract)
 
 

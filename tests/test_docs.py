@@ -65,3 +65,20 @@ def test_the_instruction_page_is_generated_from_the_records():
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "instructions.md").read_text()
     assert page == render(), "run: python -m ptoisa.docgen > docs/instructions.md"
+
+
+def test_every_vector_family_docstring_has_an_example_that_runs():
+    """help(ptoisa.TADD) shows its family's rules with an example; the examples are run here."""
+    import doctest
+    import importlib
+    import pkgutil
+
+    from ptoisa.isa import vector
+
+    for info in pkgutil.iter_modules(vector.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"ptoisa.isa.vector.{info.name}")
+        assert ">>>" in (module.__doc__ or ""), info.name
+        result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.attempted >= 3 and result.failed == 0, info.name

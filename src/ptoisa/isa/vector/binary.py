@@ -7,6 +7,15 @@ All three tiles share one element type and one valid shape. The arithmetic is C+
 operation; `std::max(a, b)` keeps a unless a < b (so a NaN in src0 wins, a NaN in src1 loses); integer division
 truncates; TREM's result takes the divisor's sign (C++ `%` or `fmod`, then the divisor added when the signs
 differ and the remainder is not zero). Integer division or remainder by zero is undefined (refused).
+
+    >>> from ptoisa import *
+    >>> T = Tile[TileType.Vec, int8_t, 1, 32]
+    >>> a, b, d = T(), T(), T()
+    >>> a.set_logical([[100, -7] * 16]); b.set_logical([[100, 2] * 16])
+    >>> _ = TADD(d, a, b, target="cpu"); d.data[0, :2].tolist()      # int8 wraps: 200 -> -56
+    [-56, -5]
+    >>> _ = TREM(d, a, b, target="cpu"); d.data[0, :2].tolist()      # the sign of the divisor
+    [0, 1]
 """
 
 from __future__ import annotations

@@ -17,6 +17,14 @@ The `cpu` profile follows the simulator (include/pto/cpu/TCvt.hpp):
 The NPU profiles round float -> float with the mode too (RINT, ROUND, FLOOR, CEIL, TRUNC, ODD) and saturate
 float -> integer results to the destination's range with a NaN giving 0 unless `satMode=OFF` (the hardware's
 default CTRL setting); these NPU rounding details are read from the backend's mode tables, not measured.
+
+    >>> from ptoisa import *
+    >>> src, dst = Tile[TileType.Vec, float, 1, 8](), Tile[TileType.Vec, int32_t, 1, 8]()
+    >>> src.set_logical([[0.5, 1.5, 2.5, -0.5, -1.5, 2.7, -2.7, 3.0]])
+    >>> _ = TCVT(dst, src, RoundMode.CAST_RINT, target="cpu"); dst.data[0].tolist()
+    [0, 2, 2, 0, -2, 3, -3, 3]
+    >>> _ = TCVT(dst, src, RoundMode.CAST_ROUND, target="cpu"); dst.data[0].tolist()
+    [1, 2, 3, -1, -2, 3, -3, 3]
 """
 
 from __future__ import annotations

@@ -13,6 +13,14 @@ repeats along the row). The operation is always `src0 op src1`, with C++ arithme
 `binary.py`; EXPDIF is `exp(src0 - src1)` (the difference rounded to the element type, the exponential from
 double, or through `expf` for half). The simulator's own checks (include/pto/cpu/TRowExpandOp.hpp,
 TColExpandOp.hpp) decide the shapes: dst row-major; the full operand equal to dst's valid shape.
+
+    >>> from ptoisa import *
+    >>> x, out = Tile[TileType.Vec, float, 8, 8](), Tile[TileType.Vec, float, 8, 8]()
+    >>> x.set_logical([[1.0] * 8] * 8)
+    >>> scale = Tile[TileType.Vec, float, 8, 1, BLayout.ColMajor]()
+    >>> scale.set_logical([[float(r)] for r in range(8)])
+    >>> _ = TROWEXPANDMUL(out, x, scale, target="cpu"); out.data[:3, 0].tolist()   # row r times scale[r]
+    [0.0, 1.0, 2.0]
 """
 
 from __future__ import annotations

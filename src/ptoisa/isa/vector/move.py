@@ -16,6 +16,13 @@ TExtract.hpp, TConcat.hpp, TTrans.hpp) and the instruction pages. TSEL reads its
 valid region in row-major order, 8 bits per mask element, moving to the next mask row after the mask's valid
 columns; TCMP zeroes the whole dst first, then writes ceil(valid cols / bits) packed elements per row (at most
 dst's valid columns).
+
+    >>> from ptoisa import *
+    >>> a = Tile[TileType.Vec, float, 2, 16]()
+    >>> a.set_logical([[float(c) for c in range(16)], [-1.0] * 16])
+    >>> t = Tile[TileType.Vec, float, 16, 8]()
+    >>> _ = TTRANS(t, a, target="cpu"); t.data[:3, :2].tolist()
+    [[0.0, -1.0], [1.0, -1.0], [2.0, -1.0]]
 """
 
 from __future__ import annotations

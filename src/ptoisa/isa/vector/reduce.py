@@ -9,6 +9,16 @@ every step: row sums in float for a half or bfloat16 dst (else in dst's type), c
 dst's type; max and min keep the running value unless an element is strictly greater (smaller), so a NaN
 first element stays and later NaNs are skipped, and of equal values (0.0 and -0.0) the first wins. The tmp tile
 is scratch on the NPUs; ptoisa leaves it unchanged.
+
+    >>> from ptoisa import *
+    >>> src, tmp = Tile[TileType.Vec, float, 8, 8](), Tile[TileType.Vec, float, 8, 8]()
+    >>> src.set_logical([[r * 8 + c for c in range(8)] for r in range(8)])
+    >>> sums = Tile[TileType.Vec, float, 8, 1, BLayout.ColMajor]()        # one value per row
+    >>> _ = TROWSUM(sums, src, tmp, target="cpu"); sums.data[:3, 0].tolist()
+    [28.0, 92.0, 156.0]
+    >>> top = Tile[TileType.Vec, float, 1, 8]()
+    >>> _ = TCOLMAX(top, src, target="cpu"); top.data[0, :3].tolist()
+    [56.0, 57.0, 58.0]
 """
 
 from __future__ import annotations

@@ -6,6 +6,15 @@
 The scalar converts to the tiles' element type first, as the C++ parameter `typename TileDataSrc::DType scalar`
 does (a narrowing conversion warns); dst and src0 share element type and valid shape. Arithmetic as in
 `binary.py` (the simulator's include/pto/cpu/ElementOp.h, OP_ADDS...OP_SHRS).
+
+    >>> from ptoisa import *
+    >>> T = Tile[TileType.Vec, float, 1, 8]
+    >>> a, d = T(), T()
+    >>> a.set_logical([[1, 2, 4, 8, -1, 0.5, 0.25, 16]])
+    >>> _ = TDIVS(d, a, 2.0, target="cpu"); d.data[0, :3].tolist()
+    [0.5, 1.0, 2.0]
+    >>> _ = TDIVS(d, 2.0, a, target="cpu"); d.data[0, :3].tolist()   # the reversed overload: scalar / src0
+    [2.0, 1.0, 0.5]
 """
 
 from __future__ import annotations

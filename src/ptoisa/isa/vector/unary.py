@@ -9,6 +9,15 @@ default NaN (sign bit set); rsqrt is `1.0 / sqrt(x)` in double; recip is `1 / x`
 `-x` (integers wrap); relu is `std::max(x, 0)` (a NaN stays, -0.0 stays); abs is `x < 0 ? -x : x` (-0.0 stays;
 an integer's minimum wraps to itself). The transcendental functions are computed with NumPy's double
 routines; the NPU targets' own approximations are not modelled bit for bit (docs/semantics.md).
+
+    >>> from ptoisa import *
+    >>> T = Tile[TileType.Vec, float, 1, 8]
+    >>> a, d = T(), T()
+    >>> a.set_logical([[4, 9, 16, 0.25, 1, 2, 100, 64]])
+    >>> _ = TSQRT(d, a, target="cpu"); d.data[0, :4].tolist()
+    [2.0, 3.0, 4.0, 0.5]
+    >>> _ = TRSQRT(d, a, target="a5"); d.data[0, :3].tolist()
+    [0.5, 0.3333333432674408, 0.25]
 """
 
 from __future__ import annotations

@@ -167,3 +167,30 @@ def test_64_bit_integer_pointers_and_fences():
     assert out.tolist() == [2 * (2**40 + 3), 0] and list(result.outputs) == ["o"]
     with pytest.raises(ArgumentError, match="int64"):
         ptoisa.load(SCALARS, target="cpu").run(table.astype(np.int32), out)
+
+
+LEVEL1 = """module {
+  func.func @k(%a: !pto.tile<4x16xf32>, %b: !pto.tile<4x16xf32>, %s: f32) -> !pto.tile<4x16xf32> {
+    %sum = pto.tadd %a, %b : (!pto.tile<4x16xf32>, !pto.tile<4x16xf32>) -> !pto.tile<4x16xf32>
+    %scaled = pto.tmuls %sum, %s : (!pto.tile<4x16xf32>, f32) -> !pto.tile<4x16xf32>
+    %e = pto.texp %scaled : !pto.tile<4x16xf32> -> !pto.tile<4x16xf32>
+    return %e : !pto.tile<4x16xf32>
+  }
+}
+"""
+
+
+def test_level_1_ssa_kernels_of_vector_instructions_run_and_convert():
+    from ptoisa.ir import parse_module, print_module
+    from ptoisa.ir.forms import to_dps, to_ssa
+
+    a = np.linspace(-1, 1, 64, dtype=np.float32).reshape(4, 16)
+    b = np.full((4, 16), 0.5, np.float32)
+    result = ptoisa.load(LEVEL1, target="cpu").run(a, b, 2.0)
+    (tile,) = result.returns
+    expected = np.exp(((a + b) * np.float32(2)).astype(np.float64)).astype(np.float32)
+    assert tile.to_numpy().tobytes() == expected.tobytes()
+    dps = print_module(to_dps(parse_module(LEVEL1)))
+    assert "pto.tadd ins(" in dps and "outs(" in dps
+    back = print_module(to_ssa(parse_module(dps)))
+    assert "= pto.tadd %" in back

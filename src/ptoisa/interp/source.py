@@ -20,6 +20,7 @@ from .. import ir
 from ..ir.legality import verification_target
 from ..targets import Config
 from ..ir.dominance import undominated_operands
+from ..ir.forms import ConversionError, has_form, to_dps
 from .errors import LoadError, UnreadableSourceError
 
 
@@ -67,7 +68,16 @@ def _parse(text: str, path: str) -> tuple[ModuleOp, dict[int, int]]:
         for op in module.walk():
             for value, reason in undominated_operands(op):
                 raise VerifyException(f"operand of '{op.name}' {reason}")
-    except (ParseError, VerifyException) as exc:
+        if has_form(module, True):  # Level 1: give every SSA op its destination tile, as PTOAS's lowering does
+            moved: dict[int, Operation] = {}
+            to_dps(module, moved)
+            for old, new in moved.items():
+                if old < 0:
+                    continue
+                if old in parser.starts:
+                    parser.starts[id(new)] = parser.starts[old]
+            module.verify()
+    except (ParseError, VerifyException, ConversionError) as exc:
         raise LoadError(f"{path}: {exc}") from exc
     except RecursionError:
         raise LoadError(f"{path}: nesting too deep to parse") from None

@@ -43,6 +43,11 @@ def _name(value: SSAValue) -> str:
 
 
 def _outs(op: DpsOp) -> list[SSAValue]:
+    from .record_ops import RecordOp
+
+    if isinstance(op, RecordOp):
+        n_out = len(op.RECORD.outputs)
+        return list(op.operands)[len(op.operands) - n_out:]
     outs = [op.dst]
     if isinstance(op, TGatherOp) and op.cdst is not None:
         outs.append(op.cdst)
@@ -55,12 +60,16 @@ def _ins(op: DpsOp) -> list[SSAValue]:
 
 
 def _five(op: Operation) -> bool:
-    return isinstance(op, FIVE_OPS)
+    """An op with both forms: the seeds' five and every record-built op."""
+    from .record_ops import RecordOp
+
+    return isinstance(op, FIVE_OPS + (RecordOp,))
 
 
 # --- SSA -> DPS ----------------------------------------------------------------------------------------------
-def to_dps(module: ModuleOp) -> ModuleOp:
-    """Give every SSA-form op an allocated destination; retype `!pto.tile` values to `!pto.tile_buf`."""
+def to_dps(module: ModuleOp, moved: dict[int, Operation] | None = None) -> ModuleOp:
+    """Give every SSA-form op an allocated destination; retype `!pto.tile` values to `!pto.tile_buf`.
+    `moved`, when given, maps id(old op) -> its DPS replacement (so source locations can follow)."""
     ssa_ops = [op for op in module.walk() if _five(op) and op.is_ssa]
     for op in ssa_ops:
         for i, result in enumerate(op.results):
@@ -77,6 +86,10 @@ def to_dps(module: ModuleOp) -> ModuleOp:
             allocs.append(alloc.result)
         new = _dps_op(op, allocs)
         op.parent_block().insert_op_before(new, op)
+        if moved is not None:
+            moved[id(op)] = new
+            for alloc in allocs:
+                moved.setdefault(-id(alloc.owner), alloc.owner)
         for result, alloc in zip(op.results, allocs, strict=True):
             result.replace_all_uses_with(alloc)
         op.detach()
@@ -86,9 +99,13 @@ def to_dps(module: ModuleOp) -> ModuleOp:
 
 
 def _dps_op(op: DpsOp, outs: Sequence[SSAValue]) -> Operation:
+    from .record_ops import RecordOp
+
     props = dict(op.properties)
     props.pop("operandSegmentSizes", None)
     attrs = dict(op.attributes)
+    if isinstance(op, RecordOp):
+        return type(op).create(operands=[*op.operands, *outs], attributes=attrs)
     if isinstance(op, TCmpsOp):
         return TCmpsOp.create(operands=[op.src, op.scalar, outs[0]], properties=props, attributes=attrs)
     if isinstance(op, TCIOp):
@@ -211,6 +228,12 @@ def _after(first: Operation, second: Operation) -> bool:
 
 
 def _ssa_op(op: DpsOp, result_types: list[Attribute]) -> Operation:
+    from .record_ops import RecordOp
+
+    if isinstance(op, RecordOp):
+        n_out = len(op.RECORD.outputs)
+        return type(op).create(operands=list(op.operands)[:len(op.operands) - n_out], result_types=result_types,
+                               attributes=dict(op.attributes))
     props = dict(op.properties)
     props.pop("operandSegmentSizes", None)
     if isinstance(op, TGatherOp) and props.get("axis") == StringAttr("row"):

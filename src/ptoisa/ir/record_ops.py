@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import IndexType, IntegerType, StringAttr
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import irdl_op_definition, var_operand_def
+from xdsl.irdl import irdl_op_definition, var_operand_def, var_result_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -32,7 +32,8 @@ from ptoisa.tile.enums import DYNAMIC
 from .abstract_ops import DpsOp, type_text
 from .legality import _Sized, config_of, spec_of
 from .syntax import merge_attrs, parse_group, print_group, resolve_group
-from .types import TileBufType
+from .ssa import at_keyword, parse_ssa, print_ssa, resolve_ssa
+from .types import PtoTileType, TileBufType
 from .verify import is_memref, is_scalar
 
 
@@ -59,6 +60,11 @@ class RecordOp(DpsOp):
     @classmethod
     def parse(cls, parser: Parser) -> RecordOp:
         rec = cls.RECORD
+        if not at_keyword(parser, "ins"):  # SSA (Level 1): %d = pto.tadd %a, %b : (T0, T1) -> T
+            parts = parse_ssa(parser)
+            operands = resolve_ssa(parser, rec.mnemonic, parts, len(rec.outputs),
+                                   lambda ts: ts * len(parts.operands) if len(ts) == 1 else ts)
+            return cls.create(operands=operands, result_types=parts.results, attributes=parts.attrs)
         ins = parse_group(parser, "ins", inner_attrs=True)
         outs = parse_group(parser, "outs")
         attrs = merge_attrs(parser, ins.attrs, parser.parse_optional_attr_dict())
@@ -73,7 +79,13 @@ class RecordOp(DpsOp):
         operands = [*resolve_group(parser, ins), *resolve_group(parser, outs)]
         return cls.create(operands=operands, attributes=attrs)
 
+    @property
+    def is_ssa(self) -> bool:
+        return bool(self.results)
+
     def print(self, printer: Printer) -> None:
+        if self.results:
+            return print_ssa(printer, list(self.operands), dict(self.attributes), list(self.results))
         n_out = len(self.RECORD.outputs)
         values = list(self.operands)
         print_group(printer, "ins", values[:len(values) - n_out])
@@ -87,8 +99,11 @@ class RecordOp(DpsOp):
         """The form the operands match and (operand, value) pairs in C++ order."""
         rec = self.RECORD
         values = list(self.operands)
-        n_out = len(rec.outputs)
-        ins, outs = values[:len(values) - n_out], values[len(values) - n_out:]
+        if self.results:  # SSA: every operand is an input, the results are the outputs
+            ins, outs = values, list(self.results)
+        else:
+            n_out = len(rec.outputs)
+            ins, outs = values[:len(values) - n_out], values[len(values) - n_out:]
         for index, form in enumerate(rec.forms):
             inputs = [o for o in form if not o.out]
             required = [o for o in inputs if not o.optional]
@@ -114,8 +129,8 @@ class RecordOp(DpsOp):
     def verify_structure(self, arch: Any) -> None:
         form, pairs = self.roles()
         for operand, value in pairs:
-            if operand.kind == "tile" and not isinstance(value.type, TileBufType):
-                self.fail("v.tile_buf", x=operand.name)
+            if operand.kind == "tile" and not isinstance(value.type, PtoTileType if self.results else TileBufType):
+                self.fail("v.tile" if self.results else "v.tile_buf", x=operand.name)
             if operand.kind == "scalar" and operand.fixed is not None:
                 if not isinstance(value.type, IntegerType | IndexType):
                     self.fail("v.scalar", index=list(self.operands).index(value), type=type_text(value.type))
@@ -139,11 +154,11 @@ class RecordOp(DpsOp):
 
 
 def _is_tile(value: SSAValue) -> bool:
-    return isinstance(value.type, TileBufType) or is_memref(value.type)
+    return isinstance(value.type, TileBufType | PtoTileType) or is_memref(value.type)
 
 
 def _make(rec: Instruction) -> type[RecordOp]:
-    body = {"name": rec.mnemonic, "args": var_operand_def(), "RECORD": rec,
+    body = {"name": rec.mnemonic, "args": var_operand_def(), "res": var_result_def(), "RECORD": rec,
             "__doc__": f"{rec.name}: {rec.summary}\n\n    {rec.mnemonic} ins(...) outs(...)   ({rec.signature})",
             "__module__": __name__, "__annotations__": {"RECORD": ClassVar[Instruction]}}
     cls = type(f"{rec.name.title()}Op", (RecordOp,), body)

@@ -194,3 +194,13 @@ def test_level_1_ssa_kernels_of_vector_instructions_run_and_convert():
     assert "pto.tadd ins(" in dps and "outs(" in dps
     back = print_module(to_ssa(parse_module(dps)))
     assert "= pto.tadd %" in back
+
+
+def test_pto_as_assembly_kernels_run_with_the_vector_instructions(tmp_path):
+    text = LEVEL1.replace("pto.tadd", "tadd").replace("pto.tmuls", "tmuls").replace("pto.texp", "texp")
+    (tmp_path / "k.ptoas").write_text(text)
+    a = np.zeros((4, 16), np.float32)
+    (tile,) = ptoisa.load(tmp_path / "k.ptoas", target="cpu").run(a, a, 1.0).returns
+    assert np.all(tile.to_numpy() == 1.0)
+    done = _cli("run", "k.ptoas", "zeros:4x16", "zeros:4x16", "3", "--target", "cpu", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr

@@ -1,8 +1,8 @@
 """Parse PTOAS text for execution, remembering where each op starts (`file:line:col`).
 
-xDSL 0.74 gives parsed ops an unknown location, so this parser subclass records the start of every operation
-(its result list, as MLIR does) while parsing; the module is then verified exactly as `ptoisa.ir.parse_module`
-verifies it.
+xDSL 0.74 gives parsed ops an unknown location, so the parser records the start of every operation (its result
+list, as MLIR does); the module is then verified exactly as `ptoisa.ir.parse_module` verifies it. SSA (Level-1)
+modules and `.ptoas` assembly are lowered to DPS form before they run.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
-from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
 
@@ -20,20 +19,9 @@ from .. import ir
 from ..ir.legality import verification_target
 from ..targets import Config
 from ..ir.dominance import undominated_operands
+from ..ir.diagnostics import PtoParser, is_asm_path
 from ..ir.forms import ConversionError, has_form, to_dps
 from .errors import LoadError, UnreadableSourceError
-
-
-class _LocatingParser(Parser):
-    """A Parser that records the start offset of every operation it parses."""
-
-    starts: dict[int, int]
-
-    def parse_operation(self) -> Operation:
-        start = self._current_token.span.start  # pyright: ignore[reportPrivateUsage]
-        op = super().parse_operation()
-        self.starts[id(op)] = start
-        return op
 
 
 class Source:
@@ -60,9 +48,8 @@ def _parse(text: str, path: str) -> tuple[ModuleOp, dict[int, int]]:
     if guard is not None and (at := guard(text)) is not None:
         raise LoadError(str(ParseError(Span(at, at + 1, Input(text, path)),
                                        "End of file reached before closing string literal.")))
-    try:
-        parser = _LocatingParser(ir.make_context(), text, name=path)  # the lexer reads the first token here
-        parser.starts = {}
+    try:  # PtoParser records where each op starts; .ptoas files are PTO-AS assembly (no `pto.` prefixes)
+        parser = PtoParser(ir.make_context(), text, path, asm=is_asm_path(path))
         module = parser.parse_module()
         module.verify()
         for op in module.walk():
@@ -71,11 +58,10 @@ def _parse(text: str, path: str) -> tuple[ModuleOp, dict[int, int]]:
         if has_form(module, True):  # Level 1: give every SSA op its destination tile, as PTOAS's lowering does
             moved: dict[int, Operation] = {}
             to_dps(module, moved)
+            by_id = {id(op): pos for op, pos in parser.op_positions.items()}
             for old, new in moved.items():
-                if old < 0:
-                    continue
-                if old in parser.starts:
-                    parser.starts[id(new)] = parser.starts[old]
+                if old >= 0 and old in by_id:
+                    parser.op_positions[new] = by_id[old]
             module.verify()
     except (ParseError, VerifyException, ConversionError) as exc:
         raise LoadError(f"{path}: {exc}") from exc
@@ -83,7 +69,7 @@ def _parse(text: str, path: str) -> tuple[ModuleOp, dict[int, int]]:
         raise LoadError(f"{path}: nesting too deep to parse") from None
     except (ValueError, TypeError, OverflowError) as exc:  # attribute constructors, huge literals
         raise LoadError(f"{path}: {exc.args[0] if exc.args else type(exc).__name__}") from None
-    return module, parser.starts
+    return module, {id(op): pos for op, pos in parser.op_positions.items()}
 
 
 def read_source(path_or_text: str | Path, config: Config | None = None) -> Source:

@@ -13,6 +13,8 @@ when it has no results), as in MLIR.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +32,14 @@ from .legality import module_target, tile_type_problem, verification_target
 from .types import TileBufType
 from .messages import msg
 
-ASM_NAMES = ("tcmps", "tci", "tpartmul", "texpands", "tgather")
+@lru_cache(maxsize=1)
+def asm_names() -> frozenset[str]:
+    """The op names PTO-AS assembly writes without `pto.`: every instruction of the registry, lower case."""
+    from ptoisa import seed_records  # noqa: F401 - registers the seeds' five
+    from ptoisa.isa import vector  # noqa: F401 - registers the vector instructions
+    from ptoisa.isa.record import REGISTRY
+
+    return frozenset(name.lower() for name in REGISTRY)
 ASM_SUFFIX = ".ptoas"
 _TARGET_ARCH_RE = re.compile(r'pto\.target_arch\s*=\s*"([^"]*)"')
 
@@ -111,7 +120,7 @@ class PtoParser(Parser):
         return op
 
     def _get_op_by_name(self, name: str):
-        if name in ASM_NAMES:
+        if name in asm_names():
             if self.asm:
                 return super()._get_op_by_name(f"pto.{name}")
             at = self.lexer.input.content.rfind(name, 0, self._current_token.span.start)
@@ -326,5 +335,5 @@ def parse_checked(text: str, path: str = "<string>", target: str | None = None, 
     return parsed, config
 
 
-__all__ = ["ASM_NAMES", "CheckResult", "Diagnostic", "Parsed", "PtoParser", "Source", "SourceError",
+__all__ = ["asm_names", "CheckResult", "Diagnostic", "Parsed", "PtoParser", "Source", "SourceError",
            "check_text", "parse_checked", "parse_source", "target_of", "verify_ops"]

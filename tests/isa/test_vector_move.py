@@ -111,3 +111,29 @@ def test_target_rules_from_ptoas_and_the_pages():
     boxed = Tile[TileType.Vec, np.float16, 32, 32, BLayout.ColMajor, 32, 32, SLayout.RowMajor]()
     with pytest.raises(ptoisa.IllegalInstructionError, match="must be an ND tile"):
         ptoisa.TEXTRACT(tile(np.float16, 16, 16), boxed, 0, 0, target="a5")
+
+
+@pytest.mark.parametrize("shape", [(1, 32), (2, 16), (3, 64), (16, 1008), (64, 16), (256, 256)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_row_and_column_sums_add_in_order_with_a_rounding_per_step(shape, dtype):
+    """Against a plain Python loop: ((x0 + x1) + x2) + ..., rounded to the accumulator type after each step."""
+    rows, cols = shape
+    rng = np.random.default_rng(rows * 1000 + cols)
+    x = (rng.standard_normal(shape) * 100).astype(dtype)
+    src = tile(dtype, rows, cols, x)
+    acc = np.float32  # row sums of half accumulate in float (TypeSum), column sums in dst's type
+    rsum = Tile[TileType.Vec, np.float32, rows if rows % 8 == 0 else -(-rows // 8) * 8, 1, BLayout.ColMajor,
+                -1, -1](rows, 1)
+    ptoisa.TROWSUM(rsum, src, tile(dtype, rows, cols), target="cpu")
+    for r in range(rows):
+        total = acc(0)
+        for v in x[r]:
+            total = acc(total + acc(v))
+        assert rsum.valid[r, 0].tobytes() == np.array(total, np.float32).tobytes()
+    csum = tile(dtype, 1, cols)
+    ptoisa.TCOLSUM(csum, src, target="cpu")
+    for c in range(0, cols, max(1, cols // 7)):
+        total = dtype(0)
+        for v in x[:, c]:
+            total = dtype(total + v)
+        assert csum.valid[0, c].tobytes() == np.array(total, dtype).tobytes()

@@ -58,7 +58,12 @@ def sequential(op: Callable, values: np.ndarray, acc: np.dtype, axis: int) -> np
         return np.take(values, [], axis=axis)
     with quiet():
         if acc.kind in "iu" or acc in (np.float16, np.float32):
-            return op.accumulate(values, axis=axis, dtype=acc).take(-1, axis=axis)
+            # NumPy adds whole rows into the result when it reduces the outer axis of a C-ordered array: in order,
+            # one rounding per step (pairwise summation only applies along the innermost axis)
+            outer = np.ascontiguousarray(values if axis == 0 else values.T)
+            if outer.shape[1] == 1:  # one lane: NumPy would reduce it as a contiguous line, pairwise
+                return op.accumulate(outer, axis=0, dtype=acc)[-1]
+            return op.reduce(outer, axis=0, dtype=acc)
         result = values.take(0, axis=axis)
         for k in range(1, values.shape[axis]):
             result = op(result, values.take(k, axis=axis)).astype(acc)

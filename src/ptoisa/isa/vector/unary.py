@@ -58,27 +58,50 @@ def _unary(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Sca
 X86_DEFAULT_NAN = np.array(0xFFF8000000000000, np.uint64).view(np.float64)
 
 
-def x86_nans(wide: np.ndarray, result: np.ndarray) -> np.ndarray:
-    """NaNs as x86 makes them: a NaN input comes through (quieted, payload kept); a NaN made from a number
-    (log or sqrt of a negative) is the default NaN, whose sign bit is set."""
-    made = np.isnan(result) & ~np.isnan(wide)
-    return np.where(np.isnan(wide), wide, np.where(made, X86_DEFAULT_NAN, result))
+def _in_place_double(fn: Callable[[np.ndarray], None], x: np.ndarray) -> np.ndarray:
+    """x widened to double, `fn` applied in place (one buffer: fresh large arrays cost page faults), and NaNs as
+    x86 makes them: a NaN input comes through (quieted, payload kept); a NaN made from a number (log or sqrt of
+    a negative) is the default NaN, whose sign bit is set."""
+    wide = x.astype(np.float64)
+    fn(wide)
+    nan = np.isnan(wide)
+    if nan.any():
+        from_input = np.isnan(x)
+        wide[nan & ~from_input] = X86_DEFAULT_NAN
+        wide[from_input] = x[from_input].astype(np.float64)
+    return wide
 
 
-def in_double(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
-    """`static_cast<T>(fn(static_cast<double>(x)))`."""
+def in_double(fn: Callable[[np.ndarray], None]) -> Callable[[np.ndarray], np.ndarray]:
+    """`static_cast<T>(fn(static_cast<double>(x)))`, with `fn` working in place on the double array."""
 
     def apply(x: np.ndarray) -> np.ndarray:
-        wide = x.astype(np.float64)
-        return from_double(x86_nans(wide, fn(wide)), x.dtype)
+        return from_double(_in_place_double(fn, x), x.dtype)
 
     return apply
 
 
+def _exp_in_place(w: np.ndarray) -> None:
+    np.exp(w, out=w)
+
+
+def _log_in_place(w: np.ndarray) -> None:
+    np.log(w, out=w)
+
+
+def _sqrt_in_place(w: np.ndarray) -> None:
+    np.sqrt(w, out=w)
+
+
+def _rsqrt_in_place(w: np.ndarray) -> None:
+    """`1.0 / std::sqrt(x)` in double: two roundings, as the simulator computes it."""
+    np.sqrt(w, out=w)
+    np.divide(1.0, w, out=w)
+
+
 def exp(x: np.ndarray) -> np.ndarray:
     """The simulator's OP_EXP: half through `expf` (rounded to float, then to half); others from double."""
-    source = x.astype(np.float64)
-    wide = x86_nans(source, np.exp(source))
+    wide = _in_place_double(_exp_in_place, x)
     if x.dtype == np.float16:
         return wide.astype(np.float32).astype(np.float16)
     return from_double(wide, x.dtype)
@@ -111,10 +134,6 @@ def recip(x: np.ndarray) -> np.ndarray:
     return (np.ones_like(x) / x).astype(x.dtype)
 
 
-def _rsqrt_double(x: np.ndarray) -> np.ndarray:
-    return 1.0 / np.sqrt(x)
-
-
 def _nonzero_integers(kernel: Callable[[Plan, Tiles, Scalars], None]) -> Callable[[Plan, Tiles, Scalars], None]:
     """Integer 1 / 0 is undefined: refused before any write."""
 
@@ -144,9 +163,9 @@ TNEG = _reg("TNEG", neg, "dst = -src", _NPU_FLOAT + (D.I16, D.I32),
 TNOT = _reg("TNOT", np.invert, "dst = ~src", INTS, INTS, INTS)
 TRELU = _reg("TRELU", relu, "dst = max(src, 0)", (D.F16, D.F32, D.I32), (D.F16, D.F32, D.I32), ALL9)
 TEXP = _reg("TEXP", exp, "dst = exp(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
-TLOG = _reg("TLOG", in_double(np.log), "dst = ln(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
-TSQRT = _reg("TSQRT", in_double(np.sqrt), "dst = sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
-TRSQRT = _reg("TRSQRT", in_double(_rsqrt_double), "dst = 1 / sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS,
+TLOG = _reg("TLOG", in_double(_log_in_place), "dst = ln(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
+TSQRT = _reg("TSQRT", in_double(_sqrt_in_place), "dst = sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
+TRSQRT = _reg("TRSQRT", in_double(_rsqrt_in_place), "dst = 1 / sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS,
               operands=(*OPERANDS, tmp("tmp", optional=True)))
 TRECIP = _reg("TRECIP", recip, "dst = 1 / src", _NPU_FLOAT + (D.I32, D.I16), _A5_FLOAT + (D.I32, D.I16),
               FLOATS + (D.I32, D.I16))

@@ -21,6 +21,7 @@ _FAMILIES = {
     "reduce": "Reductions",
     "expand": "Broadcasts (row and column expansion)",
     "move": "Moves, selections and reshaping",
+    "compound": "Compound element-wise (two operations in one)",
 }
 
 

@@ -9,6 +9,10 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation
 
 from ..ir.record_ops import RECORD_OPS, RecordOp
+from ..ir.convert import tile_spec_of
+from ..ir.types import TileBufType
+from ..tile.spec import TileSpec
+from ..tile.tile import Tile
 from ..isa._check import SITE
 from .decode import HANDLERS, FunctionDecoder, Step
 
@@ -19,16 +23,26 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
     form, pairs = op.roles()
     tiles, scalars = [], []
     reads, writes = [], []
+    fresh: list[tuple[int, TileSpec]] = []  # results of a value-returning form: a new tile each time
     for operand, value in pairs:
         if isinstance(value.type, MemRefType):
             raise d.fail(op, "memref tile operands (April) are not executable; use !pto.tile_buf")
-        (tiles if operand.kind == "tile" else scalars).append((operand.name, d.use(value)))
+        if value in op.results:
+            if not isinstance(value.type, TileBufType):
+                raise d.fail(op, "SSA tile results (!pto.tile) run only in Level-1 modules, which are lowered whole")
+            slot = d.define(value)
+            fresh.append((slot, tile_spec_of(value.type)))
+        else:
+            slot = d.use(value)
+        (tiles if operand.kind == "tile" else scalars).append((operand.name, slot))
         if operand.kind == "tile" and operand.name != "tmp":
-            (writes if operand.out else reads).append((operand.name, d.use(value)))
+            (writes if operand.out else reads).append((operand.name, slot))
     attrs = op.core_attrs()
     where = f"{op.name} at {d.where(op)}"
 
     def step(regs: list[Any]) -> None:
+        for slot, spec in fresh:
+            regs[slot] = Tile(spec)  # valid shape: the type's, or the whole tile where it is dynamic
         poison = regs[0].poison
         if poison is not None:
             for name, slot in reads:

@@ -129,7 +129,7 @@ class RecordOp(DpsOp):
     def verify_structure(self, arch: Any) -> None:
         form, pairs = self.roles()
         for operand, value in pairs:
-            if operand.kind == "tile" and not isinstance(value.type, PtoTileType if self.results else TileBufType):
+            if operand.kind == "tile" and not isinstance(value.type, _SSA_TILES if self.results else TileBufType):
                 self.fail("v.tile" if self.results else "v.tile_buf", x=operand.name)
             if operand.kind == "scalar" and operand.fixed is not None:
                 if not isinstance(value.type, IntegerType | IndexType):
@@ -151,6 +151,9 @@ class RecordOp(DpsOp):
     @classmethod
     def split_attrs(cls, attrs: Mapping[str, Attribute]) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
         return {}, dict(attrs)
+
+
+_SSA_TILES = (PtoTileType, TileBufType)  # a value-returning op in a DPS function names !pto.tile_buf types
 
 
 def _is_tile(value: SSAValue) -> bool:

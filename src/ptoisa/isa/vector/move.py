@@ -1,5 +1,5 @@
 """Moves, selections, comparisons and reshaping: TMOV TSEL TSELS TCMP TPARTADD TPARTMAX TPARTMIN TFILLPAD
-TEXTRACT TCONCAT TTRANS.
+TEXTRACT TCONCAT TTRANS TRESHAPE.
 
     TMOV(dst, src)                       dst[i, j] = src[i, j] over the (equal) valid shapes
     TSEL(dst, selMask, src0, src1, tmp)  dst[i, j] = src0[i, j] if the next bit of the mask stream is 1 else src1
@@ -10,6 +10,8 @@ TEXTRACT TCONCAT TTRANS.
     TEXTRACT(dst, src, indexRow, indexCol)  dst[i, j] = src[indexRow + i, indexCol + j]
     TCONCAT(dst, src0, src1)             dst row i = src0 row i's valid columns, then src1's
     TTRANS(dst, src, tmp)                dst[j, i] = src[i, j]
+    TRESHAPE(dst, src)                   dst becomes a view of src's bytes (same location and byte size): later
+                                         writes through either show in both, as on every target
 
 Meanings from the simulator (include/pto/cpu/TMov.hpp, TSel.hpp, TSelS.hpp, TCmp.h, TPartOp.hpp, TFillPad.hpp,
 TExtract.hpp, TConcat.hpp, TTrans.hpp) and the instruction pages. TSEL reads its mask as one bit stream over dst's
@@ -30,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._quiet import quiet
+from ...errors import NotModelledError
 
 from ...dtypes import STANDARD_DTYPES
 from ...dtypes import DType as D
@@ -331,3 +334,38 @@ def _trans(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
 TTRANS = instruction("TTRANS", operands=(dst(), src("src"), tmp("tmp", optional=True)),
                      legality=_same("dst", "src"), dynamic=_trans_rule, family="move",
                      summary="dst[j, i] = src[i, j] over src's valid region")(_trans)
+
+
+def _reshape_rule(check: Check, config: object, specs: dict, attrs: dict, form: int) -> None:
+    """TRESHAPE_IMPL's static checks: the same location, the same number of bytes, no change between boxed and
+    unboxed layouts; the simulator also wants the same element type or two of one kind (float or integer)."""
+    d, s = specs["dst"], specs["src"]
+    if d.loc is not s.loc:
+        check.fail("dst", f"must be in src's location {s.loc.name} (got {d.loc.name})")
+    if d.nbytes != s.nbytes:
+        check.fail("dst", f"must hold as many bytes as src: {s.nbytes} (got {d.nbytes})")
+    if d.is_boxed != s.is_boxed:
+        check.fail("dst", f"cannot reshape between a boxed and an unboxed layout ({s.layout_name} -> "
+                          f"{d.layout_name})")
+    if getattr(config, "name", "") == "cpu" and d.dtype is not s.dtype and d.dtype.is_float != s.dtype.is_float:
+        check.fail("dst", f"element type {d.dtype.cname} is not compatible with src's {s.dtype.cname} on the "
+                          "simulator (the same type, or both floating-point, or both integer)")
+
+
+def _reshape(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    """dst becomes a view of src's bytes (every target aliases: the simulator sets dst's pointer, the NPUs
+    TASSIGN dst to src's address)."""
+    out, source = tiles["dst"], tiles["src"]
+    if out is source:
+        return
+    if source.storage.ndim != 1 or not source.storage.flags.c_contiguous:
+        raise NotModelledError("TRESHAPE of a window that is not one contiguous run of bytes is not modelled")
+    out.attach(source.storage.view(np.uint8).view(out.spec.np_dtype))
+    out.binding = source.binding
+
+
+TRESHAPE = instruction(
+    "TRESHAPE", operands=(dst(), src("src")),
+    legality={t: Legality({"dst": ALL}, locs=None) for t in ("a2a3", "a5", "cpu")}, static=_reshape_rule,
+    family="move", summary="dst becomes a view of src's bytes as dst's tile type (same location and byte size)")(
+    _reshape)

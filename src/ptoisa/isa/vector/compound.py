@@ -1,0 +1,114 @@
+"""Compound element-wise instructions: TADDC TSUBC TADDSC TSUBSC TLRELU TSUBRELU TFUSEDMULADD TMULADDDST
+TFUSEDMULADDRELU.
+
+    TADDC(dst, src0, src1, src2)          dst = src0 + src1 + src2
+    TSUBC(dst, src0, src1, src2)          dst = src0 - src1 + src2
+    TADDSC(dst, src0, scalar, src1)       dst = src0 + scalar + src1
+    TSUBSC(dst, src0, scalar, src1)       dst = src0 - scalar + src1
+    TLRELU(dst, src, scalar)              dst = src if src > 0 else src * scalar
+    TSUBRELU(dst, src0, src1)             dst = max(src0 - src1, 0)   (ReLU: val > 0 ? val : 0)
+    TFUSEDMULADD(dst, src0, src1)         dst = src0 * dst + src1
+    TMULADDDST(dst, src0, src1)           dst = src0 * src1 + dst
+    TFUSEDMULADDRELU(dst, src0, src1)     dst = ReLU(src0 * dst + src1)
+
+Every operation rounds to the element type as the simulator's C++ does (include/pto/cpu/ElementOp.h): left to
+right, integers wrapping; the simulator rounds each intermediate of MULADDDST and FUSEDMULADDRELU explicitly,
+and the vectors recorded from it (g++ 12) show the same one rounding per operation for the others. dst and every
+source share element type and valid shape. On a2a3 and a5 the ReLU and multiply-add forms take half and float
+only (the backends' static_asserts); TADDC, TSUBC, TADDSC and TSUBSC follow their instruction pages' lists (the
+backends have no implementation of them yet).
+
+    >>> from ptoisa import *
+    >>> T = Tile[TileType.Vec, float, 1, 8]
+    >>> d, a, b, c = T(), T(), T(), T()
+    >>> a.set_logical([[1.0] * 8]); b.set_logical([[2.0] * 8]); c.set_logical([[-4.0] * 8])
+    >>> _ = TADDC(d, a, b, c, target="cpu"); d.data[0, :2].tolist()
+    [-1.0, -1.0]
+    >>> _ = TLRELU(d, c, 0.5, target="cpu"); d.data[0, :2].tolist()
+    [-2.0, -2.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..._quiet import quiet
+from ...dtypes import DType as D
+from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src
+from ._common import ALL9, FLOATS, equal_valid, valid_of, write
+
+_A2A3 = (D.I32, D.I16, D.F16, D.F32)
+_A5 = (D.I32, D.U32, D.F32, D.I16, D.U16, D.F16, D.BF16, D.U8, D.I8)
+
+
+def _table(roles: tuple[str, ...], a2a3: tuple[D, ...] = _A2A3, a5: tuple[D, ...] = _A5,
+           cpu: tuple[D, ...] = ALL9) -> dict[str, Legality]:
+    return {"a2a3": Legality({"dst": a2a3}, same=(roles,), row_major=roles),
+            "a5": Legality({"dst": a5}, same=(roles,), row_major=roles),
+            "cpu": Legality({"dst": cpu}, same=(roles,))}
+
+
+def relu(v: np.ndarray) -> np.ndarray:
+    """The simulator's ReLU: `val > 0 ? val : 0` (a NaN and -0.0 become 0)."""
+    return np.where(v > 0, v, np.zeros_like(v))
+
+
+def _kernel(roles: tuple[str, ...], fn: Callable[..., np.ndarray], reads_dst: bool = False,
+            with_scalar: bool = False) -> Callable[[Plan, Tiles, Scalars], None]:
+    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        out = tiles["dst"]
+        shape = out.valid_shape
+        args = [valid_of(tiles[r], shape) for r in roles]
+        if reads_dst:
+            args.append(np.array(valid_of(out, shape)))
+        if with_scalar:
+            args.append(scalars["scalar"])
+        with quiet():
+            write(out, np.asarray(fn(*args)).astype(args[0].dtype, copy=False))
+
+    return kernel
+
+
+def _reg(name: str, operands: tuple, roles: tuple[str, ...], fn: Callable[..., np.ndarray], summary: str,
+         reads_dst: bool = False, with_scalar: bool = False, **tables: tuple[D, ...]):  # noqa: ANN202
+    return instruction(name, operands=operands, legality=_table(("dst", *roles), **tables),
+                       dynamic=equal_valid(*roles), family="compound", summary=summary)(
+        _kernel(roles, fn, reads_dst, with_scalar))
+
+
+_THREE = (dst(), src("src0"), src("src1"), src("src2"))
+_SC = (dst(), src("src0"), scalar("scalar", "src0"), src("src1"))
+_TWO = (dst(), src("src0"), src("src1"))
+
+TADDC = _reg("TADDC", _THREE, ("src0", "src1", "src2"), lambda a, b, c: (a + b) + c, "dst = src0 + src1 + src2")
+TSUBC = _reg("TSUBC", _THREE, ("src0", "src1", "src2"), lambda a, b, c: (a - b) + c, "dst = src0 - src1 + src2")
+TADDSC = _reg("TADDSC", _SC, ("src0", "src1"), lambda a, b, s: (a + s) + b, "dst = src0 + scalar + src1",
+              with_scalar=True)
+TSUBSC = _reg("TSUBSC", _SC, ("src0", "src1"), lambda a, b, s: (a - s) + b, "dst = src0 - scalar + src1",
+              with_scalar=True)
+TLRELU = _reg("TLRELU", (dst(), src("src"), scalar("scalar", "src")), ("src",),
+              lambda x, s: np.where(x > 0, x, x * s), "dst = src if src > 0 else src * scalar", with_scalar=True,
+              a2a3=(D.F16, D.F32), a5=(D.F16, D.F32), cpu=FLOATS)
+
+
+def _sub_relu(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`ReLU(src0 - src1)`: ReLU is a template deduced from `src0 - src1`, so 8- and 16-bit integers subtract and
+    clamp in int (no wrap before the clamp) and only the result is narrowed."""
+    if a.dtype.kind in "iu" and a.dtype.itemsize < 4:
+        return relu(a.astype(np.int32) - b.astype(np.int32)).astype(a.dtype)
+    return relu(a - b)
+
+
+_NPU_HALF_FLOAT = (D.F16, D.F32)  # the NPU backends' static_asserts
+
+TSUBRELU = _reg("TSUBRELU", _TWO, ("src0", "src1"), _sub_relu, "dst = ReLU(src0 - src1)",
+                a2a3=_NPU_HALF_FLOAT, a5=_NPU_HALF_FLOAT)
+TFUSEDMULADD = _reg("TFUSEDMULADD", _TWO, ("src0", "src1"), lambda a, b, d: (a * d) + b,
+                    "dst = src0 * dst + src1", reads_dst=True, a2a3=_NPU_HALF_FLOAT, a5=_NPU_HALF_FLOAT)
+TMULADDDST = _reg("TMULADDDST", _TWO, ("src0", "src1"), lambda a, b, d: (a * b) + d, "dst = src0 * src1 + dst",
+                  reads_dst=True, a2a3=_NPU_HALF_FLOAT, a5=_NPU_HALF_FLOAT)
+TFUSEDMULADDRELU = _reg("TFUSEDMULADDRELU", _TWO, ("src0", "src1"), lambda a, b, d: relu((a * d) + b),
+                        "dst = ReLU(src0 * dst + src1)", reads_dst=True, a2a3=_NPU_HALF_FLOAT,
+                        a5=_NPU_HALF_FLOAT)

@@ -1,4 +1,5 @@
-"""ptoisa: a bit-exact Python model of the PTO tile ISA (TCMPS, TCI, TPARTMUL, TEXPANDS, TGATHER).
+"""ptoisa: a bit-exact Python model of the PTO tile ISA: TCMPS, TCI, TPARTMUL, TEXPANDS, TGATHER and the vector
+instructions real kernels use (TADD, TCVT, TROWSUM, ...: docs/instructions.md).
 
     from ptoisa import *
     SrcT = Tile[TileType.Vec, float, 16, 16]

@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 DESCRIPTION = """\
-ptoisa: a bit-exact Python model of the PTO tile ISA (TCMPS, TCI, TPARTMUL, TEXPANDS, TGATHER)
-for the a2a3 and a5 NPU targets and the reference C++ CPU simulator (cpu)."""
+ptoisa: a bit-exact Python model of the PTO tile ISA (the seed pages' TCMPS, TCI, TPARTMUL, TEXPANDS,
+TGATHER, and the vector instructions PTOAS kernels use: TADD, TCVT, TROWSUM, ...; `ptoisa targets
+--instructions` lists them) for the a2a3 and a5 NPU targets and the reference C++ CPU simulator (cpu)."""
 
 EPILOG = f"""\
 examples:

@@ -116,7 +116,7 @@ def _cols_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
                           "columns")
 
 
-_ROW_OPERANDS = (dst(), src("src"), tmp("tmp", optional=True))
+_ROW_OPERANDS = (dst(), src("src"), tmp("tmp"))  # the C++ signature (and PTOAS) always pass tmp
 _COL_FORMS = ((dst(), src("src")), (dst(), src("src"), tmp("tmp")))
 
 

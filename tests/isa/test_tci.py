@@ -550,3 +550,68 @@ def test_a2a3_tmp_is_a_plain_vec_buffer(tmp_spec, why):
     dst, tmp = Tile[TileType.Vec, int32_t, 1, 16](), tmp_spec()
     with pytest.raises(IllegalInstructionError, match=re.escape(why)):
         TCI(dst, 0, tmp, target="a2a3")
+
+
+# --- D10: the b32 repeat path's scratch overrun on a2a3 ---------------------------------------------------------
+def _neighbour_floats_by_hand(tmp_tail: np.ndarray) -> np.ndarray:
+    """What vadd's repeats 1..7 leave at tmp floats [192, 640) (bytes [768, 2560)), worked from TCI.hpp:60-82 by
+    hand. Before the vadd, tmp0 (floats 0..63) holds 8k in block k, tmp1[0:8] holds 0..7, and floats 64..127 are
+    tmp's own bytes 256..511 (`tmp_tail`). Repeat r writes tmp1 + 64r = (0..7 in every block) + floats [64r, 64r+64),
+    reading what earlier repeats wrote: repeat 0 gives j (0..63); repeat 1 gives j%8 + tail; repeat r >= 2 adds
+    j%8 to repeat r-2's result."""
+    j = np.arange(64)
+    low = (j % 8).astype(np.float32)
+    rows = {0: j.astype(np.float32), 1: low + tmp_tail}
+    for r in range(2, 8):
+        rows[r] = low + rows[r - 2]
+    return np.concatenate([rows[r] for r in range(1, 8)]).astype(np.float32)
+
+
+def test_a2a3_tci_b32_repeat_path_overruns_a_seed_sized_tmp_into_its_neighbour():
+    NPU_MEMORY_CLEAR(target="a2a3")
+    Dst = Tile[TileType.Vec, int32_t, 1, 64]
+    Tmp = Tile[TileType.Vec, float, 1, 192]                      # 768 bytes: the seed's minimum for 32-bit
+    Neighbour = Tile[TileType.Vec, int32_t, 1, 512]              # 2048 bytes right after tmp
+    dst, tmp, neighbour = Dst(), Tmp(), Neighbour()
+    TASSIGN(tmp, 0x0, target="a2a3")
+    TASSIGN(neighbour, 0x300, target="a2a3")
+    TASSIGN(dst, 0x1000, target="a2a3")
+    tail = np.linspace(-3.0, 4.0, 64, dtype=np.float32)         # tmp bytes 256..511: read by repeat 1
+    tmp.storage[64:128] = tail
+    with pytest.warns(ErratumWarning, match=r"tci_tmp_overrun.*bytes \[768, 2560\).*0x300\.\.0xa00"):
+        TCI(dst, 5, tmp, target="a2a3")
+    assert dst.data[0].tolist() == list(range(5, 69))
+    written = neighbour.storage.view(np.float32)
+    np.testing.assert_array_equal(written[:448], _neighbour_floats_by_hand(tail))
+    assert not written[448:].any()                              # bytes 1792.. of the neighbour: untouched
+    # inside tmp: tmp0 is the broadcast 8k per block, tmp1's first 64 floats were converted to int32 0..63
+    np.testing.assert_array_equal(tmp.storage[:64], np.repeat(np.arange(0, 64, 8, dtype=np.float32), 8))
+    np.testing.assert_array_equal(tmp.storage[64:128], tail)
+    np.testing.assert_array_equal(tmp.storage[128:192].view(np.int32), np.arange(64))
+
+
+def test_a2a3_tci_overrun_of_an_unplaced_tmp_is_announced_and_dropped():
+    dst, tmp = Tile[TileType.Vec, int32_t, 1, 128](), Tile[TileType.Vec, float, 1, 256]()  # 1024-byte tmp
+    with pytest.warns(ErratumWarning, match=r"bytes \[1024, 2560\).*not placed"):
+        TCI(dst, -7, tmp, target="a2a3")
+    assert dst.data[0].tolist() == list(range(-7, 121))
+
+
+@pytest.mark.parametrize(("cols", "tmp_floats"), [(32, 192), (64, 640)])
+def test_a2a3_tci_without_overrun_is_silent(cols, tmp_floats):
+    """Below 64 valid columns the count-mode path stays in tmp; a 2560-byte tmp holds the repeat path's writes."""
+    dst, tmp = Tile[TileType.Vec, int32_t, 1, cols](), Tile[TileType.Vec, float, 1, tmp_floats]()
+    _, warns = run_quiet(lambda: TCI(dst, 3, tmp, target="a2a3"))
+    assert warns == []
+    assert dst.data[0].tolist() == list(range(3, 3 + cols))
+
+
+def test_a2a3_tci_overrun_off_with_errata_off():
+    NPU_MEMORY_CLEAR(target="a2a3")
+    dst, tmp, neighbour = (Tile[TileType.Vec, int32_t, 1, 64](), Tile[TileType.Vec, float, 1, 192](),
+                           Tile[TileType.Vec, int32_t, 1, 512]())
+    TASSIGN(tmp, 0x0, target="a2a3")
+    TASSIGN(neighbour, 0x300, target="a2a3")
+    with ptoisa.target("a2a3", errata=False):
+        _, warns = run_quiet(lambda: TCI(dst, 0, tmp))
+    assert warns == [] and not neighbour.storage.any() and not tmp.storage.any()

@@ -8,6 +8,12 @@ dst must be a single-row tile (every backend checks Rows == 1; the seed's Cols !
 row count is not consulted. The tmp overload: a2a3 validates tmp (4-byte dtype, >= 768 bytes for 32-bit and
 >= 1792 bytes for 16-bit destinations); a5 and cpu accept and ignore it.
 - a2a3 erratum `tci_tmp_descending_negates`: with tmp and descending, the result is -(start + k).
+- a2a3 erratum `tci_tmp_overrun` (D10): a 32-bit dst with 64 or more valid columns runs the backend's repeat
+  path, whose vadd (repeat 8, normal mask mode) writes tmp bytes [512, 2560): past the 768 bytes the seed asks
+  for. Its scratch is worked out here instruction by instruction (each repeat reads, then writes) and written
+  to tmp; the bytes past tmp's storage go to the on-chip buffer when tmp was placed with TASSIGN (neighbours see
+  them) and are announced with their range either way (DECISIONS 21). Other paths' scratch is not modelled
+  (tmp is left as it was).
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ..dtypes import names
 from ..targets.rules import VEC_ONLY
-from ._check import Check, commit_variant
+from ..memory import spill, window
+from ._check import Check, announce_erratum, commit_variant
 from ._scalar import to_element
 
 INSTR = "TCI"
@@ -41,6 +48,8 @@ def tci(config: Config, dst: Any, start: Any, descending: Any, tmp: Any = None) 
     value = _start(check, start, dst)
     count = dst.valid_col
     contract = _sequence(value, count, descending, dst.spec)
+    if tmp is not None and count >= 64 and dst.spec.dtype.itemsize == 4 and config.erratum("tci_tmp_overrun"):
+        _overrun(config, tmp)
     if tmp is not None and descending and "tci_tmp_descending_negates" in config.profile.errata:
         target = dst.storage.copy()
         write_region(target, dst.spec, 1, count, _negated_ascending(value, count, dst.spec))
@@ -49,6 +58,42 @@ def tci(config: Config, dst: Any, start: Any, descending: Any, tmp: Any = None) 
         commit_variant(config, INSTR, "tci_tmp_descending_negates", dst.storage, result, target)
         return
     store(dst, 1, count, contract)
+
+
+SCRATCH_END = 2560
+"""The b32 repeat path's scratch ends here: tmp + 128 floats, 8 repeats of 256 bytes (a2a3/TCI.hpp:80)."""
+
+
+def repeat_path_scratch(raw: np.ndarray) -> np.ndarray:
+    """TCI_b32_repeat's scratch work (a2a3/TCI.hpp:60-82) on `raw`, the 2560 bytes from tmp's first byte (tmp's
+    bytes, then what follows it); returns the mask of the bytes it writes. tmp0 is float 0, tmp1 float 128."""
+    f = raw.view(np.float32)
+    written = np.zeros(raw.size, dtype=bool)
+    f[0:64] = np.repeat(np.arange(8, dtype=np.float32) * np.float32(0.125), 8)  # vector_dup x 8, 8 lanes each
+    f[128:136] = f[0:64].reshape(8, 8).sum(axis=1, dtype=np.float32)  # vcgadd: the sum of each 32-byte block
+    f[0:8] = f[128:136] * np.float32(8.0)  # vmuls, 8 lanes
+    f[0:64] = np.repeat(f[0:8].copy(), 8)  # vbrcb: block k of tmp0 = tmp0[k]
+    with quiet():
+        for r in range(8):  # vadd: dst tmp1 + 64r, src0 tmp1[0:8] in every block, src1 tmp0 + 64r
+            f[128 + 64 * r:192 + 64 * r] = np.tile(f[128:136], 8) + f[64 * r:64 * r + 64]
+        raw.view(np.int32)[128:192] = np.rint(f[128:192]).astype(np.int32)  # vconv_f322s32r, one repeat
+    written[0:256] = True
+    written[512:SCRATCH_END] = True
+    return written
+
+
+def _overrun(config: Config, tmp: Tile) -> None:
+    raw = window(tmp, SCRATCH_END)
+    written = repeat_path_scratch(raw)
+    past = spill(tmp, raw, written)
+    if past is not None:
+        first, end = past
+        where = (f"into the {tmp.binding.region} bytes at 0x{tmp.binding.offset + first:x}..0x"
+                 f"{tmp.binding.offset + end:x}" if tmp.binding is not None else "dropped: tmp is not placed with "
+                 "TASSIGN, so what lies past it is unknown")
+        announce_erratum(config, INSTR, "tci_tmp_overrun",
+                         f"this call wrote bytes [{first}, {end}) from tmp's start, past its {tmp.spec.nbytes}-byte "
+                         f"storage ({where})")
 
 
 def _descending(check: Check, descending: Any) -> bool:

@@ -107,6 +107,8 @@ PROFILE = TargetProfile(
         "tcmps_repeat_tail": "TCMPS writes whole 256-byte repeats: bits past the valid columns compare the data "
                              "that follows in src storage, and NE inverts validRow x dst Cols bytes",
         "tci_tmp_descending_negates": "TCI with a tmp tile and descending=1 yields -(S + k) instead of S - k",
+        "tci_tmp_overrun": "TCI with a tmp tile, a 32-bit dst and 64 or more valid columns writes scratch up to tmp "
+                           "byte 2560 (a vadd with repeat 8), past the 768 bytes tmp must have",
         "texpands_static_valid_contiguous": "TEXPANDS on a Vec tile with a static valid size smaller than the "
                                             "tile fills validRow x validCol elements contiguously",
         "texpands_b8_pairs": "TEXPANDS fills 8-bit tiles as 16-bit pairs: an odd count writes one extra byte",
@@ -122,6 +124,7 @@ PROFILE = TargetProfile(
         "tcmps_repeat_tail": "include/pto/npu/a2a3/TCmps.hpp:84-109",
         "tcmps_boxed_raw_rows": "include/pto/npu/a2a3/TCmps.hpp:89, 122",
         "tci_tmp_descending_negates": "include/pto/npu/a2a3/TCI.hpp:97-101, 139-141, 252-254, 277-279",
+        "tci_tmp_overrun": "include/pto/npu/a2a3/TCI.hpp:55-83, 264-269",
         "texpands_static_valid_contiguous": "include/pto/npu/a2a3/TExpandS.hpp:55-65",
         "texpands_b8_pairs": "include/pto/npu/a2a3/TExpandS.hpp:48-51; include/pto/common/utils.hpp:104-111",
         "texpands_conv_5d": "include/pto/npu/a2a3/TExpandS.hpp:162-165",

@@ -20,6 +20,12 @@ try:  # NumPy >= 2: errstate is a context variable holding an "extobj"
 
     _QUIET = _make_extobj(all="ignore")
 
+    def quiet_set() -> object:
+        """`token = quiet_set()` ... `quiet_reset(token)`: quiet() without the context-manager call (hot paths)."""
+        return _extobj_contextvar.set(_QUIET)
+
+    quiet_reset = _extobj_contextvar.reset
+
     class quiet:  # noqa: N801 - used like a function: `with quiet():`
         """Ignore floating-point errors inside the block."""
 
@@ -37,3 +43,10 @@ except ImportError:  # pragma: no cover - older NumPy: the public context manage
     def quiet() -> Iterator[None]:
         with np.errstate(all="ignore"):
             yield
+
+    def quiet_set() -> object:
+        saved = np.seterr(all="ignore")
+        return saved
+
+    def quiet_reset(token: object) -> None:
+        np.seterr(**token)  # type: ignore[arg-type]

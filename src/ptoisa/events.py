@@ -36,8 +36,11 @@ class RecordEvent(NamedTuple):
         """Waiting is immediate: the op has already completed."""
 
 
+_NEW = tuple.__new__
+
+
 def record(op: str, pipe: Pipe) -> RecordEvent:
-    return RecordEvent(op, pipe, next(_SEQUENCE))
+    return _NEW(RecordEvent, (op, pipe, next(_SEQUENCE)))  # the NamedTuple without its __new__ (3x cheaper)
 
 
 def is_event(value: Any) -> bool:

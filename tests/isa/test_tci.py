@@ -538,7 +538,10 @@ def test_property_matches_oracle(dtype, target, start, descending, with_tmp, nco
     np.testing.assert_array_equal(dst.storage[vc:], before[vc:])
     contract = seq(start, vc, descending, dtype)
     erratum_changed = negate and want.tobytes() != contract.tobytes()
-    assert (len(warns) == 1) if erratum_changed else (warns == [])
+    # D10: a 32-bit dst with 64+ valid columns writes scratch up to tmp byte 2560, past this 2048-byte tmp
+    overrun = with_tmp and target == "a2a3" and BITS[dtype] == 32 and vc >= 64
+    names = sorted("overrun" if "tci_tmp_overrun" in str(w.message) else "negates" for w in warns)
+    assert names == sorted(["negates"] * erratum_changed + ["overrun"] * overrun)
 
 
 @pytest.mark.parametrize("tmp_spec,why", [

@@ -28,6 +28,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Literal
 
+from .._quiet import quiet_reset, quiet_set
 from ..dtypes import DType, names
 from ..errors import IllegalInstructionError
 from ..events import Pipe, RecordEvent, check_events, record
@@ -181,6 +182,7 @@ class Instruction:
         # Decided once: the plan cache, and for the common call shape (every operand positional, no keywords)
         # the operand list that binds it without building names.
         object.__setattr__(self, "_plans", {})
+        object.__setattr__(self, "_compiled", {})
         simple = len(self.forms) == 1 and not any(o.optional for o in self.forms[0])
         object.__setattr__(self, "_simple", self.forms[0] if simple else None)
         object.__setattr__(self, "_scalar_types", {o.name: o for f in self.forms for o in f if o.kind == "scalar"})
@@ -314,6 +316,13 @@ class Instruction:
             args = args[:end]
         simple = self._simple  # type: ignore[attr-defined]
         if simple is not None and not kwargs and len(args) == len(simple) and not self.attrs:
+            key = (config, *[a.spec if type(a) is Tile else None for a in args])
+            run = self._compiled.get(key, _SLOW)  # type: ignore[attr-defined]
+            if run is _SLOW and None not in key:
+                run = self._compile(key, config, args)
+            if run is not None and run is not _SLOW:
+                run(args)
+                return record(self.name, self.pipe)
             tiles: Tiles = {}
             scalars: Scalars = {}
             for operand, value in zip(simple, args):
@@ -332,8 +341,137 @@ class Instruction:
         self.call(config, tiles, scalars, attrs, form)
         return record(self.name, self.pipe)
 
+    def _compile(self, key: tuple[Any, ...], config: Config, args: tuple[Any, ...]) -> Callable[..., None] | None:
+        """A call's compiled form for its tuple of tile types and target: every check that depends only on them
+        (all of them when no tile has a dynamic valid size) runs once here, then each call converts its scalars
+        and runs the kernel. Returns None (remembered) when the signature must take the general path; a refusal
+        is raised and not cached, so it repeats."""
+        form = self._simple  # type: ignore[attr-defined]
+        run: Callable[..., None] | None = None
+        slots = list(zip(form, key[1:], args, strict=True))
+        if all((o.kind == "tile") == (k is not None) for o, k, _ in slots):
+            tiles = {o.name: a for o, _, a in slots if o.kind == "tile"}
+            specs = tuple(t.spec for t in tiles.values())
+            plan = self.plan(config, tuple((n, t.spec) for n, t in tiles.items()), (), 0)
+            if not any(s.dynamic_row or s.dynamic_col for s in specs) and len(self._compiled) < 8192:  # type: ignore[attr-defined]
+                if self.dynamic is not None:
+                    self.dynamic(Check(self.name, config.name), plan, tiles)
+                scalar_types = [self._scalar_type(o.name, tiles) if o.kind == "scalar" else None for o in form]
+                run = _whole_tile(self.kernel, plan, form, scalar_types) or \
+                    _bound(self.kernel, plan, form, scalar_types)
+        self._compiled[key] = run  # type: ignore[attr-defined]
+        return run
+
     def __repr__(self) -> str:
         return f"<ptoisa instruction {self.name}>"
+
+
+_SLOW = object()
+"""The compiled-call cache's "not compiled yet" marker."""
+
+
+def _bound(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_types: list[DType | None]
+           ) -> Callable[..., None]:
+    names = [o.name for o in form]
+    check = Check(plan.record.name, plan.config.name)
+    if not any(scalar_types):
+        def tiles_only(args: tuple[Any, ...]) -> None:
+            kernel(plan, dict(zip(names, args)), {})
+
+        return tiles_only
+    layout = list(zip(names, scalar_types, strict=True))
+
+    def with_scalars(args: tuple[Any, ...]) -> None:
+        tiles, scalars = {}, {}
+        for (name, dtype), value in zip(layout, args):
+            if dtype is None:
+                tiles[name] = value
+            else:
+                scalars[name] = to_element(value, dtype, check, name)
+        kernel(plan, tiles, scalars)
+
+    return with_scalars
+
+
+def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_types: list[DType | None]
+                ) -> Callable[..., None] | None:
+    """A kernel that declares `whole = ufunc` (an element-wise op and nothing else; a scalar, if any, is its
+    second input) runs on whole storages when every tile operand has one and the same tile type, fully valid:
+    element i of each storage is then the same element of each tile."""
+    ufunc = getattr(kernel, "whole", None)
+    specs = list(plan.specs.values())
+    spec = specs[0]
+    if ufunc is None or form[0].name != "dst" or plan.form != 0 or any(s is not spec for s in specs) \
+            or spec.np_dtype.kind == "V" or (spec.valid_row, spec.valid_col) != (spec.rows, spec.cols):
+        return None
+    floats = spec.np_dtype.kind == "f"
+    kinds = tuple("scalar" if t is not None else "tile" for t in scalar_types)
+    if kinds == ("tile", "tile", "tile") and ufunc.nin == 2:
+        def binary(args: tuple[Any, ...]) -> None:
+            if floats:
+                token = quiet_set()
+                try:
+                    ufunc(args[1].storage, args[2].storage, args[0].storage)
+                finally:
+                    quiet_reset(token)
+            else:
+                ufunc(args[1].storage, args[2].storage, args[0].storage)
+
+        return binary
+    if kinds == ("tile", "tile", "scalar") and ufunc.nin == 2:
+        dtype, name, check = scalar_types[2], form[2].name, Check(plan.record.name, plan.config.name)
+
+        def with_scalar(args: tuple[Any, ...]) -> None:
+            value = to_element(args[2], dtype, check, name)  # type: ignore[arg-type]
+            if floats:
+                token = quiet_set()
+                try:
+                    ufunc(args[1].storage, value, args[0].storage)
+                finally:
+                    quiet_reset(token)
+            else:
+                ufunc(args[1].storage, value, args[0].storage)
+
+        return with_scalar
+    if kinds == ("tile", "tile") and ufunc.nin == 1:
+        def unary(args: tuple[Any, ...]) -> None:
+            if floats:
+                token = quiet_set()
+                try:
+                    ufunc(args[1].storage, args[0].storage)
+                finally:
+                    quiet_reset(token)
+            else:
+                ufunc(args[1].storage, args[0].storage)
+
+        return unary
+    return None
+    floats = spec.np_dtype.kind == "f"
+    if getattr(ufunc, "nin", 0) == 2:
+        def binary(args: tuple[Any, ...]) -> None:
+            if floats:
+                token = quiet_set()
+                try:
+                    ufunc(args[1].storage, args[2].storage, args[0].storage)
+                finally:
+                    quiet_reset(token)
+            else:
+                ufunc(args[1].storage, args[2].storage, args[0].storage)
+
+        return binary
+    if getattr(ufunc, "nin", 0) == 1:
+        def unary(args: tuple[Any, ...]) -> None:
+            if floats:
+                token = quiet_set()
+                try:
+                    ufunc(args[1].storage, args[0].storage)
+                finally:
+                    quiet_reset(token)
+            else:
+                ufunc(args[1].storage, args[0].storage)
+
+        return unary
+    return None
 
 
 @lru_cache(maxsize=8192)

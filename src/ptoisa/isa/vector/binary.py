@@ -63,6 +63,8 @@ def _elementwise(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable
             else:
                 write(out, fn(a, b).astype(a.dtype, copy=False))
 
+    if ufunc is not None:
+        kernel.whole = ufunc  # type: ignore[attr-defined]  # whole same-type tiles: the ufunc on their storages
     return kernel
 
 

@@ -64,6 +64,8 @@ def _with_scalar(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable
             result = fn(s, a) if plan.form == 1 else fn(a, s)
         write(out, np.asarray(result).astype(a.dtype, copy=False))
 
+    if ufunc is not None:
+        kernel.whole = ufunc  # type: ignore[attr-defined]  # whole same-type tiles: ufunc(src0 storage, scalar)
     return kernel
 
 

@@ -1,0 +1,132 @@
+"""Compiled calls (one per tuple of tile types and target) give the same bytes, warnings and refusals as the
+general path (`Instruction.call`, which checks everything on every call). The general path is the reference
+here: it is the one the conformance vectors exercise."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ptoisa
+from ptoisa import BLayout, Tile, TileType
+import ptoisa.isa.vector  # noqa: F401 - registers the vector records
+from ptoisa.isa.record import REGISTRY
+from ptoisa.targets import resolve
+
+RNG = np.random.default_rng(20261125)
+DTYPES = [np.float32, np.float16, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32]
+
+
+def specials(dtype, n):
+    if np.dtype(dtype).kind == "f":
+        pool = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.25, 65504.0, 1e-8], dtype=dtype)
+        values = RNG.standard_normal(n).astype(dtype) * 100
+        pick = RNG.random(n) < 0.3
+        values[pick] = RNG.choice(pool, pick.sum())
+        return values
+    info = np.iinfo(dtype)
+    return RNG.integers(info.min, info.max, n, endpoint=True).astype(dtype)
+
+
+def fresh(spec, values=None):
+    t = spec()
+    t.storage[...] = values if values is not None else specials(spec.np_dtype, spec.numel)
+    return t
+
+
+def run_both(name, target, tiles, scalars=()):
+    """(bytes, warning texts) from the compiled call and from the general path, on copies of the same tiles."""
+    rec = REGISTRY[name]
+    results = []
+    for compiled in (True, False):
+        copies = [fresh(t.spec, t.storage.copy()) for t in tiles]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if compiled:
+                for _ in range(2):  # the second call runs the cached form
+                    for c, t in zip(copies, tiles):
+                        c.storage[...] = t.storage
+                    rec(*copies, *scalars, target=target)
+            else:
+                operands = [o for o in rec.forms[0]]
+                named_tiles = {o.name: c for o, c in zip([o for o in operands if o.kind == "tile"], copies)}
+                named_scalars = {o.name: v for o, v in zip([o for o in operands if o.kind == "scalar"], scalars)}
+                for _ in range(2):
+                    for c, t in zip(copies, tiles):
+                        c.storage[...] = t.storage
+                    rec.call(resolve(target), named_tiles, {k: v for k, v in named_scalars.items()}, {}, 0)
+        results.append(([c.tobytes() for c in copies], sorted({str(w.message) for w in caught})))
+    return results
+
+
+@pytest.mark.parametrize("name", ["TADD", "TSUB", "TMUL", "TDIV", "TMAX", "TAND", "TXOR", "TSHL", "TEXP", "TABS",
+                                  "TNOT", "TMOV", "TRELU"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+def test_tile_only_calls_match_the_general_path(name, dtype, target):
+    rec = REGISTRY[name]
+    spec = Tile[TileType.Vec, dtype, 4, 64 // np.dtype(dtype).itemsize]
+    n_tiles = sum(1 for o in rec.forms[0] if o.kind == "tile" and not o.optional)
+    tiles = [fresh(spec) for _ in range(n_tiles)]
+    if name in ("TDIV", "TSHL") and np.dtype(dtype).kind in "iu":
+        tiles[2].storage[...] = np.clip(tiles[2].storage, 1, 3)  # defined divisors and shift counts
+    try:
+        compiled, general = run_both(name, target, tiles)
+    except ptoisa.PtoError as exc:  # illegal on this target: both paths must refuse it the same way
+        with pytest.raises(type(exc)):
+            rec.call(resolve(target), dict(zip([o.name for o in rec.forms[0]], tiles)), {}, {}, 0)
+        return
+    assert compiled == general
+
+
+@pytest.mark.parametrize("name", ["TADDS", "TMULS", "TSUBS", "TMAXS", "TANDS"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int16, np.uint8])
+@pytest.mark.parametrize("scalar", [3, -1.5, 1e30, float("nan"), 2 ** 40])
+def test_calls_with_a_scalar_match_the_general_path(name, dtype, scalar):
+    spec = Tile[TileType.Vec, dtype, 2, 64 // np.dtype(dtype).itemsize]
+    tiles = [fresh(spec), fresh(spec)]
+    try:
+        compiled, general = run_both(name, "cpu", tiles, (scalar,))
+    except ptoisa.PtoError:
+        return
+    assert compiled == general
+
+
+def test_aliased_operands_and_partial_valid_tiles():
+    full = Tile[TileType.Vec, np.float32, 4, 16]
+    a = fresh(full)
+    expected = (a.storage.astype(np.float64) * 2).astype(np.float32)
+    ptoisa.TADD(a, a, a, target="cpu")  # dst is both sources
+    np.testing.assert_array_equal(a.storage, expected)
+    part = Tile[TileType.Vec, np.float32, 4, 16, BLayout.RowMajor, 2, 8]  # static valid 2x8: padding untouched
+    d, x, y = fresh(part), fresh(part), fresh(part)
+    before = d.storage.copy()
+    ptoisa.TADD(d, x, y, target="cpu")
+    ptoisa.TADD(d, x, y, target="cpu")
+    np.testing.assert_array_equal(d.data[:2, :8], x.data[:2, :8] + y.data[:2, :8])
+    np.testing.assert_array_equal(d.data[2:], before.reshape(4, 16)[2:])
+    np.testing.assert_array_equal(d.data[:, 8:], before.reshape(4, 16)[:, 8:])
+
+
+def test_a_refusal_is_not_cached():
+    a = Tile[TileType.Vec, np.float32, 1, 16]()
+    b = Tile[TileType.Vec, np.float32, 2, 16]()
+    for _ in range(3):  # mismatched valid shapes: refused on every call, nothing written
+        before = a.tobytes()
+        with pytest.raises(ptoisa.IllegalInstructionError, match="valid shape"):
+            ptoisa.TADD(a, a, b, target="cpu")
+        assert a.tobytes() == before
+
+
+def test_dynamic_valid_sizes_follow_the_tile_not_the_type():
+    T = Tile[TileType.Vec, np.float32, 2, 16, BLayout.RowMajor, -1, -1]
+    d, x = T(2, 16), T(2, 16)
+    x.set_logical(np.ones((2, 16), np.float32))
+    ptoisa.TADDS(d, x, 1.0, target="cpu")
+    assert d.data.sum() == 64
+    small_d, small_x = T(1, 4), T(1, 4)
+    small_x.set_logical(np.ones((1, 4), np.float32))
+    ptoisa.TADDS(small_d, small_x, 1.0, target="cpu")  # same tile type, other valid shape
+    assert small_d.data.sum() == 8

@@ -297,8 +297,13 @@ def main(argv: list[str] | None = None) -> int:
             results.append(run_case(case, args.target, budget_s, repeat_s))
     wall = time.perf_counter() - start
 
-    print_table(results)
-    print_cpp_reference(results)
+    if results:
+        print_table(results)
+        print_cpp_reference(results)
+    if not args.only or "interp" in args.only.lower():
+        from interp_costs import measure, print_rows
+
+        print_rows(measure(measure_pair, budget_s, repeat_s, args.target))
     print(f"\n{summary(results)}  (wall {wall:.1f} s)")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:

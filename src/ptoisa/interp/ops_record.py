@@ -14,6 +14,7 @@ from ..ir.types import TileBufType
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ..isa._check import SITE
+from ..isa.record import _SLOW
 from .decode import HANDLERS, FunctionDecoder, Step
 
 
@@ -39,6 +40,13 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
             (writes if operand.out else reads).append((operand.name, slot))
     attrs = op.core_attrs()
     where = f"{op.name} at {d.where(op)}"
+    # The record's compiled calls take the operands in C++ order; the forms with one overload, no optional
+    # operand and no attribute have them (the others go through the general path).
+    simple = rec._simple  # type: ignore[attr-defined]
+    slot_of = dict(tiles + scalars)
+    ordered = [slot_of[o.name] for o in simple] if simple is not None and not rec.attrs and \
+        all(o.name in slot_of for o in simple) and len(slot_of) == len(simple) else None
+    compiled = rec._compiled  # type: ignore[attr-defined]
 
     def step(regs: list[Any]) -> None:
         for slot, spec in fresh:
@@ -49,7 +57,18 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
                 poison.check(regs[slot], name)
         token = SITE.set(where)
         try:
-            rec.call(regs[0].config, {n: regs[s] for n, s in tiles}, {n: regs[s] for n, s in scalars}, attrs, form)
+            config = regs[0].config
+            run = None
+            if ordered is not None:
+                args = tuple([regs[s] for s in ordered])
+                key = (config, *[a.spec if type(a) is Tile else None for a in args])
+                run = compiled.get(key, _SLOW)
+                if run is _SLOW:
+                    run = rec._compile(key, config, args)  # type: ignore[attr-defined]
+            if run is not None:
+                run(args)
+            else:
+                rec.call(config, {n: regs[s] for n, s in tiles}, {n: regs[s] for n, s in scalars}, attrs, form)
         finally:
             SITE.reset(token)
         if poison is not None:

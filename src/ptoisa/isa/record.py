@@ -318,7 +318,7 @@ class Instruction:
         if simple is not None and not kwargs and len(args) == len(simple) and not self.attrs:
             key = (config, *[a.spec if type(a) is Tile else None for a in args])
             run = self._compiled.get(key, _SLOW)  # type: ignore[attr-defined]
-            if run is _SLOW and None not in key:
+            if run is _SLOW:
                 run = self._compile(key, config, args)
             if run is not None and run is not _SLOW:
                 run(args)

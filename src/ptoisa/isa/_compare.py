@@ -17,7 +17,7 @@ OPS = {
     CmpMode.LE: np.less_equal, CmpMode.GT: np.greater, CmpMode.GE: np.greater_equal,
 }
 INF_BITS_16 = {DType.F16: 0x7C00, DType.BF16: 0x7F80}
-_VIA_FLOAT32 = (DType.F8E4M3, DType.F8E5M2)
+VIA_FLOAT32 = (DType.F8E4M3, DType.F8E5M2)
 _SMALL = 4096  # below this many elements a float32 conversion is cheaper than the integer-key ops
 
 
@@ -26,7 +26,7 @@ def compare(values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DType)
     if dtype in INF_BITS_16 and values.size > _SMALL:
         return compare_bits16(values.view(np.uint16), np.asarray(scalar).view(np.uint16), mode,
                               INF_BITS_16[dtype])
-    if dtype in _VIA_FLOAT32 or dtype in INF_BITS_16:
+    if dtype in VIA_FLOAT32 or dtype in INF_BITS_16:
         return OPS[mode](values.astype(np.float32), np.float32(scalar))
     return OPS[mode](values, scalar)
 

@@ -29,11 +29,12 @@ import numpy as np
 from .._quiet import quiet
 from ..dtypes import DType
 from ..targets import Config
-from ..tile.layout import region, write_stream
+from ..errors import PtoError
+from ..tile.layout import plain_view, region, write_stream
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum, announce_fallback, commit_variant
-from ._compare import INF_BITS_16, compare, compare_bits16, is_inf16
+from ._compare import VIA_FLOAT32, INF_BITS_16, OPS, compare, compare_bits16, is_inf16
 from ._scalar import to_element
 from .enums import CmpMode, coerce_enum
 
@@ -45,6 +46,18 @@ _SPACED = {DType.F32: 2.0 ** -5, DType.BF16: 2.0 ** -21}
 
 
 def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
+    if type(dst) is Tile and type(src0) is Tile and type(mode) is CmpMode:
+        key = (config, dst.spec, src0.spec, src1.spec if type(src1) is Tile else None, mode)
+        run = _COMPILED.get(key, _UNSET)
+        if run is _UNSET:
+            run = _compile(key, dst, src0, src1)
+        if run is not None:
+            run(dst, src0, src1)
+            return
+    _general(config, dst, src0, src1, mode)
+
+
+def _general(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
     check = Check(INSTR, config.name)
     dst, src0 = check.tile("dst", dst), check.tile("src0", src0)
     mode = _mode(check, mode)
@@ -144,7 +157,7 @@ def _predicate(config: Config, values: np.ndarray, scalar: np.generic, mode: Cmp
 
 def _deviate(contract: np.ndarray, target: np.ndarray, pending: list[tuple[Any, np.ndarray]] | None,
              announce: Any) -> np.ndarray:
-    if (target != contract).any():  # both boolean arrays of one shape
+    if target is not contract and (target != contract).any():  # both boolean arrays of one shape
         if pending is None:
             announce()
         else:
@@ -156,7 +169,7 @@ def _tolerant(values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DTyp
     """The simulator's EQ/NE: |a - b| against 1e-9 in double (integers are never affected)."""
     if dtype is DType.F16:
         # Distinct finite halves differ by at least 2**-24 > 1e-9: only inf == inf changes (it becomes false).
-        if mode is CmpMode.NE:
+        if mode is CmpMode.NE or math.isfinite(scalar):  # a finite scalar equals no infinity either way
             return exact
         return exact & ~is_inf16(values.view(np.uint16), INF_BITS_16[DType.F16])
     limit = _SPACED.get(dtype)
@@ -282,3 +295,160 @@ def _repeat_windows(src0: Tile, rows: int, width: int) -> np.ndarray:
                                            writeable=False)
 
 
+
+
+# --- compiled calls ----------------------------------------------------------------------------------------
+_UNSET = object()
+_COMPILED: dict[tuple[Any, ...], Any] = {}
+
+
+def _compile(key: tuple[Any, ...], dst: Tile, src0: Tile, src1: Any) -> Any:
+    """A call's compiled form for its tile types, mode and target (the checks run once, as a C++ template is
+    checked once), or None (remembered) where the general path must run. A refusal is left to the general path,
+    which words it, and is not remembered."""
+    config, dspec, sspec, _, mode = key
+    if any(s.dynamic_row or s.dynamic_col for s in (dspec, sspec)) or len(_COMPILED) >= 4096:
+        return None
+    check = Check(INSTR, config.name)
+    try:
+        _static(dspec, sspec, key[3], config)
+        _check_valid_shapes(check, config, dst, src0)
+    except PtoError:
+        return None
+    run = _plan(config, dspec, sspec, mode, check, key[3] is not None)
+    _COMPILED[key] = run
+    return run
+
+
+def _plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check, tile_form: bool) -> Any:
+    if sspec.is_boxed and config.erratum("tcmps_boxed_raw_rows"):
+        return None
+    dtype, (vr, vc) = sspec.dtype, (sspec.valid_row, sspec.valid_col)
+    packing = config.profile.tcmps.packing
+    dst_rows = dspec.rows
+    if packing == "cpu_stream":
+        if (vr, vc) != (sspec.rows, sspec.cols) or vc % 8 \
+                or plain_view(np.zeros(dspec.numel, dspec.np_dtype), dspec) is None:
+            return None
+        # The stream (vr * vc / 8 bytes) laid row-major over dst's valid shape, as `write_stream` lays it.
+        dvr, dvc = dspec.valid_row, dspec.valid_col
+        count = min(vr * vc // 8, dspec.numel, dvr * dvc)
+        full, rest = divmod(count, dvc)
+        fill = count != dspec.numel
+
+        def land(dst: Tile, packed: np.ndarray) -> None:
+            stream = packed.reshape(-1)
+            if fill:
+                dst.storage.fill(0)
+            dst.view[:full, :dvc] = stream[:full * dvc].reshape(full, dvc)
+            if rest:
+                dst.view[full, :rest] = stream[full * dvc:count]
+    else:
+        if packing == "a5_rows" and (vc % 8 or config.erratum("tcmps_chunk_tail")
+                                     and vc % (256 if dtype.itemsize == 1 else 128)):
+            return None  # zero tail bits, or whole chunks written (`tcmps_chunk_tail`): the general path
+        pitch = dspec.cols * dspec.dtype.itemsize
+
+        def land(dst: Tile, packed: np.ndarray) -> None:
+            dst.storage.view(np.uint8).reshape(dst_rows, pitch)[:vr, :packed.shape[1]] = packed
+        if packing == "a2a3_rows":
+            per_repeat = 256 // dtype.itemsize
+            no_tail = vc % per_repeat == 0 and (mode is not CmpMode.NE or -(-vc // 8) == dspec.cols)
+            if not no_tail and config.erratum("tcmps_repeat_tail"):
+                return _a2a3_tail_plan(config, dspec, sspec, mode, check, tile_form)
+
+    predicate = _predicate_of(config, mode, dtype)
+    packbits = np.packbits
+
+    def run(dst: Tile, src0: Tile, src1: Any) -> None:
+        scalar = src1.storage[0] if tile_form else to_element(src1, dtype, check, "scalar")
+        land(dst, packbits(predicate(region(src0, vr, vc), scalar), axis=1, bitorder="little"))
+
+    return run
+
+
+def _predicate_of(config: Config, mode: CmpMode, dtype: DType) -> Any:
+    """`_predicate` for one target, mode and element type: the plain comparison where no fallback or erratum
+    can change a bit."""
+    rules = config.profile.tcmps
+    if rules.int32_eq_only and dtype is DType.I32 and mode not in (CmpMode.EQ, CmpMode.NE) \
+            or dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half") \
+            or mode in (CmpMode.EQ, CmpMode.NE) and dtype.is_float and config.erratum("tcmps_eq_tolerance"):
+        return partial(_predicate, config, mode=mode, dtype=dtype)
+    if dtype in VIA_FLOAT32 or dtype in INF_BITS_16:
+        return partial(compare, mode=mode, dtype=dtype)
+    return OPS[mode]
+
+
+def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check,
+                    tile_form: bool) -> Any:
+    """`tcmps_repeat_tail` with its windows decided once: which storage element each repeat's lane reads, and
+    which lanes run past the storage (they read 0 bits), as `_a2a3_repeats` works them out per call."""
+    dtype, (vr, vc) = sspec.dtype, (sspec.valid_row, sspec.valid_col)
+    per_repeat = 256 // dtype.itemsize
+    width = -(-vc // per_repeat) * per_repeat
+    lanes = np.arange(vr)[:, None] * sspec.cols + np.arange(width)[None, :]
+    inside = lanes < sspec.numel
+    lanes = np.minimum(lanes, sspec.numel - 1)
+    hw_mode = CmpMode.EQ if mode is CmpMode.NE else mode
+    rows, pitch = dspec.rows, dspec.cols
+    valid = np.zeros((rows, pitch * dspec.dtype.itemsize), dtype=bool)
+    valid[:dspec.valid_row, :dspec.valid_col * dspec.dtype.itemsize] = True
+
+    plain = _predicate_of(config, hw_mode, dtype)
+    if not isinstance(plain, partial) or plain.func is not _predicate:
+        return _lean_tail(config, dspec, sspec, mode, check, tile_form, plain, lanes, inside)
+
+    def run(dst: Tile, src0: Tile, src1: Any) -> None:
+        scalar = src1.storage[0] if tile_form else to_element(src1, dtype, check, "scalar")
+        packed = np.packbits(_predicate(config, region(src0, vr, vc), scalar, mode, dtype), axis=1,
+                             bitorder="little")
+        dst_bytes = dst.storage.view(np.uint8)
+        contract = dst_bytes.copy()
+        contract.reshape(rows, pitch)[:vr, :packed.shape[1]] = packed
+        lane_bits = _predicate(config, src0.storage[lanes], scalar, hw_mode, dtype, [])
+        lane_bits &= inside
+        target = dst_bytes.copy()
+        target.reshape(rows, pitch)[:vr, :width // 8] = np.packbits(lane_bits, axis=1, bitorder="little")
+        if mode is CmpMode.NE:
+            np.invert(target[:vr * pitch], out=target[:vr * pitch])
+        commit_variant(config, INSTR, "tcmps_repeat_tail", dst_bytes, contract, target, valid)
+
+    return run
+
+
+def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check, tile_form: bool,
+               predicate: Any, lanes: np.ndarray, inside: np.ndarray) -> Any:
+    """The repeat tail where no fallback can change a bit: one comparison over the repeats' lanes gives both
+    results, since the lanes' first validCol bits are the contract's (NE: their complement, the hardware comparing
+    EQ): the contract keeps those bits of each row's first ceil(validCol / 8) bytes and the rest of dst's bytes;
+    the target writes every lane's byte (NE: then inverts the validRow rows of dst)."""
+    dtype, (vr, vc) = sspec.dtype, (sspec.valid_row, sspec.valid_col)
+    rows, pitch = dspec.rows, dspec.cols
+    lane_bytes, valid_bytes = lanes.shape[1] // 8, -(-vc // 8)
+    keep = np.full(valid_bytes, 0xFF, np.uint8)
+    if vc % 8:
+        keep[-1] = (1 << (vc % 8)) - 1
+    ne = mode is CmpMode.NE
+    dst_valid_bytes = dspec.valid_col * dspec.dtype.itemsize
+    detail = "only bytes outside the valid region differ: the valid region is the contract's"
+
+    def run(dst: Tile, src0: Tile, src1: Any) -> None:
+        scalar = src1.storage[0] if tile_form else to_element(src1, dtype, check, "scalar")
+        bits = predicate(src0.storage[lanes], scalar)
+        bits &= inside
+        packed = np.packbits(bits, axis=1, bitorder="little")
+        now = dst.storage.view(np.uint8).reshape(rows, pitch)[:vr]
+        contract = now.copy()
+        contract[:, :valid_bytes] = (~packed[:, :valid_bytes] if ne else packed[:, :valid_bytes]) & keep
+        target = now.copy()
+        target[:, :lane_bytes] = packed
+        if ne:
+            np.invert(target, out=target)
+        differ = target != contract
+        if differ.any():
+            announce_erratum(config, INSTR, "tcmps_repeat_tail",
+                             "" if differ[:, :dst_valid_bytes].any() else detail)
+        now[...] = target
+
+    return run

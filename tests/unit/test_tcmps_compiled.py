@@ -1,0 +1,91 @@
+"""TCMPS compiled calls (checks and packing decided once per tile types, mode and target) give the same bytes,
+warnings and refusals as the general path (`tcmps._general`, which the conformance vectors and the NPU golden
+tests exercise). Covers the three packings, the a2a3 repeat tail (NE included), fallbacks and errata."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import ptoisa
+from ptoisa import BLayout, CmpMode, Tile, TileType
+from ptoisa.isa import tcmps as impl
+from ptoisa.targets import resolve
+
+RNG = np.random.default_rng(7)
+
+
+def values(dtype, n):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        pool = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0], dtype=dtype)
+        return RNG.choice(pool, n)
+    return RNG.integers(-2, 3, n).astype(dtype)
+
+
+def tile(spec, data=None):
+    t = spec()
+    t.storage[...] = data if data is not None else RNG.integers(0, 256, t.storage.nbytes, dtype=np.uint8).view(
+        t.storage.dtype)
+    return t
+
+
+def outcome(fn, dst, src, other):
+    d = tile(dst.spec, dst.storage.copy())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            for _ in range(2):  # the second call runs the cached form
+                d.storage[...] = dst.storage
+                fn(d, src, other)
+        except ptoisa.PtoError as exc:
+            return type(exc).__name__, d.tobytes()
+    return d.tobytes(), sorted({str(w.message) for w in caught})
+
+
+SHAPES = [(1, 16, 1, 16), (2, 16, 2, 12), (4, 64, 4, 64), (3, 32, 2, 32), (4, 128, 4, 96), (5, 8, 5, 8),
+          (2, 256, 2, 200)]
+CASES = list(itertools.product(["a2a3", "a5", "cpu"], [np.float32, np.float16, np.int32, np.int16, np.uint8],
+                               list(CmpMode), range(len(SHAPES))))
+
+
+@pytest.mark.parametrize("target,dtype,mode,shape", CASES)
+def test_compiled_tcmps_matches_the_general_path(target, dtype, mode, shape):
+    rows, cols, vr, vc = SHAPES[shape]
+    itemsize = np.dtype(dtype).itemsize
+    if cols * itemsize % 32:
+        cols = 32 // itemsize
+        vc = min(vc, cols)
+    src_spec = Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, vr, vc]
+    dst_cols = max(32, -(-cols // 8 // 32) * 32)
+    dst_spec = Tile[TileType.Vec, np.uint8, rows, dst_cols, BLayout.RowMajor, vr, max(1, -(-vc // 8))]
+    src = tile(src_spec, values(dtype, src_spec.numel))
+    dst = tile(dst_spec)
+    config = resolve(target)
+    scalar_tile = tile(src_spec, values(dtype, src_spec.numel))
+    for other in (float(values(dtype, 1)[0]) if np.dtype(dtype).kind == "f" else int(values(dtype, 1)[0]),
+                  scalar_tile):
+        impl._COMPILED.clear()
+        compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, mode, target=target), dst, src, other)
+        general = outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, other)
+        assert compiled == general
+
+
+def test_a2a3_tail_takes_the_compiled_lanes():
+    """The a2a3 repeat tail is compiled (not the general path) and still writes the neighbour rows' bits."""
+    src = Tile[TileType.Vec, np.float32, 4, 16]()
+    src.set_logical(np.arange(64, dtype=np.float32).reshape(4, 16))
+    dst = Tile[TileType.Vec, np.uint8, 4, 32, BLayout.RowMajor, 4, 2]()
+    impl._COMPILED.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ptoisa.TCMPS(dst, src, 20.5, CmpMode.GT, target="a2a3")
+    assert any(run is not None for run in impl._COMPILED.values())
+    # Row 0's repeat reads 64 elements from 0: values 0..63, bits set for 21..63 -> bytes 2..7 of row 0 carry
+    # bits of rows 1-3 (worked from the lane arithmetic of a2a3/TCmps.hpp: repeat = 256 B = 64 floats).
+    assert dst.storage.reshape(4, 32)[0, :8].tolist() == [0, 0, 0xE0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+    # Row 3's repeat starts at 48: lanes 48..63 are in the tile, lanes past 64 read as 0 bits.
+    assert dst.storage.reshape(4, 32)[3, :8].tolist() == [0xFF, 0xFF, 0, 0, 0, 0, 0, 0]

@@ -38,6 +38,56 @@ _PICKED = {p: slice(p.phase, None, p.period) for p in MaskPattern}  # the select
 
 # --- index form --------------------------------------------------------------------------------------------
 def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -> None:
+    if type(dst) is Tile and type(src0) is Tile and type(indices) is Tile and (tmp is None or type(tmp) is Tile):
+        key = (config, dst.spec, src0.spec, indices.spec, None if tmp is None else tmp.spec)
+        run = _COMPILED.get(key, _UNSET)
+        if run is _UNSET:
+            run = _compile_index(key, dst, indices, tmp)
+        if run is not None:
+            run(dst, src0, indices)
+            return
+    _index_general(config, dst, src0, indices, tmp)
+
+
+_UNSET = object()
+_COMPILED: dict[tuple[Any, ...], Any] = {}
+
+
+def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | None) -> Any:
+    """The index form compiled once per tile types and target: the checks run here, and a call whose indices
+    are all in range gathers ND src0 straight into dst. None (remembered) where the general path decides per
+    call (dynamic valid shapes, a non-ND src0, layouts or index widths with their own NPU errata); a refusal is
+    left to the general path and not remembered."""
+    config, dspec, sspec, ispec, tspec = key
+    check = Check(INSTR, config.name)
+    if any(s is not None and (s.dynamic_row or s.dynamic_col) for s in (dspec, sspec, ispec, tspec)):
+        return None
+    try:
+        _static_index(dspec, sspec, ispec, tspec, config)
+        _check_index_runtime(check, config, dst, indices, tmp)
+    except PtoError:
+        return None
+    run = None
+    if sspec.layout_name == "ND" and dspec.layout_name == "ND" and ispec.layout_name == "ND" \
+            and dst.view is not None and len(_COMPILED) < 4096 \
+            and not (dspec.dtype.itemsize == 4 and ispec.dtype.itemsize == 2
+                     and config.erratum("tgather_index_b32_idx16")):
+        vr, vc, numel = dspec.valid_row, dspec.valid_col, sspec.numel
+        unsigned = _UNSIGNED[ispec.dtype.itemsize]
+        shares = np.may_share_memory
+
+        def run(dst: Tile, src0: Tile, indices: Tile) -> None:
+            raw = region(indices, vr, vc)
+            if raw.size and int(raw.view(unsigned).max()) >= numel or shares(dst.storage, src0.storage) \
+                    or shares(dst.storage, indices.storage):
+                _gather_index(check, config, dst, src0, indices)  # out of range, or overlapping tiles
+            else:
+                src0.storage.take(raw, out=dst.view[:vr, :vc], mode="clip")
+    _COMPILED[key] = run
+    return run
+
+
+def _index_general(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -> None:
     check = Check(INSTR, config.name)
     dst, src0, indices = check.tile("dst", dst), check.tile("src0", src0), check.tile("indices", indices)
     if tmp is not None:

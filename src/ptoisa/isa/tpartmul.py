@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .._quiet import quiet
-from ..errors import NotModelledError
+from .._quiet import quiet, quiet_reset, quiet_set
+from ..errors import NotModelledError, PtoError
 from ..targets import Config
 from ..tile.layout import region, store, write_region
 from ..tile.spec import TileSpec
@@ -32,6 +32,98 @@ INSTR = "TPARTMUL"
 
 
 def tpartmul(config: Config, dst: Any, src0: Any, src1: Any) -> None:
+    if type(dst) is Tile and type(src0) is Tile and type(src1) is Tile:
+        key = (config, dst.spec, src0.spec, src1.spec)
+        run = _COMPILED.get(key, _UNSET)
+        if run is _UNSET:
+            run = _compile(key, dst, src0, src1)
+        if run is not None:
+            run(dst, src0, src1)
+            return
+    _general(config, dst, src0, src1)
+
+
+_UNSET = object()
+_COMPILED: dict[tuple[Any, ...], Any] = {}
+
+
+def _compile(key: tuple[Any, ...], dst: Tile, src0: Tile, src1: Tile) -> Any:
+    """A call compiled once per tile types and target for plain layouts and a supported valid-shape pattern:
+    the full source copied into dst, the overlap multiplied in place. None (remembered) where the general path
+    decides per call (dynamic valid shapes, boxed layouts, an unsupported pattern, a2a3's padding copy); a
+    refusal is left to the general path and not remembered."""
+    config, dspec, aspec, bspec = key
+    specs = (dspec, aspec, bspec)
+    if len(_COMPILED) >= 4096:
+        return None
+    try:
+        _static(dspec, aspec, bspec, config)
+    except PtoError:
+        return None
+    run = None
+    if dst.view is not None and src0.view is not None and src1.view is not None:
+        if any(s.dynamic_row or s.dynamic_col for s in specs):
+            run = _dynamic_plan(config, dspec.np_dtype)
+        else:
+            d, a, b = ((s.valid_row, s.valid_col) for s in specs)
+            if d[0] and d[1] and _legal_pattern(d, a, b) \
+                    and (a == b == d or not config.erratum("tpartmul_copy_padding")):
+                run = _partial_plan(config, dspec.np_dtype, d, a, b)
+    _COMPILED[key] = run
+    return run
+
+
+def _dynamic_plan(config: Config, dtype: np.dtype) -> Any:
+    """Valid shapes known only at run time: the pattern is checked per call (cheap), the rest was decided."""
+    padding = config.erratum("tpartmul_copy_padding")
+    half = dtype.itemsize == 2 and dtype.kind not in "iu"
+
+    def run(dst: Tile, src0: Tile, src1: Tile) -> None:
+        d, a, b = dst.valid_shape, src0.valid_shape, src1.valid_shape
+        if not (d[0] and d[1] and _legal_pattern(d, a, b)) or padding and not a == b == d:
+            _general(config, dst, src0, src1)
+        else:
+            _multiply_plain(config, half, d, a, b, dst, src0, src1)
+
+    return run
+
+
+def _partial_plan(config: Config, dtype: np.dtype, d: tuple[int, int], a: tuple[int, int],
+                  b: tuple[int, int]) -> Any:
+    half = dtype.itemsize == 2 and dtype.kind not in "iu"
+
+    def run(dst: Tile, src0: Tile, src1: Tile) -> None:
+        _multiply_plain(config, half, d, a, b, dst, src0, src1)
+
+    return run
+
+
+def _multiply_plain(config: Config, half: bool, d: tuple[int, int], a: tuple[int, int], b: tuple[int, int],
+                    dst: Tile, src0: Tile, src1: Tile) -> None:
+    """Plain layouts, a supported pattern: the full source copied into dst, the overlap multiplied in place."""
+    vr, vc = d
+    src0_full = a == d
+    pr, pc = b if src0_full else a
+    full, part = (src0, src1) if src0_full else (src1, src0)
+    copies = (pr, pc) != d
+    if copies and (np.may_share_memory(dst.storage, part.storage)
+                   or full is not dst and np.may_share_memory(dst.storage, full.storage)):
+        _general(config, dst, src0, src1)  # the copy could clobber a source still to be read
+        return
+    out = dst.view
+    if copies:
+        out[:vr, :vc] = full.view[:vr, :vc]
+    if half:
+        _product(full.view[:pr, :pc], part.view[:pr, :pc], out[:pr, :pc])
+        return
+    token = quiet_set()
+    try:
+        np.multiply(full.view[:pr, :pc], part.view[:pr, :pc], out=out[:pr, :pc])
+    finally:
+        quiet_reset(token)
+
+
+def _general(config: Config, dst: Any, src0: Any, src1: Any) -> None:
     check = Check(INSTR, config.name)
     dst, src0, src1 = check.tile("dst", dst), check.tile("src0", src0), check.tile("src1", src1)
     _static(dst.spec, src0.spec, src1.spec, config)

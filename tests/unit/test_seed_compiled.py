@@ -1,0 +1,133 @@
+"""TEXPANDS and TGATHER (index form) compiled calls give the same bytes, warnings and refusals as their general
+paths, which the conformance vectors and the NPU golden tests exercise."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import ptoisa
+from ptoisa import BLayout, Tile, TileType
+from ptoisa.isa import texpands as texpands_impl
+from ptoisa.isa import tgather as tgather_impl
+from ptoisa.targets import resolve
+
+RNG = np.random.default_rng(11)
+TARGETS = ["a2a3", "a5", "cpu"]
+
+
+def noise(spec):
+    t = spec()
+    t.storage[...] = RNG.integers(0, 256, t.storage.nbytes, dtype=np.uint8).view(t.storage.dtype)
+    return t
+
+
+def outcome(fn, tiles):
+    """(dst bytes, warnings) after two calls on copies (the second runs the cached form), or the refusal."""
+    copies = [t.spec(*t.valid_shape) if t.spec.dynamic_row or t.spec.dynamic_col else t.spec() for t in tiles]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            for _ in range(2):
+                for c, t in zip(copies, tiles):
+                    c.storage[...] = t.storage
+                fn(*copies)
+        except ptoisa.PtoError as exc:
+            return type(exc).__name__, str(exc), copies[0].tobytes()
+    return copies[0].tobytes(), sorted({str(w.message) for w in caught})
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype,shape,scalar", list(itertools.product(
+    [np.float32, np.float16, np.int16, np.int8, np.uint32],
+    [(1, 32, 1, 32), (4, 16, 3, 8), (2, 64, 2, 64), (8, 8, 8, 8)],
+    [1.5, -7, 300, float("nan"), 2 ** 40])))
+def test_texpands_compiled_matches_general(target, dtype, shape, scalar):
+    rows, cols, vr, vc = shape
+    cols = max(cols, 32 // np.dtype(dtype).itemsize)
+    spec = Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, vr, min(vc, cols)]
+    dst = noise(spec)
+    config = resolve(target)
+    texpands_impl._COMPILED.clear()
+    compiled = outcome(lambda d: ptoisa.TEXPANDS(d, scalar, target=target), [dst])
+    general = outcome(lambda d: texpands_impl._general(config, d, scalar), [dst])
+    assert compiled == general
+
+
+INDEX_CASES = list(itertools.product(TARGETS, [np.float32, np.float16, np.int32], [np.int32, np.int16],
+                                     ["in", "out", "negative", "alias"], [True, False]))
+
+
+@pytest.mark.parametrize("target,dtype,idx_dtype,indices,with_tmp", INDEX_CASES)
+def test_tgather_index_compiled_matches_general(target, dtype, idx_dtype, indices, with_tmp):
+    cols = 16
+    src = noise(Tile[TileType.Vec, dtype, 4, cols])
+    dst = noise(Tile[TileType.Vec, dtype, 4, cols])
+    idx = Tile[TileType.Vec, idx_dtype, 4, cols]()
+    values = RNG.integers(0, src.spec.numel, idx.spec.numel)
+    if indices == "out":
+        values[5] = src.spec.numel + 3
+    elif indices == "negative":
+        values[2] = -1
+    idx.storage[...] = values.astype(idx_dtype)
+    tmp = Tile[TileType.Vec, idx_dtype, 4, cols]() if with_tmp else None
+    config = resolve(target)
+    tgather_impl._COMPILED.clear()
+    if indices == "alias":  # dst is src0: the gather reads what it has not overwritten yet
+        def compiled_call(d, i, *t):
+            return ptoisa.TGATHER(d, d, i, *t, target=target)
+
+        def general_call(d, i, *t):
+            return tgather_impl._index_general(config, d, d, i, t[0] if t else None)
+
+        tiles = [dst, idx] + ([tmp] if tmp is not None else [])
+    else:
+        def compiled_call(d, s, i, *t):
+            return ptoisa.TGATHER(d, s, i, *t, target=target)
+
+        def general_call(d, s, i, *t):
+            return tgather_impl._index_general(config, d, s, i, t[0] if t else None)
+
+        tiles = [dst, src, idx] + ([tmp] if tmp is not None else [])
+    assert outcome(compiled_call, tiles) == outcome(general_call, tiles)
+
+
+PARTMUL_SHAPES = [((4, 16), (4, 16), (4, 16)), ((4, 16), (4, 16), (2, 12)), ((4, 16), (3, 16), (4, 16)),
+                  ((4, 16), (2, 8), (3, 16)), ((4, 16), (4, 16), (4, 8)), ((2, 8), (2, 8), (2, 8))]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int16])
+@pytest.mark.parametrize("shapes", range(len(PARTMUL_SHAPES)))
+@pytest.mark.parametrize("alias", ["none", "dst_is_src0", "dst_is_src1"])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_tpartmul_compiled_matches_general(target, dtype, shapes, alias, dynamic):
+    (dr, dc), (ar, ac), (br, bc) = PARTMUL_SHAPES[shapes]
+    cols = max(16, 32 // np.dtype(dtype).itemsize)
+
+    def make(r, c):
+        if dynamic:  # valid shape given at run time (`v_row=?, v_col=?`)
+            t = Tile[TileType.Vec, dtype, 4, cols, BLayout.RowMajor, -1, -1](r, c)
+            t.storage[...] = noise(t.spec).storage
+            return t
+        return noise(Tile[TileType.Vec, dtype, 4, cols, BLayout.RowMajor, r, c])
+    dst, a, b = make(dr, dc), make(ar, ac), make(br, bc)
+    config = resolve(target)
+    from ptoisa.isa import tpartmul as impl
+
+    impl._COMPILED.clear()
+    if alias == "none":
+        tiles = [dst, a, b]
+        pick = lambda d, x, y: (d, x, y)  # noqa: E731
+    elif alias == "dst_is_src0":
+        tiles = [a, b]
+        pick = lambda d, y: (d, d, y)  # noqa: E731
+    else:
+        tiles = [b, a]
+        pick = lambda d, x: (d, x, d)  # noqa: E731
+    compiled = outcome(lambda *t: ptoisa.TPARTMUL(*pick(*t), target=target), tiles)
+    general = outcome(lambda *t: impl._general(config, *pick(*t)), tiles)
+    assert compiled == general

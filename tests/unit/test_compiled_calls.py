@@ -130,3 +130,44 @@ def test_dynamic_valid_sizes_follow_the_tile_not_the_type():
     small_x.set_logical(np.ones((1, 4), np.float32))
     ptoisa.TADDS(small_d, small_x, 1.0, target="cpu")  # same tile type, other valid shape
     assert small_d.data.sum() == 8
+
+
+@pytest.mark.parametrize("name", ["TADD", "TMUL", "TEXP", "TROWSUM", "TROWEXPANDMUL"])
+def test_run_time_valid_shapes_check_every_new_shape(name):
+    """Tiles with `v_row=?, v_col=?`: the shape rule runs for each new tuple of valid shapes (a mismatch is
+    refused every time, nothing written), and matching shapes give the general path's bytes."""
+    rec = REGISTRY[name]
+    grid = Tile[TileType.Vec, np.float32, 8, 16, BLayout.RowMajor, -1, -1]
+    column = Tile[TileType.Vec, np.float32, 8, 1, BLayout.ColMajor, -1, -1]
+    specs = {"TADD": [grid] * 3, "TMUL": [grid] * 3, "TEXP": [grid] * 2, "TROWSUM": [column, grid, grid],
+             "TROWEXPANDMUL": [grid, grid, column]}[name]
+    names = [o.name for o in rec.forms[0] if o.kind == "tile" and not o.optional]
+    for rows, cols in [(8, 16), (2, 8), (8, 16), (3, 5)]:
+        tiles = []
+        for spec in specs:
+            t = spec(rows, 1 if spec is column else cols)
+            t.storage[...] = specials(np.float32, spec.numel)
+            tiles.append(t)
+        want = [t.spec(*t.valid_shape) for t in tiles]
+        for w, t in zip(want, tiles):
+            w.storage[...] = t.storage
+        rec(*tiles, target="cpu")
+        rec.call(resolve("cpu"), dict(zip(names, want)), {}, {}, 0)
+        assert [t.tobytes() for t in tiles] == [w.tobytes() for w in want], (rows, cols)
+        bad = [spec(rows, 1 if spec is column else cols) for spec in specs]
+        bad[0] = specs[0](rows - 1, 1 if specs[0] is column else cols)  # dst's valid rows differ
+        try:
+            rec.call(resolve("cpu"), dict(zip(names, [t.spec(*t.valid_shape) for t in bad])), {}, {}, 0)
+            refused = False
+        except ptoisa.PtoError:
+            refused = True
+        if name in ("TADD", "TMUL", "TEXP"):
+            assert refused  # equal valid shapes are their rule
+        for _ in range(2):
+            before = [t.tobytes() for t in bad]
+            if refused:
+                with pytest.raises(ptoisa.PtoError, match="valid"):
+                    rec(*bad, target="cpu")
+                assert [t.tobytes() for t in bad] == before
+            else:
+                rec(*bad, target="cpu")

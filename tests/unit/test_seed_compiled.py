@@ -45,11 +45,15 @@ def outcome(fn, tiles):
     [np.float32, np.float16, np.int16, np.int8, np.uint32],
     [(1, 32, 1, 32), (4, 16, 3, 8), (2, 64, 2, 64), (8, 8, 8, 8)],
     [1.5, -7, 300, float("nan"), 2 ** 40])))
-def test_texpands_compiled_matches_general(target, dtype, shape, scalar):
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_texpands_compiled_matches_general(target, dtype, shape, scalar, dynamic):
     rows, cols, vr, vc = shape
     cols = max(cols, 32 // np.dtype(dtype).itemsize)
-    spec = Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, vr, min(vc, cols)]
-    dst = noise(spec)
+    if dynamic:
+        dst = Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, -1, -1](vr, min(vc, cols))
+        dst.storage[...] = noise(dst.spec).storage
+    else:
+        dst = noise(Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, vr, min(vc, cols)])
     config = resolve(target)
     texpands_impl._COMPILED.clear()
     compiled = outcome(lambda d: ptoisa.TEXPANDS(d, scalar, target=target), [dst])
@@ -131,3 +135,33 @@ def test_tpartmul_compiled_matches_general(target, dtype, shapes, alias, dynamic
     compiled = outcome(lambda *t: ptoisa.TPARTMUL(*pick(*t), target=target), tiles)
     general = outcome(lambda *t: impl._general(config, *pick(*t)), tiles)
     assert compiled == general
+
+
+def test_tgather_index_run_time_valid_shapes():
+    """Index tiles with `v_row=?, v_col=?` and several valid shapes in turn: each call as the general path."""
+    dyn = lambda dtype: Tile[TileType.Vec, dtype, 4, 16, BLayout.RowMajor, -1, -1]  # noqa: E731
+    src = noise(Tile[TileType.Vec, np.float32, 4, 16])
+    config = resolve("cpu")
+    tgather_impl._COMPILED.clear()
+    for vr, vc in [(4, 16), (2, 8), (4, 16), (1, 3)]:
+        idx = dyn(np.int32)(vr, vc)
+        idx.storage[...] = RNG.integers(0, 64, 64)
+        got, want = dyn(np.float32)(vr, vc), dyn(np.float32)(vr, vc)
+        ptoisa.TGATHER(got, src, idx, target="cpu")
+        tgather_impl._index_general(config, want, src, idx, None)
+        assert got.tobytes() == want.tobytes(), (vr, vc)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_texpands_run_time_valid_shapes(target):
+    """One `v_row=?, v_col=?` tile type filled with several valid shapes in turn, each as the general path."""
+    dyn = Tile[TileType.Vec, np.float32, 4, 16, BLayout.RowMajor, -1, -1]
+    config = resolve(target)
+    texpands_impl._COMPILED.clear()
+    for vr, vc in [(4, 16), (2, 5), (4, 16), (1, 1), (3, 16)]:
+        got, want = dyn(vr, vc), dyn(vr, vc)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ptoisa.TEXPANDS(got, 2.5, target=target)
+            texpands_impl._general(config, want, 2.5)
+        assert got.tobytes() == want.tobytes(), (vr, vc)

@@ -34,7 +34,8 @@ def tile(spec, data=None):
 
 
 def outcome(fn, dst, src, other):
-    d = tile(dst.spec, dst.storage.copy())
+    d = dst.spec(*dst.valid_shape) if dst.spec.dynamic_row else dst.spec()
+    d.storage[...] = dst.storage
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -52,8 +53,19 @@ CASES = list(itertools.product(["a2a3", "a5", "cpu"], [np.float32, np.float16, n
                                list(CmpMode), range(len(SHAPES))))
 
 
+def make(spec, valid, dynamic, data=None):
+    """A tile of `spec`, or with `dynamic` its run-time-valid twin (`v_row=?, v_col=?`) given `valid`."""
+    if dynamic:
+        twin = Tile[spec.loc, spec.np_dtype.type, spec.rows, spec.cols, BLayout.RowMajor, -1, -1]
+        t = twin(*valid)
+        t.storage[...] = tile(spec, data).storage
+        return t
+    return tile(spec, data)
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
 @pytest.mark.parametrize("target,dtype,mode,shape", CASES)
-def test_compiled_tcmps_matches_the_general_path(target, dtype, mode, shape):
+def test_compiled_tcmps_matches_the_general_path(target, dtype, mode, shape, dynamic):
     rows, cols, vr, vc = SHAPES[shape]
     itemsize = np.dtype(dtype).itemsize
     if cols * itemsize % 32:
@@ -61,11 +73,12 @@ def test_compiled_tcmps_matches_the_general_path(target, dtype, mode, shape):
         vc = min(vc, cols)
     src_spec = Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, vr, vc]
     dst_cols = max(32, -(-cols // 8 // 32) * 32)
-    dst_spec = Tile[TileType.Vec, np.uint8, rows, dst_cols, BLayout.RowMajor, vr, max(1, -(-vc // 8))]
-    src = tile(src_spec, values(dtype, src_spec.numel))
-    dst = tile(dst_spec)
+    dst_valid = (vr, max(1, -(-vc // 8)))
+    dst_spec = Tile[TileType.Vec, np.uint8, rows, dst_cols, BLayout.RowMajor, *dst_valid]
+    src = make(src_spec, (vr, vc), dynamic, values(dtype, src_spec.numel))
+    dst = make(dst_spec, dst_valid, dynamic)
     config = resolve(target)
-    scalar_tile = tile(src_spec, values(dtype, src_spec.numel))
+    scalar_tile = make(src_spec, (vr, vc), dynamic, values(dtype, src_spec.numel))
     for other in (float(values(dtype, 1)[0]) if np.dtype(dtype).kind == "f" else int(values(dtype, 1)[0]),
                   scalar_tile):
         impl._COMPILED.clear()
@@ -89,3 +102,24 @@ def test_a2a3_tail_takes_the_compiled_lanes():
     assert dst.storage.reshape(4, 32)[0, :8].tolist() == [0, 0, 0xE0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
     # Row 3's repeat starts at 48: lanes 48..63 are in the tile, lanes past 64 read as 0 bits.
     assert dst.storage.reshape(4, 32)[3, :8].tolist() == [0xFF, 0xFF, 0, 0, 0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+def test_run_time_valid_shapes_are_compiled_per_shape(target):
+    """One tile type with `v_row=?, v_col=?`, called with several valid shapes in turn: each call gives the
+    general path's bytes (a plan compiled for one shape must not serve another)."""
+    src_t = Tile[TileType.Vec, np.float32, 4, 64, BLayout.RowMajor, -1, -1]
+    dst_t = Tile[TileType.Vec, np.uint8, 4, 32, BLayout.RowMajor, -1, -1]
+    data = np.arange(256, dtype=np.float32) % 7
+    config = resolve(target)
+    impl._COMPILED.clear()
+    for vr, vc in [(4, 64), (2, 16), (4, 64), (3, 40), (1, 8)]:
+        src = src_t(vr, vc)
+        assert src.spec.dynamic_row and src.spec.dynamic_col
+        src.storage[...] = data
+        got, want = dst_t(vr, -(-vc // 8)), dst_t(vr, -(-vc // 8))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ptoisa.TCMPS(got, src, 3.0, CmpMode.GT, target=target)
+            impl._general(config, want, src, 3.0, CmpMode.GT)
+        assert got.tobytes() == want.tobytes(), (vr, vc)

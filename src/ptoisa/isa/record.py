@@ -343,9 +343,9 @@ class Instruction:
 
     def _compile(self, key: tuple[Any, ...], config: Config, args: tuple[Any, ...]) -> Callable[..., None] | None:
         """A call's compiled form for its tuple of tile types and target: every check that depends only on them
-        (all of them when no tile has a dynamic valid size) runs once here, then each call converts its scalars
-        and runs the kernel. Returns None (remembered) when the signature must take the general path; a refusal
-        is raised and not cached, so it repeats."""
+        runs once here (the run-time shape rule too, or, for tiles with run-time valid sizes, once per tuple of
+        valid shapes met), then each call converts its scalars and runs the kernel. Returns None (remembered)
+        when the signature must take the general path; a refusal is raised and not cached, so it repeats."""
         form = self._simple  # type: ignore[attr-defined]
         run: Callable[..., None] | None = None
         slots = list(zip(form, key[1:], args, strict=True))
@@ -353,12 +353,15 @@ class Instruction:
             tiles = {o.name: a for o, _, a in slots if o.kind == "tile"}
             specs = tuple(t.spec for t in tiles.values())
             plan = self.plan(config, tuple((n, t.spec) for n, t in tiles.items()), (), 0)
-            if not any(s.dynamic_row or s.dynamic_col for s in specs) and len(self._compiled) < 8192:  # type: ignore[attr-defined]
-                if self.dynamic is not None:
-                    self.dynamic(Check(self.name, config.name), plan, tiles)
+            if len(self._compiled) < 8192:  # type: ignore[attr-defined]
                 scalar_types = [self._scalar_type(o.name, tiles) if o.kind == "scalar" else None for o in form]
-                run = _whole_tile(self.kernel, plan, form, scalar_types) or \
-                    _bound(self.kernel, plan, form, scalar_types)
+                if any(s.dynamic_row or s.dynamic_col for s in specs):
+                    run = _per_valid_shape(self, plan, form, scalar_types)
+                else:
+                    if self.dynamic is not None:
+                        self.dynamic(Check(self.name, config.name), plan, tiles)
+                    run = _whole_tile(self.kernel, plan, form, scalar_types) or \
+                        _bound(self.kernel, plan, form, scalar_types)
         self._compiled[key] = run  # type: ignore[attr-defined]
         return run
 
@@ -391,6 +394,29 @@ def _bound(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_types: 
         kernel(plan, tiles, scalars)
 
     return with_scalars
+
+
+def _per_valid_shape(record: Instruction, plan: Plan, form: tuple[Operand, ...],
+                     scalar_types: list[DType | None]) -> Callable[..., None]:
+    """A compiled call whose tiles take their valid shapes at run time (`v_row=?`): the run-time shape rule runs
+    once per tuple of valid shapes met (a refusal is not remembered and repeats), then the bound kernel."""
+    bound = _bound(record.kernel, plan, form, scalar_types)
+    rule = record.dynamic
+    if rule is None:
+        return bound
+    positions = [i for i, o in enumerate(form) if o.kind == "tile"]
+    names = [form[i].name for i in positions]
+    seen: set[tuple[tuple[int, int], ...]] = set()
+
+    def run(args: tuple[Any, ...]) -> None:
+        shapes = tuple([args[i].valid_shape for i in positions])
+        if shapes not in seen:
+            rule(Check(plan.record.name, plan.config.name), plan, {n: args[i] for n, i in zip(names, positions)})
+            if len(seen) < 256:
+                seen.add(shapes)
+        bound(args)
+
+    return run
 
 
 def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_types: list[DType | None]

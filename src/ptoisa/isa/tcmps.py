@@ -47,7 +47,10 @@ _SPACED = {DType.F32: 2.0 ** -5, DType.BF16: 2.0 ** -21}
 
 def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
     if type(dst) is Tile and type(src0) is Tile and type(mode) is CmpMode:
-        key = (config, dst.spec, src0.spec, src1.spec if type(src1) is Tile else None, mode)
+        dspec, sspec = dst.spec, src0.spec
+        key = (config, dspec, sspec, src1.spec if type(src1) is Tile else None, mode)
+        if dspec.dynamic_row or dspec.dynamic_col or sspec.dynamic_row or sspec.dynamic_col:
+            key += (dst.valid_shape, src0.valid_shape)  # valid shapes set at run time: compiled per shape
         run = _COMPILED.get(key, _UNSET)
         if run is _UNSET:
             run = _compile(key, dst, src0, src1)
@@ -306,8 +309,8 @@ def _compile(key: tuple[Any, ...], dst: Tile, src0: Tile, src1: Any) -> Any:
     """A call's compiled form for its tile types, mode and target (the checks run once, as a C++ template is
     checked once), or None (remembered) where the general path must run. A refusal is left to the general path,
     which words it, and is not remembered."""
-    config, dspec, sspec, _, mode = key
-    if any(s.dynamic_row or s.dynamic_col for s in (dspec, sspec)) or len(_COMPILED) >= 4096:
+    config, dspec, sspec, _, mode = key[:5]
+    if len(_COMPILED) >= 4096:
         return None
     check = Check(INSTR, config.name)
     try:
@@ -315,15 +318,16 @@ def _compile(key: tuple[Any, ...], dst: Tile, src0: Tile, src1: Any) -> Any:
         _check_valid_shapes(check, config, dst, src0)
     except PtoError:
         return None
-    run = _plan(config, dspec, sspec, mode, check, key[3] is not None)
+    run = _plan(config, dspec, sspec, mode, check, key[3] is not None, dst.valid_shape, src0.valid_shape)
     _COMPILED[key] = run
     return run
 
 
-def _plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check, tile_form: bool) -> Any:
+def _plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check, tile_form: bool,
+          dvalid: tuple[int, int], svalid: tuple[int, int]) -> Any:
     if sspec.is_boxed and config.erratum("tcmps_boxed_raw_rows"):
         return None
-    dtype, (vr, vc) = sspec.dtype, (sspec.valid_row, sspec.valid_col)
+    dtype, (vr, vc) = sspec.dtype, svalid
     packing = config.profile.tcmps.packing
     dst_rows = dspec.rows
     if packing == "cpu_stream":
@@ -331,7 +335,7 @@ def _plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check
                 or plain_view(np.zeros(dspec.numel, dspec.np_dtype), dspec) is None:
             return None
         # The stream (vr * vc / 8 bytes) laid row-major over dst's valid shape, as `write_stream` lays it.
-        dvr, dvc = dspec.valid_row, dspec.valid_col
+        dvr, dvc = dvalid
         count = min(vr * vc // 8, dspec.numel, dvr * dvc)
         full, rest = divmod(count, dvc)
         fill = count != dspec.numel
@@ -355,7 +359,7 @@ def _plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check
             per_repeat = 256 // dtype.itemsize
             no_tail = vc % per_repeat == 0 and (mode is not CmpMode.NE or -(-vc // 8) == dspec.cols)
             if not no_tail and config.erratum("tcmps_repeat_tail"):
-                return _a2a3_tail_plan(config, dspec, sspec, mode, check, tile_form)
+                return _a2a3_tail_plan(config, dspec, sspec, mode, check, tile_form, dvalid, svalid)
 
     predicate = _predicate_of(config, mode, dtype)
     packbits = np.packbits
@@ -381,10 +385,10 @@ def _predicate_of(config: Config, mode: CmpMode, dtype: DType) -> Any:
 
 
 def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check,
-                    tile_form: bool) -> Any:
+                    tile_form: bool, dvalid: tuple[int, int], svalid: tuple[int, int]) -> Any:
     """`tcmps_repeat_tail` with its windows decided once: which storage element each repeat's lane reads, and
     which lanes run past the storage (they read 0 bits), as `_a2a3_repeats` works them out per call."""
-    dtype, (vr, vc) = sspec.dtype, (sspec.valid_row, sspec.valid_col)
+    dtype, (vr, vc) = sspec.dtype, svalid
     per_repeat = 256 // dtype.itemsize
     width = -(-vc // per_repeat) * per_repeat
     lanes = np.arange(vr)[:, None] * sspec.cols + np.arange(width)[None, :]
@@ -393,11 +397,11 @@ def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpM
     hw_mode = CmpMode.EQ if mode is CmpMode.NE else mode
     rows, pitch = dspec.rows, dspec.cols
     valid = np.zeros((rows, pitch * dspec.dtype.itemsize), dtype=bool)
-    valid[:dspec.valid_row, :dspec.valid_col * dspec.dtype.itemsize] = True
+    valid[:dvalid[0], :dvalid[1] * dspec.dtype.itemsize] = True
 
     plain = _predicate_of(config, hw_mode, dtype)
     if not isinstance(plain, partial) or plain.func is not _predicate:
-        return _lean_tail(config, dspec, sspec, mode, check, tile_form, plain, lanes, inside)
+        return _lean_tail(config, dspec, dtype, mode, check, tile_form, plain, lanes, inside, dvalid, svalid)
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
         scalar = src1.storage[0] if tile_form else to_element(src1, dtype, check, "scalar")
@@ -417,20 +421,21 @@ def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpM
     return run
 
 
-def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check, tile_form: bool,
-               predicate: Any, lanes: np.ndarray, inside: np.ndarray) -> Any:
+def _lean_tail(config: Config, dspec: TileSpec, dtype: DType, mode: CmpMode, check: Check, tile_form: bool,
+               predicate: Any, lanes: np.ndarray, inside: np.ndarray, dvalid: tuple[int, int],
+               svalid: tuple[int, int]) -> Any:
     """The repeat tail where no fallback can change a bit: one comparison over the repeats' lanes gives both
     results, since the lanes' first validCol bits are the contract's (NE: their complement, the hardware comparing
     EQ): the contract keeps those bits of each row's first ceil(validCol / 8) bytes and the rest of dst's bytes;
     the target writes every lane's byte (NE: then inverts the validRow rows of dst)."""
-    dtype, (vr, vc) = sspec.dtype, (sspec.valid_row, sspec.valid_col)
+    vr, vc = svalid
     rows, pitch = dspec.rows, dspec.cols
     lane_bytes, valid_bytes = lanes.shape[1] // 8, -(-vc // 8)
     keep = np.full(valid_bytes, 0xFF, np.uint8)
     if vc % 8:
         keep[-1] = (1 << (vc % 8)) - 1
     ne = mode is CmpMode.NE
-    dst_valid_bytes = dspec.valid_col * dspec.dtype.itemsize
+    dst_valid_bytes = dvalid[1] * dspec.dtype.itemsize
     detail = "only bytes outside the valid region differ: the valid region is the contract's"
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:

@@ -42,10 +42,13 @@ _A5_FIXED_DIMS = {Layout.NC1HWC0: 5, Layout.FRACTAL_Z: 5, Layout.NDC1HWC0: 6, La
 
 def texpands(config: Config, dst: Any, scalar: Any) -> None:
     if type(dst) is Tile:
-        key = (config, dst.spec)
+        spec = dst.spec
+        key: tuple[Any, ...] = (config, spec)
+        if spec.dynamic_row or spec.dynamic_col:
+            key += (dst.valid_shape,)  # valid shape set at run time: compiled per shape
         run = _COMPILED.get(key, _UNSET)
         if run is _UNSET:
-            run = _compile(key)
+            run = _compile(key, dst.valid_shape)
         if run is not None:
             run(dst, scalar)
             return
@@ -53,27 +56,26 @@ def texpands(config: Config, dst: Any, scalar: Any) -> None:
 
 
 _UNSET = object()
-_COMPILED: dict[tuple[Config, TileSpec], Any] = {}
+_COMPILED: dict[tuple[Any, ...], Any] = {}
 
 
-def _compile(key: tuple[Config, TileSpec]) -> Any:
+def _compile(key: tuple[Any, ...], valid: tuple[int, int]) -> Any:
     """A plain Vec fill compiled once per tile type and target (its checks run here), or None (remembered)
     where the general path decides per call. A refusal is left to the general path and not remembered."""
-    config, spec = key
+    config, spec = key[:2]
     try:
         kind = _static_kind(spec, config)
     except PtoError:
         return None
     run = None
-    static = not (spec.dynamic_row or spec.dynamic_col)
-    if kind == "a2a3_vec" and static:  # the a2a3 fill is the contract's where neither erratum can act
-        vr, vc = spec.valid_row, spec.valid_col
+    vr, vc = valid
+    if kind == "a2a3_vec":  # the a2a3 fill is the contract's where neither erratum can act
         pairs = spec.dtype.itemsize == 1 and config.erratum("texpands_b8_pairs")
         contiguous = config.erratum("texpands_static_valid_contiguous") and _a2a3_contiguous(spec, vr, vc)
         if not pairs and (not contiguous or _rectangle_is_prefix(spec, vr, vc)):
             kind = "vec"
-    if kind == "vec" and static and len(_COMPILED) < 4096:
-        check, dtype, vr, vc = Check(INSTR, config.name), spec.dtype, spec.valid_row, spec.valid_col
+    if kind == "vec" and len(_COMPILED) < 4096:
+        check, dtype = Check(INSTR, config.name), spec.dtype
 
         def run(dst: Tile, scalar: Any) -> None:
             value = to_element(scalar, dtype, check, "scalar")

@@ -40,6 +40,8 @@ _PICKED = {p: slice(p.phase, None, p.period) for p in MaskPattern}  # the select
 def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -> None:
     if type(dst) is Tile and type(src0) is Tile and type(indices) is Tile and (tmp is None or type(tmp) is Tile):
         key = (config, dst.spec, src0.spec, indices.spec, None if tmp is None else tmp.spec)
+        if _run_time_valid(key[1:]):
+            key += (dst.valid_shape, indices.valid_shape)  # compiled per valid shape
         run = _COMPILED.get(key, _UNSET)
         if run is _UNSET:
             run = _compile_index(key, dst, indices, tmp)
@@ -58,10 +60,8 @@ def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | N
     are all in range gathers ND src0 straight into dst. None (remembered) where the general path decides per
     call (dynamic valid shapes, a non-ND src0, layouts or index widths with their own NPU errata); a refusal is
     left to the general path and not remembered."""
-    config, dspec, sspec, ispec, tspec = key
+    config, dspec, sspec, ispec, tspec = key[:5]
     check = Check(INSTR, config.name)
-    if any(s is not None and (s.dynamic_row or s.dynamic_col) for s in (dspec, sspec, ispec, tspec)):
-        return None
     try:
         _static_index(dspec, sspec, ispec, tspec, config)
         _check_index_runtime(check, config, dst, indices, tmp)
@@ -72,7 +72,7 @@ def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | N
             and dst.view is not None and len(_COMPILED) < 4096 \
             and not (dspec.dtype.itemsize == 4 and ispec.dtype.itemsize == 2
                      and config.erratum("tgather_index_b32_idx16")):
-        vr, vc, numel = dspec.valid_row, dspec.valid_col, sspec.numel
+        (vr, vc), numel = dst.valid_shape, sspec.numel
         unsigned = _UNSIGNED[ispec.dtype.itemsize]
         shares = np.may_share_memory
 
@@ -85,6 +85,10 @@ def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | N
                 src0.storage.take(raw, out=dst.view[:vr, :vc], mode="clip")
     _COMPILED[key] = run
     return run
+
+
+def _run_time_valid(specs: tuple[Any, ...]) -> bool:
+    return any(s is not None and (s.dynamic_row or s.dynamic_col) for s in specs)
 
 
 def _index_general(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -> None:

@@ -171,3 +171,68 @@ def test_run_time_valid_shapes_check_every_new_shape(name):
                 assert [t.tobytes() for t in bad] == before
             else:
                 rec(*bad, target="cpu")
+
+
+def _general(rec, target, args):
+    config = resolve(target)
+    tiles, scalars, attrs, form = rec.bind(config, args, {})
+    rec.call(config, tiles, scalars, attrs, form)
+
+
+MULTI = [
+    ("TROWEXPANDMUL", lambda: (vec(8, 16), vec(8, 16), column(8))),
+    ("TROWEXPANDMUL", lambda: (vec(8, 16), column(8), vec(8, 16))),
+    ("TROWEXPANDMUL", lambda: (vec(8, 16), vec(8, 16), column(8), vec(8, 16))),
+    ("TROWEXPANDDIV", lambda: (vec(8, 16), vec(8, 16), column(8))),
+    ("TCOLEXPANDADD", lambda: (vec(8, 16), vec(8, 16), vec(1, 16))),
+    ("TCVT", lambda: (vec(8, 16, np.float16), vec(8, 16), ptoisa.RoundMode.CAST_RINT)),
+    ("TCVT", lambda: (vec(8, 16, np.float16), vec(8, 16), ptoisa.RoundMode.CAST_TRUNC)),
+    ("TCVT", lambda: (vec(8, 16, np.float16), vec(8, 16), "CAST_FLOOR")),
+    ("TCVT", lambda: (vec(8, 16, np.int32), vec(8, 16), ptoisa.RoundMode.CAST_ROUND)),
+    ("TRSQRT", lambda: (vec(8, 16), vec(8, 16))),
+    ("TRSQRT", lambda: (vec(8, 16), vec(8, 16), vec(8, 16))),
+    ("TRSQRT", lambda: (vec(8, 16), vec(8, 16), None)),
+    ("TCOLSUM", lambda: (vec(1, 16), vec(8, 16))),
+    ("TCOLSUM", lambda: (vec(1, 16), vec(8, 16), vec(8, 16))),
+    ("TMULS", lambda: (vec(8, 16), vec(8, 16), 3)),
+    ("TCOLEXPANDMUL", lambda: (vec(8, 16), vec(8, 16), vec(8, 16, np.float16))),  # refused: mixed types
+    ("TROWEXPANDMUL", lambda: (vec(8, 16), vec(8, 16), 2.0)),  # refused: a number for a tile
+]
+
+
+def vec(rows, cols, dtype=np.float32):
+    return fresh(Tile[TileType.Vec, dtype, 8, 16, BLayout.RowMajor, rows, cols])
+
+
+def column(rows):
+    return fresh(Tile[TileType.Vec, np.float32, 8, 1, BLayout.ColMajor, rows, 1])
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+@pytest.mark.parametrize("case", range(len(MULTI)))
+def test_several_forms_and_attributes_match_the_general_path(target, case):
+    """Records with several forms, optional operands or attributes compile per positional signature: the same
+    bytes and warnings as the binder's general path, twice (the second call runs the cached form), or the same
+    refusal every time."""
+    name, make = MULTI[case]
+    rec = REGISTRY[name]
+    args = make()
+    outcomes = []
+    for compiled in (True, False):
+        rec._compiled.clear()
+        copies = [fresh(a.spec, a.storage.copy()) if isinstance(a, Tile) else a for a in args]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                for _ in range(2):
+                    for c, a in zip(copies, args):
+                        if isinstance(a, Tile):
+                            c.storage[...] = a.storage
+                    rec(*copies, target=target) if compiled else _general(rec, target, tuple(copies))
+                result = [c.tobytes() for c in copies if isinstance(c, Tile)]
+                if compiled and not any(isinstance(a, str) for a in args):
+                    assert any(run is not None for run in rec._compiled.values())  # it did compile
+            except ptoisa.PtoError as exc:
+                result = (type(exc).__name__, str(exc), [c.tobytes() for c in copies if isinstance(c, Tile)])
+        outcomes.append((result, sorted({str(w.message) for w in caught})))
+    assert outcomes[0] == outcomes[1]

@@ -3,6 +3,7 @@ reads the record's operand roles once at decode time; the step calls the record 
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
 from xdsl.dialects.builtin import MemRefType
@@ -40,12 +41,19 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
             (writes if operand.out else reads).append((operand.name, slot))
     attrs = op.core_attrs()
     where = f"{op.name} at {d.where(op)}"
-    # The record's compiled calls take the operands in C++ order; the forms with one overload, no optional
-    # operand and no attribute have them (the others go through the general path).
+    # The record's compiled calls take the operands in C++ order, then the attributes (as the Python call
+    # would be written); an omitted optional operand is left out when nothing follows it, else the general
+    # path runs.
     simple = rec._simple  # type: ignore[attr-defined]
     slot_of = dict(tiles + scalars)
-    ordered = [slot_of[o.name] for o in simple] if simple is not None and not rec.attrs and \
-        all(o.name in slot_of for o in simple) and len(slot_of) == len(simple) else None
+    names = [o.name for o in rec.forms[form]]
+    present = [n for n in names if n in slot_of]
+    trailing_gap = names[:len(present)] == present
+    ordered = [slot_of[n] for n in present] if trailing_gap and (not rec.attrs or present == names) else None
+    extra = tuple(attrs[a.name] for a in rec.attrs) if ordered is not None else ()
+    if any(v is None for v in extra):
+        ordered = None
+    plain = simple is not None and not rec.attrs
     compiled = rec._compiled  # type: ignore[attr-defined]
 
     def step(regs: list[Any]) -> None:
@@ -60,11 +68,18 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
             config = regs[0].config
             run = None
             if ordered is not None:
-                args = tuple([regs[s] for s in ordered])
-                key = (config, *[a.spec if type(a) is Tile else None for a in args])
-                run = compiled.get(key, _SLOW)
-                if run is _SLOW:
-                    run = rec._compile(key, config, args)  # type: ignore[attr-defined]
+                args = (*[regs[s] for s in ordered], *extra)
+                if plain:
+                    key = (config, *[a.spec if type(a) is Tile else None for a in args])
+                    run = compiled.get(key, _SLOW)
+                    if run is _SLOW:
+                        run = rec._compile(key, config, args)  # type: ignore[attr-defined]
+                else:
+                    key = (config, *[a.spec if type(a) is Tile else a if isinstance(a, Enum) else None
+                                     for a in args])
+                    run = compiled.get(key, _SLOW)
+                    if run is _SLOW:
+                        run = rec._compile_any(key, config, args)  # type: ignore[attr-defined]
             if run is not None:
                 run(args)
             else:

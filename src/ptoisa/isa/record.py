@@ -337,9 +337,43 @@ class Instruction:
             else:
                 self.call(config, tiles, scalars, {}, 0)
                 return record(self.name, self.pipe)
+        elif not kwargs:  # several forms, optional operands or attributes: compiled per positional signature
+            key = (config, *[a.spec if type(a) is Tile else a if isinstance(a, Enum) else
+                             _ABSENT if a is None else None for a in args])
+            run = self._compiled.get(key, _SLOW)  # type: ignore[attr-defined]
+            if run is _SLOW:
+                run = self._compile_any(key, config, args)
+            if run is not None and run is not _SLOW:
+                run(args)
+                return record(self.name, self.pipe)
         tiles, scalars, attrs, form = self.bind(config, args, kwargs)
         self.call(config, tiles, scalars, attrs, form)
         return record(self.name, self.pipe)
+
+    def _compile_any(self, key: tuple[Any, ...], config: Config, args: tuple[Any, ...]
+                     ) -> Callable[..., None] | None:
+        """`_compile` for any positional call: the binder matches the arguments once (form, operands,
+        attributes), the plan is made once. A key fixes every tile type and attribute; an attribute given by
+        name (a string) is not compiled, since its key cannot tell two names apart."""
+        tiles, scalars, attrs, form = self.bind(config, args, {})
+        operands = self.forms[form]
+        names = [o.name for o in operands] + [a.name for a in self.attrs]
+        position = {name: i for i, name in enumerate(names[:len(args)])}
+        run: Callable[..., None] | None = None
+        attrs_fixed = all(isinstance(args[position[a.name]], Enum) for a in self.attrs if a.name in position)
+        if attrs_fixed and len(self._compiled) < 8192:  # type: ignore[attr-defined]
+            plan = self.plan(config, tuple((n, t.spec) for n, t in tiles.items()), tuple(attrs.items()), form)
+            slots = [(o.name, position[o.name], self._scalar_type(o.name, tiles) if o.kind == "scalar" else None)
+                     for o in operands if o.name in tiles or o.name in scalars]
+            if any(t.spec.dynamic_row or t.spec.dynamic_col for t in tiles.values()):
+                rule = self.dynamic
+            else:
+                if self.dynamic is not None:
+                    self.dynamic(Check(self.name, config.name), plan, tiles)
+                rule = None
+            run = _bound_slots(self.kernel, plan, slots, rule)
+        self._compiled[key] = run  # type: ignore[attr-defined]
+        return run
 
     def _compile(self, key: tuple[Any, ...], config: Config, args: tuple[Any, ...]) -> Callable[..., None] | None:
         """A call's compiled form for its tuple of tile types and target: every check that depends only on them
@@ -371,6 +405,31 @@ class Instruction:
 
 _SLOW = object()
 """The compiled-call cache's "not compiled yet" marker."""
+_ABSENT = object()
+"""A None argument in a compiled-call key (an omitted optional operand), told apart from a scalar."""
+
+
+def _bound_slots(kernel: Kernel, plan: Plan, slots: list[tuple[str, int, DType | None]],
+                 rule: Callable[..., None] | None) -> Callable[..., None]:
+    """The kernel bound to argument positions: (name, position, scalar type or None for a tile); `rule`, when
+    given, is the run-time shape rule, run once per tuple of valid shapes met."""
+    check = Check(plan.record.name, plan.config.name)
+    tile_slots = [(name, i) for name, i, dtype in slots if dtype is None]
+    scalar_slots = [(name, i, dtype) for name, i, dtype in slots if dtype is not None]
+    seen: set[tuple[tuple[int, int], ...]] = set()
+
+    def run(args: tuple[Any, ...]) -> None:
+        tiles = {name: args[i] for name, i in tile_slots}
+        scalars = {name: to_element(args[i], dtype, check, name) for name, i, dtype in scalar_slots}
+        if rule is not None:
+            shapes = tuple([t.valid_shape for t in tiles.values()])
+            if shapes not in seen:
+                rule(Check(plan.record.name, plan.config.name), plan, tiles)
+                if len(seen) < 256:
+                    seen.add(shapes)
+        kernel(plan, tiles, scalars)
+
+    return run
 
 
 def _bound(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_types: list[DType | None]

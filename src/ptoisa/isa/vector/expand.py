@@ -73,11 +73,15 @@ def _row_vector(tile, rows: int, cols: int) -> np.ndarray:  # noqa: ANN001
     """The per-row operand spread over (rows, cols): element [i, j mod vc]."""
     vc = tile.valid_col
     block = valid_of(tile, (rows, vc))
+    if vc == 1 or vc == cols:
+        return block  # one value per row broadcasts along it
     reps = -(-cols // vc)
     return np.tile(block, (1, reps))[:, :cols]
 
 
 def _row_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Scalars], None]:
+    ufunc = isinstance(fn, np.ufunc)
+
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         out = tiles["dst"]
         shape = out.valid_shape
@@ -87,7 +91,10 @@ def _row_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[
         a = valid_of(tiles["src0"], shape) if a_full else _row_vector(tiles["src0"], *shape)
         b = _row_vector(tiles["src1"], *shape) if a_full else valid_of(tiles["src1"], shape)
         with quiet():
-            write(out, fn(a, b).astype(a.dtype, copy=False))
+            if ufunc and out.view is not None:  # same element type in and out: straight into dst
+                fn(a, b, out=out.view[:shape[0], :shape[1]])
+            else:
+                write(out, np.broadcast_to(fn(a, b), shape).astype(out.spec.np_dtype, copy=False))
 
     return kernel
 

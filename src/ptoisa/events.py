@@ -20,6 +20,7 @@ class Pipe(StrEnum):
     S = "PIPE_S"
     V = "PIPE_V"
     MTE2 = "PIPE_MTE2"
+    M = "PIPE_M"
 
 
 _SEQUENCE = itertools.count(1)

@@ -45,19 +45,26 @@ class TileDesc:
     valid_col: int
     blayout: str = "RowMajor"
     pad: str = "Null"
+    loc: str = "Vec"
+    slayout: str = "NoneBox"
+    fractal: int = 512
 
     @property
     def nbytes(self) -> int:
         return self.rows * self.cols * np.dtype(NP[self.dtype]).itemsize
 
     def cpp(self) -> str:
-        pad = f", SLayout::NoneBox, 512, PadValue::{self.pad}" if self.pad != "Null" else ""
-        return f"Tile<TileType::Vec, {CPP[self.dtype]}, {self.rows}, {self.cols}, BLayout::{self.blayout}, -1, -1{pad}>"
+        rest = ""
+        if self.pad != "Null" or self.slayout != "NoneBox" or self.fractal != 512:
+            rest = f", SLayout::{self.slayout}, {self.fractal}" + (f", PadValue::{self.pad}" if self.pad != "Null"
+                                                                      else "")
+        return (f"Tile<TileType::{self.loc}, {CPP[self.dtype]}, {self.rows}, {self.cols}, BLayout::{self.blayout}, "
+                f"-1, -1{rest}>")
 
     def record(self) -> dict:
-        return {"loc": "Vec", "dtype": self.dtype, "rows": self.rows, "cols": self.cols, "blayout": self.blayout,
-                "slayout": "NoneBox", "fractal_size": 512, "valid_row": self.valid_row,
-                "valid_col": self.valid_col, "valid_kind": "dynamic", "pad": self.pad}
+        return {"loc": self.loc, "dtype": self.dtype, "rows": self.rows, "cols": self.cols,
+                "blayout": self.blayout, "slayout": self.slayout, "fractal_size": self.fractal,
+                "valid_row": self.valid_row, "valid_col": self.valid_col, "valid_kind": "dynamic", "pad": self.pad}
 
 
 @dataclass
@@ -404,6 +411,35 @@ def treshape_cases(rng, op: str) -> list[Case]:
     return cases
 
 
+def matmul_cases(rng, op: str) -> list[Case]:
+    """TMATMUL, TMATMUL_ACC, TMATMUL_BIAS: (C, A, B) = (f32, f16, f16), (f32, f32, f32), (i32, i8, i8) on the
+    simulator's fractals (Left NZ, Right ZN, Acc NZ with 1024-byte fractals), whole and partial valid shapes."""
+    sizes = [(16, 32, 16, 16, 32, 16), (32, 64, 48, 32, 64, 48), (16, 32, 32, 9, 20, 27), (48, 32, 16, 33, 32, 5)]
+    cases = []
+    for k, ((c_t, a_t), (rows_m, rows_k, cols_n, m, kk, n), mode) in enumerate(
+            (pair, size, mode) for pair in [("f32", "f16"), ("f32", "f32"), ("i32", "i8")] for size in sizes
+            for mode in ["random", "small", "special"] if not (pair[1] == "i8" and mode == "special")):
+        left = TileDesc(a_t, rows_m, rows_k, m, kk, "ColMajor", loc="Left", slayout="RowMajor")
+        right = TileDesc(a_t, rows_k, cols_n, kk, n, "RowMajor", loc="Right", slayout="ColMajor")
+        acc = TileDesc(c_t, rows_m, cols_n, m, n, "ColMajor", loc="Acc", slayout="RowMajor", fractal=1024)
+        # roles named as the C++ parameters
+        if op == "tmatmul":
+            tiles = {"cMatrix": acc, "aMatrix": left, "bMatrix": right}
+            call, inputs = "TMATMUL(cMatrix, aMatrix, bMatrix)", ["aMatrix", "bMatrix"]
+        elif op == "tmatmul_acc":
+            tiles = {"cOutMatrix": acc, "cInMatrix": TileDesc(**vars(acc)), "aMatrix": left, "bMatrix": right}
+            call, inputs = "TMATMUL_ACC(cOutMatrix, cInMatrix, aMatrix, bMatrix)", ["cInMatrix", "aMatrix", "bMatrix"]
+        else:
+            bias = TileDesc(c_t, 1, cols_n, 1, n, "RowMajor", loc="Bias")
+            tiles = {"cMatrix": acc, "aMatrix": left, "bMatrix": right, "biasData": bias}
+            call, inputs = "TMATMUL_BIAS(cMatrix, aMatrix, bMatrix, biasData)", ["aMatrix", "bMatrix", "biasData"]
+        case = Case(op, call, tiles, inputs)
+        for role, t in tiles.items():
+            case.data[role] = fill(rng, t, mode if role in inputs else "random") if role in inputs else junk(rng, t)
+        cases.append(case)
+    return cases
+
+
 def _with_tmp(rng, cases: list[Case], call: str) -> list[Case]:
     for c in cases:
         c.tiles["tmp"] = TileDesc(**vars(c.tiles["dst"]))
@@ -486,6 +522,8 @@ def build_cases(rng, op: str) -> list[Case]:
     if op.startswith(("trowexpand", "tcolexpand")):
         types = ["f32", "f16"] if op.endswith("expdif") else ["f32", "f16", "i32", "i16"]
         return expand_cases(rng, op, types)
+    if op.startswith("tmatmul"):
+        return matmul_cases(rng, op)
     raise SystemExit(f"no case builder for {op}")
 
 
@@ -497,7 +535,7 @@ OPS = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "trem", "tand", "tor", "t
        "tcolexpandsub", "tcolexpanddiv", "tcolexpandmax", "tcolexpandmin", "tcolexpandexpdif", "tmov", "tsel",
        "tsels", "tcmp", "tpartadd", "tpartmax", "tpartmin", "tfillpad", "textract", "tconcat", "ttrans", "taddc",
        "tsubc", "taddsc", "tsubsc", "tlrelu", "tsubrelu", "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu",
-       "treshape"]
+       "treshape", "tmatmul", "tmatmul_acc", "tmatmul_bias"]
 
 
 # --- C++ ------------------------------------------------------------------------------------------------------
@@ -571,7 +609,8 @@ def run_case(exe: Path, index: int, case: Case) -> dict[str, bytes]:
 # GCC's choice of operand order (it differs between float and half, and between one compiler and another).
 NAN_PAYLOAD_ANY = {"tadd", "tsub", "tmul", "tdiv", "tadds", "tsubs", "tmuls", "tdivs", "trowsum", "tcolsum",
                    "trowprod", "tcolprod", "tpartadd", "taddc", "tsubc", "taddsc", "tsubsc", "tlrelu",
-                   "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu", "tsubrelu",
+                   "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu", "tsubrelu", "tmatmul", "tmatmul_acc",
+                   "tmatmul_bias",
                    *(f"t{axis}expand{op}" for axis in ("row", "col") for op in ("add", "sub", "mul", "div"))}
 
 
@@ -593,8 +632,8 @@ def record(index: int, case: Case, after: dict[str, bytes]) -> dict:
 
 
 def _tile_hex(t: TileDesc, raw: bytes) -> dict:
-    return {"dtype": t.dtype, "shape": [t.rows, t.cols], "loc": "Vec", "blayout": t.blayout, "slayout": "NoneBox",
-            "fractal_size": 512, "hex": raw.hex()}
+    return {"dtype": t.dtype, "shape": [t.rows, t.cols], "loc": t.loc, "blayout": t.blayout, "slayout": t.slayout,
+            "fractal_size": t.fractal, "hex": raw.hex()}
 
 
 def main(argv: list[str] | None = None) -> int:

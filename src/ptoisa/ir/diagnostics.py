@@ -39,7 +39,7 @@ def asm_names() -> frozenset[str]:
     from ptoisa.isa import vector  # noqa: F401 - registers the vector instructions
     from ptoisa.isa.record import REGISTRY
 
-    return frozenset(name.lower() for name in REGISTRY)
+    return frozenset(rec.mnemonic.removeprefix("pto.") for rec in REGISTRY.values())
 ASM_SUFFIX = ".ptoas"
 _TARGET_ARCH_RE = re.compile(r'pto\.target_arch\s*=\s*"([^"]*)"')
 

@@ -169,6 +169,8 @@ class Instruction:
     errata_text: Mapping[str, str] = field(default_factory=dict)
     forms: tuple[tuple[Operand, ...], ...] = ()
     entry: Callable[..., RecordEvent] | None = None
+    text: str = ""
+    """The `pto.*` op name when it is not `pto.` + the name in lower case (`pto.tmatmul.acc`)."""
     """A hand-written entry point (the seeds' five: their C++ template forms and overload parsing live in
     `ptoisa.api`); None when the record itself is the entry point and its op and step are generated."""
 
@@ -210,7 +212,7 @@ class Instruction:
 
     @property
     def mnemonic(self) -> str:
-        return "pto." + self.name.lower()
+        return self.text or "pto." + self.name.lower()
 
     @property
     def inputs(self) -> tuple[Operand, ...]:

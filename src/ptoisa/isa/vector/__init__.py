@@ -1,4 +1,5 @@
-"""The vector instructions beyond the seeds' five, one module per family, each registering its records with
+"""The instructions beyond the seeds' five (the vector core's, and the cube core's matrix multiply in
+`matmul.py`), one module per family, each registering its records with
 `ptoisa.isa.record.instruction`. Importing this package imports every module in it: adding an instruction is
 adding (or extending) a module here, with its tests and docs; nothing else lists instruction names."""
 

@@ -1,0 +1,185 @@
+"""The cube core's matrix multiply: TMATMUL TMATMUL_ACC TMATMUL_BIAS (include/pto/cpu/TMatmul.hpp).
+
+    TMATMUL(cMatrix, aMatrix, bMatrix)                       C[i, j] = sum_k A[i, k] * B[k, j]
+    TMATMUL_ACC(cOutMatrix, cInMatrix, aMatrix, bMatrix)     C_out[i, j] = C_in[i, j] + sum_k A[i, k] * B[k, j]
+    TMATMUL_BIAS(cMatrix, aMatrix, bMatrix, biasData)        C[i, j] = sum_k A[i, k] * B[k, j] + bias[0, j]
+
+    pto.tmatmul ins(%a, %b : ...) outs(%c : ...)
+    pto.tmatmul.acc ins(%c_in, %a, %b : ...) outs(%c_out : ...)
+    pto.tmatmul.bias ins(%a, %b, %bias : ...) outs(%c : ...)
+
+for i < M = A's valid rows, j < N = B's valid cols, k < K = A's valid cols (each in [1, 4095]). A is a Left
+tile, B a Right tile, C an Acc tile (bias: a one-row Bias tile of C's type). The element types are
+(C, A, B) = (int32, int8, int8) or (float, T, T) with T half, bfloat16 or float (A5 also: 8-bit float pairs and
+hifloat8); the static shapes agree (A Rows = C Rows, A Cols = B Rows, B Cols = C Cols).
+
+The sum is the simulator's: a float accumulator starting at +0.0 that takes `std::fma(a, b, acc)` for k = 0, 1,
+..., K-1 in turn (each step one rounding to float; half and bfloat16 products are exact in float, so each step
+is a float add of the exact product), then C_in + sum (float add) for TMATMUL_ACC and sum + bias (float add)
+for TMATMUL_BIAS; int8 products are summed in int32 (wrapping). The NPUs' cube units may group and order the
+additions differently (the pages leave accumulation "target/implementation-defined"): every target computes
+the simulator's order, which docs/semantics.md states.
+
+    >>> from ptoisa import *
+    >>> a = Tile[TileType.Left, half, 16, 16, BLayout.ColMajor, 16, 16, SLayout.RowMajor]()
+    >>> b = Tile[TileType.Right, half, 16, 16, BLayout.RowMajor, 16, 16, SLayout.ColMajor]()
+    >>> c = Tile[TileType.Acc, float, 16, 16, BLayout.ColMajor, 16, 16, SLayout.RowMajor, 1024]()
+    >>> a.set_logical([[1.0] * 16] * 16); b.set_logical([[0.5] * 16] * 16)
+    >>> _ = TMATMUL(c, a, b, target="cpu"); c.data[0, :3].tolist()
+    [8.0, 8.0, 8.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import Enum
+
+import numpy as np
+
+from ..._quiet import quiet
+from ...dtypes import DType as D
+from ...events import Pipe
+from ...targets import Config
+from ...tile.enums import SLayout, TileType
+from ...tile.spec import TileSpec
+from .._check import Check
+from ..record import Legality, Operand, Plan, Scalars, Tiles, instruction, src
+from ._common import valid_of, write
+
+_BASE = frozenset({(D.I32, D.I8, D.I8), (D.F32, D.F16, D.F16), (D.F32, D.F32, D.F32), (D.F32, D.BF16, D.BF16)})
+_FP8 = (D.F8E4M3, D.F8E5M2)
+_A5 = _BASE | frozenset((D.F32, a, b) for a in _FP8 for b in _FP8) | {(D.F32, D.HIF8, D.HIF8)}
+TRIPLES = {"a2a3": _BASE, "a5": _A5, "cpu": _BASE}
+_LIMIT = 4095  # m, k and n: [1, 4095] (CheckDynamicMmad, the pages' run-time rule)
+
+
+def _tables(out_role: str) -> dict[str, Legality]:
+    """Element types per role as data; locations, the (C, A, B) triples and fractals differ per role and are
+    checked by `_static` below."""
+    def table(target: str) -> Legality:
+        triples = TRIPLES[target]
+        a_types = tuple(sorted({t[1] for t in triples}, key=lambda d: d.value))
+        b_types = tuple(sorted({t[2] for t in triples}, key=lambda d: d.value))
+        return Legality({out_role: (D.I32, D.F32), "aMatrix": a_types, "bMatrix": b_types}, locs=None)
+
+    return {t: table(t) for t in ("a2a3", "a5", "cpu")}
+
+
+def _roles(form: Mapping[str, TileSpec]) -> tuple[str, str, str]:
+    out = "cOutMatrix" if "cOutMatrix" in form else "cMatrix"
+    return out, "aMatrix", "bMatrix"
+
+
+def _static(check: Check, config: Config, specs: Mapping[str, TileSpec], attrs: Mapping[str, Enum],
+            form: int) -> None:
+    """The C++ static_asserts (CheckMadValid, CheckBiasValid) for the target."""
+    c_role, a_role, b_role = _roles(specs)
+    c, a, b = specs[c_role], specs[a_role], specs[b_role]
+    for role, spec, loc in ((a_role, a, TileType.Left), (b_role, b, TileType.Right), (c_role, c, TileType.Acc)):
+        check.loc(role, spec.loc, frozenset({loc}))
+    if "cInMatrix" in specs:
+        check.loc("cInMatrix", specs["cInMatrix"].loc, frozenset({TileType.Acc}))
+        check.same_dtype("cInMatrix", specs["cInMatrix"].dtype, c_role, c.dtype)
+    if (c.dtype, a.dtype, b.dtype) not in TRIPLES[config.name]:
+        check.fail(c_role, f"({c.dtype.cname} += {a.dtype.cname} x {b.dtype.cname}) is not a supported "
+                           "combination of element types")
+    if a.rows != c.rows or a.cols != b.rows or b.cols != c.cols:
+        check.fail(c_role, f"static shapes disagree: A {a.rows}x{a.cols}, B {b.rows}x{b.cols}, C {c.rows}x{c.cols} "
+                           "(need A Rows = C Rows, A Cols = B Rows, B Cols = C Cols)")
+    if config.name != "a2a3":  # A5 and the simulator assert the fractals (the A2/A3 page names locations only)
+        if a.slayout is not SLayout.RowMajor:
+            check.fail(a_role, "a Left tile needs SLayout RowMajor (the NZ fractal)")
+        if not b.is_row_major or b.slayout is not SLayout.ColMajor:
+            check.fail(b_role, "a Right tile needs BLayout RowMajor and SLayout ColMajor (the ZN fractal)")
+        if c.is_row_major or c.slayout is not SLayout.RowMajor:
+            check.fail(c_role, "an Acc tile needs BLayout ColMajor and SLayout RowMajor (the NZ fractal)")
+    if "biasData" in specs:
+        bias = specs["biasData"]
+        check.loc("biasData", bias.loc, frozenset({TileType.Bias}))
+        check.same_dtype("biasData", bias.dtype, c_role, c.dtype)
+        if bias.rows != 1 or not bias.is_row_major:
+            check.fail("biasData", f"must be a row-major tile of one row (got {bias.rows} rows, {bias.layout_name})")
+
+
+def _sizes(check: Check, plan: Plan, tiles: Tiles) -> None:
+    m, k = tiles["aMatrix"].valid_shape
+    n = tiles["bMatrix"].valid_col
+    for name, value in (("m (A's valid rows)", m), ("k (A's valid cols)", k), ("n (B's valid cols)", n)):
+        if not 1 <= value <= _LIMIT:
+            check.fail("aMatrix" if name[0] != "n" else "bMatrix", f"{name} = {value} is outside [1, {_LIMIT}]")
+
+
+def fma_float32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """`std::fma(a, b, c)` on floats, element-wise: a * b + c rounded once to float.
+
+    In double the product is exact (24 + 24 bits); the sum is made exact with TwoSum (s + e), then rounded to
+    odd in double (s's last bit set when e is not 0) so that the final rounding to float is the single correct
+    one (53 bits >= 24 + 2)."""
+    with quiet():
+        p = a.astype(np.float64) * b.astype(np.float64)
+        c64 = c.astype(np.float64)
+        s = p + c64
+        bb = s - p
+        e = (p - (s - bb)) + (c64 - bb)
+        inexact = (e != 0) & np.isfinite(s)
+        if inexact.any():
+            bits = s.view(np.uint64)
+            even = (bits & np.uint64(1)) == 0
+            fix = inexact & even
+            towards = np.where(e > 0, np.inf, -np.inf)
+            s = np.where(fix, np.nextafter(s, towards), s)
+        return s.astype(np.float32)
+
+
+def product_sum(a: np.ndarray, b: np.ndarray, acc_type: D) -> np.ndarray:
+    """The simulator's sum over k of a[i, k] * b[k, j], in its order (see the module docstring)."""
+    m, k = a.shape
+    n = b.shape[1]
+    if acc_type is D.I32:
+        wide = a.astype(np.int64) @ b.astype(np.int64)  # integer sums do not depend on the order
+        return wide.astype(np.int32)  # int32 wrap-around
+    fa, fb = a.astype(np.float32), b.astype(np.float32)
+    acc = np.zeros((m, n), np.float32)
+    exact = a.dtype != np.float32  # 8- and 16-bit floats: products are exact in float
+    with quiet():
+        for step in range(k):
+            left, right = fa[:, step:step + 1], fb[step:step + 1, :]
+            if exact:
+                acc += left * right
+            else:
+                acc = fma_float32(np.broadcast_to(left, (m, n)), np.broadcast_to(right, (m, n)), acc)
+    return acc
+
+
+def _matmul(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    a, b = tiles["aMatrix"], tiles["bMatrix"]
+    m, k = a.valid_shape
+    n = b.valid_col
+    out_role = "cOutMatrix" if "cOutMatrix" in tiles else "cMatrix"
+    acc_type = plan.specs[out_role].dtype
+    result = product_sum(valid_of(a, (m, k)), valid_of(b, (k, n)), acc_type)
+    with quiet():
+        if "cInMatrix" in tiles:
+            before = valid_of(tiles["cInMatrix"], (m, n))
+            result = (before.astype(np.int64) + result).astype(np.int32) if acc_type is D.I32 else before + result
+        if "biasData" in tiles:
+            bias = valid_of(tiles["biasData"], (1, n))
+            result = (result.astype(np.int64) + bias).astype(np.int32) if acc_type is D.I32 else result + bias
+    write(tiles[out_role], result.astype(plan.specs[out_role].np_dtype, copy=False))
+
+
+def _out(name: str) -> Operand:
+    return Operand(name, "tile", out=True)
+
+
+TMATMUL = instruction(
+    "TMATMUL", operands=(_out("cMatrix"), src("aMatrix"), src("bMatrix")), legality=_tables("cMatrix"),
+    static=_static, dynamic=_sizes, pipe=Pipe.M, family="cube", summary="C = A x B (Left x Right -> Acc)")(_matmul)
+TMATMUL_ACC = instruction(
+    "TMATMUL_ACC", operands=(_out("cOutMatrix"), src("cInMatrix"), src("aMatrix"), src("bMatrix")),
+    legality=_tables("cOutMatrix"), static=_static, dynamic=_sizes, pipe=Pipe.M, family="cube", text="pto.tmatmul.acc",
+    summary="C_out = C_in + A x B")(_matmul)
+TMATMUL_BIAS = instruction(
+    "TMATMUL_BIAS", operands=(_out("cMatrix"), src("aMatrix"), src("bMatrix"), src("biasData")),
+    legality=_tables("cMatrix"), static=_static, dynamic=_sizes, pipe=Pipe.M, family="cube", text="pto.tmatmul.bias",
+    summary="C = A x B + bias (one Bias row added to every row)")(_matmul)

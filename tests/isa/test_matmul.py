@@ -1,0 +1,159 @@
+"""TMATMUL, TMATMUL_ACC, TMATMUL_BIAS: expected values worked from the simulator's loop (include/pto/cpu/
+TMatmul.hpp, TMatmulNzZn: a float accumulator from +0.0 taking std::fma(a, b, acc) for k = 0..K-1) by hand or
+with exact integer arithmetic; the C++ vectors in tests/data/vectors/tmatmul*.jsonl.gz check the bytes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ptoisa
+from ptoisa import BLayout, SLayout, Tile, TileType
+from ptoisa.isa.vector.matmul import fma_float32
+
+TARGETS = ["a2a3", "a5", "cpu"]
+
+
+def left(dtype, m, k, vm=None, vk=None):
+    return Tile[TileType.Left, dtype, m, k, BLayout.ColMajor, m if vm is None else vm, k if vk is None else vk,
+                SLayout.RowMajor]()
+
+
+def right(dtype, k, n, vk=None, vn=None):
+    return Tile[TileType.Right, dtype, k, n, BLayout.RowMajor, vk or k, vn or n, SLayout.ColMajor]()
+
+
+def acc(dtype, m, n, vm=None, vn=None):
+    return Tile[TileType.Acc, dtype, m, n, BLayout.ColMajor, vm or m, vn or n, SLayout.RowMajor, 1024]()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float16, ptoisa.bfloat16_t, np.float32])
+def test_small_integers_sum_exactly(target, dtype):
+    """Products and partial sums of small integers are exact in float: C equals the integer product."""
+    rng = np.random.default_rng(3)
+    x, y = rng.integers(-4, 5, (16, 64)), rng.integers(-4, 5, (64, 32))
+    a, b, c = left(dtype, 16, 64), right(dtype, 64, 32), acc(np.float32, 16, 32)
+    a.set_logical(x.astype(np.float32))
+    b.set_logical(y.astype(np.float32))
+    ptoisa.TMATMUL(c, a, b, target=target)
+    assert np.array_equal(c.data, (x @ y).astype(np.float32))
+
+
+def test_the_sum_runs_in_k_order_in_float():
+    """Row 0: 1.0 then 31 products of 2^-24: each 1 + 2^-24 is a tie that rounds back to 1 (even), so C = 1.0.
+    Row 1: the 31 small products first (exactly 31 * 2^-24), then + 1.0: 1 + 15.5 ulp rounds to even, 1 + 2^-19."""
+    a, b, c = left(np.float16, 16, 32), right(np.float16, 32, 16), acc(np.float32, 16, 16)
+    rows = np.zeros((16, 32), np.float32)
+    rows[0] = [1.0] + [2.0 ** -24] * 31
+    rows[1] = [2.0 ** -24] * 31 + [1.0]
+    a.set_logical(rows)
+    b.set_logical(np.ones((32, 16), np.float32))
+    ptoisa.TMATMUL(c, a, b, target="cpu")
+    assert c.data[0, 0] == np.float32(1.0)
+    assert c.data[1, 0] == np.float32(1.0 + 2.0 ** -19)
+
+
+def test_float_inputs_fuse_each_step():
+    """k = 0: acc = fma(1, -(1 + 2^-11), 0) = -(1 + 2^-11). k = 1: (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 is added
+    without rounding the product first, leaving exactly 2^-24 (a rounded product would leave 0)."""
+    a, b, c = left(np.float32, 16, 8), right(np.float32, 8, 16), acc(np.float32, 16, 16)
+    rows = np.zeros((16, 8), np.float32)
+    rows[0, :2] = [1.0, 1.0 + 2.0 ** -12]
+    cols = np.zeros((8, 16), np.float32)
+    cols[:2, 0] = [-(1.0 + 2.0 ** -11), 1.0 + 2.0 ** -12]
+    a.set_logical(rows)
+    b.set_logical(cols)
+    ptoisa.TMATMUL(c, a, b, target="cpu")
+    assert c.data[0, 0] == np.float32(2.0 ** -24)
+
+
+def test_fma_float32_never_rounds_twice():
+    """a * b = 2^-24 - 2^-70 exactly, c = 1 + 2^-23: the exact sum lies just below the midpoint 1 + 3 * 2^-24, so
+    fma gives 1 + 2^-23; rounding to double first lands on the midpoint and then on 1 + 2^-22 (ties to even)."""
+    a = np.array([(1 + 2.0 ** -23) * 2.0 ** -12], np.float32)
+    b = np.array([(1 - 2.0 ** -23) * 2.0 ** -12], np.float32)
+    c = np.array([1 + 2.0 ** -23], np.float32)
+    assert np.float32((a.astype(np.float64) * b + c)[0]) == np.float32(1 + 2.0 ** -22)  # the naive way is wrong
+    assert fma_float32(a, b, c)[0] == np.float32(1 + 2.0 ** -23)
+
+
+def test_fma_float32_rounds_once():
+    """Against exact rational arithmetic on random floats of mixed magnitudes."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal(2000) * 2.0 ** rng.integers(-30, 30, 2000)).astype(np.float32)
+    b = (rng.standard_normal(2000) * 2.0 ** rng.integers(-30, 30, 2000)).astype(np.float32)
+    c = (-(a.astype(np.float64) * b) * (1 + rng.standard_normal(2000) * 1e-6)).astype(np.float32)  # cancellation
+    c[::2] = (rng.standard_normal(1000) * 2.0 ** rng.integers(-60, 10, 1000)).astype(np.float32)
+    got = fma_float32(a, b, c)
+    for x, y, z, g in zip(a, b, c, got):
+        exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+        lo = np.float32(float(exact))  # double rounding is possible here: check the neighbours instead
+        candidates = [np.nextafter(lo, np.float32(-np.inf)), lo, np.nextafter(lo, np.float32(np.inf))]
+        best = min(candidates, key=lambda v: (abs(Fraction(float(v)) - exact),
+                                              int(np.array(v).view(np.uint32)) & 1))
+        assert g == best, (x, y, z)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_int8_sums_wrap_in_int32(target):
+    """TMATMUL_ACC: C_in = 2^31 - 1 plus a sum of 1 wraps to -2^31 (the simulator's int32 addition)."""
+    a, b = left(np.int8, 16, 32), right(np.int8, 32, 16)
+    c_in, c_out = acc(np.int32, 16, 16), acc(np.int32, 16, 16)
+    x = np.zeros((16, 32), np.int8)
+    x[0, 0] = 1
+    y = np.zeros((32, 16), np.int8)
+    y[0, 0] = 1
+    a.set_logical(x)
+    b.set_logical(y)
+    c_in.set_logical(np.full((16, 16), 2 ** 31 - 1, np.int32))
+    ptoisa.TMATMUL_ACC(c_out, c_in, a, b, target=target)
+    assert c_out.data[0, 0] == -2 ** 31
+    assert c_out.data[1, 1] == 2 ** 31 - 1
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_bias_is_added_to_every_row(target):
+    a, b, c = left(np.float16, 16, 16), right(np.float16, 16, 16), acc(np.float32, 16, 16)
+    bias = Tile[TileType.Bias, np.float32, 1, 16]()
+    a.set_logical(np.eye(16, dtype=np.float32))
+    b.set_logical(np.arange(256, dtype=np.float32).reshape(16, 16) % 7)
+    bias.set_logical(np.arange(16, dtype=np.float32)[None, :] * 0.5)
+    ptoisa.TMATMUL_BIAS(c, a, b, bias, target=target)
+    assert np.array_equal(c.data, (np.arange(256).reshape(16, 16) % 7 + np.arange(16) * 0.5).astype(np.float32))
+
+
+def test_partial_valid_shapes_write_m_by_n():
+    """m, k, n come from A's valid shape and B's valid columns; C's other elements keep their bytes."""
+    a, b, c = left(np.float16, 16, 32, 5, 20), right(np.float16, 32, 16, 20, 7), acc(np.float32, 16, 16)
+    a.set_logical(np.ones((16, 32), np.float32))
+    b.set_logical(np.ones((32, 16), np.float32))
+    c.set_logical(np.full((16, 16), -1.0, np.float32))
+    ptoisa.TMATMUL(c, a, b, target="cpu")
+    want = np.full((16, 16), -1.0, np.float32)
+    want[:5, :7] = 20.0
+    assert np.array_equal(c.data, want)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("case", ["locations", "types", "shapes", "bias rows", "k zero"])
+def test_refusals_change_nothing(target, case):
+    a, b, c = left(np.float16, 16, 16), right(np.float16, 16, 16), acc(np.float32, 16, 16)
+    args: tuple = (c, a, b)
+    op = ptoisa.TMATMUL
+    if case == "locations":
+        args = (c, Tile[TileType.Vec, np.float16, 16, 16](), b)
+    elif case == "types":
+        args = (acc(np.int32, 16, 16), a, b)
+    elif case == "shapes":
+        args = (c, a, right(np.float16, 32, 16))
+    elif case == "bias rows":
+        op, args = ptoisa.TMATMUL_BIAS, (c, a, b, Tile[TileType.Bias, np.float32, 2, 16]())
+    else:
+        args = (c, left(np.float16, 16, 16, 16, 0), b)
+    before = [t.tobytes() for t in args]
+    with pytest.raises(ptoisa.PtoError):
+        op(*args, target=target)
+    assert [t.tobytes() for t in args] == before

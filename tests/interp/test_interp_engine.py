@@ -3,7 +3,6 @@ arguments (hypothesis) give the seed formulas' results."""
 
 from __future__ import annotations
 
-import time
 import warnings
 from pathlib import Path
 
@@ -49,18 +48,14 @@ def test_function_is_decoded_once(monkeypatch) -> None:
     assert (x == 32.0).all()
 
 
-def test_per_op_time_on_small_tiles() -> None:
-    """Mean wall time per executed op (scalar, view, tload/tstore and tile ops on 1x16 tiles)."""
+def test_repeated_runs_count_ops_and_return_values() -> None:
+    """Runs of one program count every executed op and return the same sum each time (the time per op lives in
+    benchmarks/interp_costs.py, not here)."""
     p = kernel(LOOP, "%x: !pto.ptr<f32>, %n: index, %s: f32", "index")
     x = np.ones((200, 16), np.float32)
-    p.run(x, 200, 1.0)
-    best = float("inf")
     for _ in range(3):
-        start = time.perf_counter()
         result = p.run(x, 200, 1.0)
-        best = min(best, (time.perf_counter() - start) / result.ops_executed)
-    assert result.ops_executed == 6 * 200 + 4 and result.returns == (199 * 200 // 2,)
-    assert best < 20e-6, f"{best * 1e6:.1f} us per op"
+        assert result.ops_executed == 6 * 200 + 4 and result.returns == (199 * 200 // 2,)
 
 
 @settings(max_examples=40, deadline=None)

@@ -114,3 +114,50 @@ def _region(d: FunctionDecoder, region: Any) -> tuple[list[Step], list[int]]:
         return [], []
     steps, term = d.block(blocks[0], "scf.yield")
     return steps, [d.use(v) for v in term.operands] if term is not None else []
+
+
+@handler("scf.while")
+def _while(d: FunctionDecoder, op: Operation) -> Step:
+    """`scf.while (%x = init) { before: ...; scf.condition(%c) %args } do { after(%args): ...; scf.yield %x' }`:
+    the before region runs first each time; a true condition passes its arguments to the after region, whose
+    yield starts the next turn; a false one ends the loop with them as the results. Each turn is charged
+    against --max-steps and checked against --timeout."""
+    inits = [d.use(v) for v in op.operands]
+    before = op.before_region.block  # type: ignore[attr-defined]
+    after = op.after_region.block  # type: ignore[attr-defined]
+    before_args = [d.define(a) for a in before.args]
+    before_steps, condition = d.block(before, "scf.condition")
+    if condition is None:
+        raise d.fail(op, "scf.while: the before region must end with scf.condition")
+    cond, *passed = [d.use(v) for v in condition.operands]
+    after_args = [d.define(a) for a in after.args]
+    after_steps, term = d.block(after, "scf.yield")
+    yields = [d.use(v) for v in term.operands] if term is not None else []
+    results = [d.define(r) for r in op.results]
+    turn = len(before_steps) + len(after_steps) + 1
+
+    def step(regs: list[Any]) -> None:
+        values = [regs[s] for s in inits]
+        s = None
+        try:
+            while True:
+                charge(regs[0], turn)
+                for slot, v in zip(before_args, values):
+                    regs[slot] = v
+                for s in before_steps:
+                    s(regs)
+                values = [regs[p] for p in passed]
+                if not regs[cond]:
+                    break
+                for slot, v in zip(after_args, values):
+                    regs[slot] = v
+                for s in after_steps:
+                    s(regs)
+                values = [regs[y] for y in yields]
+                s = None
+        except Exception as exc:  # noqa: BLE001 - located and re-raised
+            raise locate(exc, s)  # type: ignore[arg-type]
+        for slot, v in zip(results, values):
+            regs[slot] = v
+
+    return step

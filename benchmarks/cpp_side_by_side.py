@@ -82,6 +82,43 @@ template <typename T> static void fill(T* p, size_t n) { for (size_t i = 0; i < 
 """
 
 
+# The shipped kernel examples/pto/run_scale_compare.pto written in C++ against the simulator (one block: load a
+# 16x16 slice, multiply by the broadcast scale, compare with the threshold, store both); timed per block.
+KERNEL_CPP = """
+static double scale_compare_block(int reps) {
+  using T16 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, -1, -1>;
+  using TBits = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, -1, -1>;
+  using GF = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<1, 1, 1, 16, 1>>;
+  using GB = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 2>, Stride<1, 1, 1, 2, 1>>;
+  T16 src(16, 16), factor(16, 16), prod(16, 16);
+  TBits bits(16, 2);
+  TASSIGN(src, 0x0); TASSIGN(factor, 0x10000); TASSIGN(prod, 0x20000); TASSIGN(bits, 0x30000);
+  std::vector<float> x(64 * 16), y(64 * 16);
+  std::vector<uint8_t> m(64 * 2);
+  fill(x.data(), x.size());
+  TEXPANDS(factor, 2.0f);
+  std::vector<double> times;
+  for (int r = 0; r < 7; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < reps; ++i) {
+      for (int b = 0; b < 4; ++b) {
+        GF gx(x.data() + b * 256), gy(y.data() + b * 256);
+        GB gm(m.data() + b * 32);
+        TLOAD(src, gx);
+        TPARTMUL(prod, src, factor);
+        TCMPS(bits, prod, 100.0f, CmpMode::GT);
+        TSTORE(gy, prod);
+        TSTORE(gm, bits);
+      }
+    }
+    auto t1 = std::chrono::steady_clock::now();
+    times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / (reps * 4));
+  }
+  std::sort(times.begin(), times.end());
+  return times[3];
+}"""
+
+
 def build_driver(checkout: Path, work: Path) -> Path:
     from generate import patched_include  # the oracle's copy of include/ that GCC 12 accepts
 
@@ -92,6 +129,8 @@ def build_driver(checkout: Path, work: Path) -> Path:
         for n in SIZES:
             parts.append(_cpp_case(name, n, call, tiles(n)))
             calls.append(f'  std::printf("{name} {n} %.3f\\n", {name}_{n}(reps({n})));')
+    parts.append(KERNEL_CPP)
+    calls.append('  std::printf("scale_compare_block 16 %.3f\\n", scale_compare_block(5000));')
     parts.append("static int reps(int n) { return n <= 16 ? 20000 : n <= 64 ? 4000 : 300; }")
     parts.append("int main() {\n" + "\n".join(calls) + "\n  return 0;\n}")
     source = work / "bench.cpp"
@@ -188,7 +227,26 @@ def main(argv: list[str] | None = None) -> int:
                 ref = cpp[(name, n)]
                 print(f"{name:<16}{f'{n}x{n}':>8}{ref:>10.2f}{ours:>11.2f}{base:>10.2f}{ours / ref:>12.2f}"
                       f"{ours / base:>14.2f}")
+        print()
+        kernel_us, run_us = _kernel_per_block()
+        ref = cpp[("scale_compare_block", 16)]
+        print(f"examples/pto/run_scale_compare.pto, per 16x16 block (tload, tpartmul, tcmps, 2 x tstore): C++ "
+              f"{ref:.2f} us, ptoisa interpreter {kernel_us:.2f} us ({kernel_us / ref:.1f}x); "
+              f"a whole run() of 4 blocks {run_us:.1f} us")
     return 0
+
+
+def _kernel_per_block() -> tuple[float, float]:
+    """The interpreter's time per block of the shipped kernel: (run time - empty-run time) / 4, and a run."""
+    import ptoisa
+
+    program = ptoisa.load(HERE.parent / "examples" / "pto" / "run_scale_compare.pto")
+    x = ((np.arange(64 * 16) * 37 % 101) / 10.0 - 5).astype(np.float32).reshape(64, 16)
+    y, m = np.zeros((64, 16), np.float32), np.zeros((64, 2), np.uint8)
+    empty = ptoisa.load("func.func @k() {\n  return\n}\n")
+    run = _median_us(lambda: program.run(x, y, m, 2.0, 100.0, target="cpu"))
+    fixed = _median_us(lambda: empty.run(target="cpu"))
+    return (run - fixed) / 4, run
 
 
 if __name__ == "__main__":

@@ -149,6 +149,19 @@ def test_func_call_and_recursion() -> None:
     p = load(text)
     assert p.run(10).returns == (3628800,)
     assert p.entry_name() == "main"
+    assert p.run(99).returns[0] == 0  # 99 nested calls are allowed (the product wraps to 0 in i32)
+
+
+def test_a_recursion_that_does_not_end_is_a_limit_error() -> None:
+    from ptoisa.interp import LimitError, load
+
+    text = """func.func @loop(%x: i32) {
+  func.call @loop(%x) : (i32) -> ()
+  return
+}"""
+    with pytest.raises(LimitError, match="nest more than 100 deep") as info:
+        load(text).run(1)
+    assert "func.call" in "\n".join(info.value.__notes__)
 
 
 TILE_IO = """    %c0 = arith.constant 0 : index

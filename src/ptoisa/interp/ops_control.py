@@ -8,7 +8,7 @@ from typing import Any
 from xdsl.ir import Operation
 
 from .decode import FunctionDecoder, Step, charge, handler, locate, time_out
-from .errors import ExecutionError
+from .errors import ExecutionError, LimitError
 
 
 @handler("func.call")
@@ -18,11 +18,23 @@ def _call(d: FunctionDecoder, op: Operation) -> Step:
     results = [d.define(r) for r in op.results]
 
     def step(regs: list[Any]) -> None:
-        values = callee.call(regs[0], [regs[a] for a in args])
+        env = regs[0]
+        if env.depth >= MAX_CALL_DEPTH:
+            raise LimitError(f"calls nest more than {MAX_CALL_DEPTH} deep (a recursion that does not end?); "
+                             "nothing past this point ran")
+        env.depth += 1
+        try:
+            values = callee.call(env, [regs[a] for a in args])
+        finally:
+            env.depth -= 1
         for slot, value in zip(results, values, strict=True):
             regs[slot] = value
 
     return step
+
+
+MAX_CALL_DEPTH = 100
+"""func.call nesting allowed in one run (each level costs several Python frames)."""
 
 
 @handler("scf.for")

@@ -84,8 +84,8 @@ class _FilledMemory(OnChipMemory):
 class Env:
     """What every step of one run can see (slot 0 of each frame)."""
 
-    __slots__ = ("block_idx", "block_num", "config", "deadline", "fill_byte", "max_bytes", "max_steps", "memory",
-                 "ops", "poison", "subblock_idx", "subblock_num", "timeout")
+    __slots__ = ("block_idx", "block_num", "config", "deadline", "depth", "fill_byte", "max_bytes", "max_steps",
+                 "memory", "ops", "poison", "subblock_idx", "subblock_num", "timeout")
 
     def __init__(self, config: Config, byte: int, block: tuple[int, int], subblock: tuple[int, int],
                  limits: Limits | None = None) -> None:
@@ -98,6 +98,7 @@ class Env:
         self.block_idx, self.block_num = block
         self.subblock_idx, self.subblock_num = subblock
         self.ops = 0
+        self.depth = 0  # func.call nesting
         self.max_steps, self.max_bytes, self.timeout = limits.max_steps, limits.max_bytes, limits.timeout
         self.deadline = monotonic() + limits.timeout if limits.timeout else 0.0
 

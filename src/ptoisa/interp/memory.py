@@ -94,6 +94,10 @@ class View:
         return cls(tensor, offset, shape, strides, layout)
 
     def partition(self, offsets: tuple[int, ...], sizes: tuple[int, ...]) -> View:
+        if len(offsets) == 2 and len(self.shape) == 2:  # the common case, without the loops
+            (o0, o1), (n0, n1), (f0, f1), (s0, s1) = offsets, sizes, self.shape, self.strides
+            if 0 <= o0 and 0 <= n0 and o0 + n0 <= f0 and 0 <= o1 and 0 <= n1 and o1 + n1 <= f1:
+                return View(self.tensor, self.offset + o0 * s0 + o1 * s1, sizes, self.strides, self.layout)
         for dim, (o, n, full) in enumerate(zip(offsets, sizes, self.shape, strict=True)):
             if o < 0 or n < 0 or o + n > full:
                 raise OutOfBoundsError(f"partition_view of %{self.tensor.name}: offset {o} + size {n} at dim "
@@ -103,6 +107,8 @@ class View:
 
     @property
     def matrix_shape(self) -> tuple[int, int]:
+        if len(self.shape) == 2:
+            return self.shape  # type: ignore[return-value]
         if not self.shape:
             return 1, 1
         return prod(self.shape[:-1]), self.shape[-1]
@@ -111,6 +117,9 @@ class View:
         """The window as a (rows, cols) array: a view of the caller's memory when the strides allow one."""
         flat = self.tensor.flat
         item = flat.itemsize
+        if len(self.shape) == 2:
+            s0, s1 = self.strides
+            return np.ndarray(self.shape, flat.dtype, flat, self.offset * item, (s0 * item, s1 * item))
         rows, cols = self.matrix_shape
         if len(self.shape) <= 2 or prod(self.shape[:-2]) == 1:
             row_stride = self.strides[-2] if len(self.shape) >= 2 else 0

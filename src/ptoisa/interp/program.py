@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from math import prod
 from pathlib import Path
 from time import monotonic
@@ -140,6 +141,11 @@ class Argument:
         from ..ir.abstract_ops import type_text
 
         return type_text(self.type)
+
+    @cached_property
+    def scalar_kind(self) -> Any:
+        """The scalar's ScalarKind, worked out once (xDSL type checks cost microseconds per run)."""
+        return kind_of(self.type)
 
 
 @dataclass
@@ -353,7 +359,7 @@ def _convert(p: Argument, value: Any) -> Any:
     if p.kind == "tile":
         return _tile_argument(p, value)
     if p.kind == "scalar":
-        kind = kind_of(p.type)
+        kind = p.scalar_kind
         try:
             return from_python(kind, value, f"argument %{p.name}")  # type: ignore[arg-type]
         except ValueError as exc:

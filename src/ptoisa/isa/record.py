@@ -463,33 +463,39 @@ def _per_valid_shape(record: Instruction, plan: Plan, form: tuple[Operand, ...],
     once per tuple of valid shapes met (a refusal is not remembered and repeats), then the bound kernel."""
     bound = _bound(record.kernel, plan, form, scalar_types)
     rule = record.dynamic
-    if rule is None:
-        return bound
     positions = [i for i, o in enumerate(form) if o.kind == "tile"]
     names = [form[i].name for i in positions]
-    seen: set[tuple[tuple[int, int], ...]] = set()
+    spec = plan.specs[names[0]]
+    whole = _whole_tile(record.kernel, plan, form, scalar_types, (spec.rows, spec.cols))
+    runs: dict[tuple[tuple[int, int], ...], Callable[..., None]] = {}
 
     def run(args: tuple[Any, ...]) -> None:
         shapes = tuple([args[i].valid_shape for i in positions])
-        if shapes not in seen:
-            rule(Check(plan.record.name, plan.config.name), plan, {n: args[i] for n, i in zip(names, positions)})
-            if len(seen) < 256:
-                seen.add(shapes)
-        bound(args)
+        chosen = runs.get(shapes)
+        if chosen is None:
+            if rule is not None:
+                rule(Check(plan.record.name, plan.config.name), plan, {n: args[i] for n, i in zip(names, positions)})
+            # every tile fully valid this time: the whole-storage form, if the kernel has one
+            chosen = whole if whole is not None and all(s == (spec.rows, spec.cols) for s in shapes) else bound
+            if len(runs) < 256:
+                runs[shapes] = chosen
+        chosen(args)
 
     return run
 
 
-def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_types: list[DType | None]
-                ) -> Callable[..., None] | None:
+def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_types: list[DType | None],
+                valid: tuple[int, int] | None = None) -> Callable[..., None] | None:
     """A kernel that declares `whole = ufunc` (an element-wise op and nothing else; a scalar, if any, is its
     second input) runs on whole storages when every tile operand has one and the same tile type, fully valid:
-    element i of each storage is then the same element of each tile."""
+    element i of each storage is then the same element of each tile. `valid`: the valid shape every tile has at
+    run time (tiles whose type leaves it open); else the type's."""
     ufunc = getattr(kernel, "whole", None)
     specs = list(plan.specs.values())
     spec = specs[0]
+    shape = valid if valid is not None else (spec.valid_row, spec.valid_col)
     if ufunc is None or form[0].name != "dst" or plan.form != 0 or any(s is not spec for s in specs) \
-            or spec.np_dtype.kind == "V" or (spec.valid_row, spec.valid_col) != (spec.rows, spec.cols):
+            or spec.np_dtype.kind == "V" or shape != (spec.rows, spec.cols):
         return None
     floats = spec.np_dtype.kind == "f"
     kinds = tuple("scalar" if t is not None else "tile" for t in scalar_types)

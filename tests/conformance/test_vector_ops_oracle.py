@@ -20,8 +20,10 @@ CASES = [pytest.param(case, id=case.case_id) for path in sorted(FOLDER.glob("*.j
 
 def test_the_vectors_cover_the_records():
     ops = {p.values[0].op.upper() for p in CASES}
-    records = {name for name, rec in REGISTRY.items() if rec.generated}
-    assert ops == records, sorted(records - ops)  # every generated record has the simulator's vectors
+    # every generated record that writes a tile has the simulator's vectors (TPRINT writes text: its output is
+    # checked against the simulator's in tests/isa/test_tprint.py)
+    records = {name for name, rec in REGISTRY.items() if rec.generated and rec.outputs}
+    assert ops == records, sorted(records - ops)
     assert len(CASES) >= 1600
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -47,7 +48,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         sys.stderr.write(f"warning: running for target {args.target} as asked, although {args.file} names "
                          f"{program.target_arch} (pto.target_arch)\n")
     limits = Limits(max_steps=args.max_steps, max_bytes=args.max_bytes, timeout=args.timeout)
-    with warnings.catch_warnings(record=True) as caught:
+    # pto.tprint writes to standard output; a JSON report owns it, so the prints go to standard error then
+    printed = contextlib.redirect_stdout(sys.stderr) if args.format == "json" else contextlib.nullcontext()
+    with warnings.catch_warnings(record=True) as caught, printed:
         warnings.simplefilter("always")
         try:
             if args.grid is None:

@@ -197,7 +197,8 @@ def _check_written_once(op: DpsOp, value: SSAValue) -> None:
 
 
 def _check_input(op: DpsOp, value: SSAValue) -> None:
-    """An input tile must be a function argument nobody writes, or an alloc_tile written by one five-op."""
+    """An input tile must be a function argument nobody writes, or an alloc_tile written by an instruction that
+    has an SSA form."""
     if isinstance(value, BlockArgument):
         for use in value.uses:
             user = use.operation
@@ -209,8 +210,9 @@ def _check_input(op: DpsOp, value: SSAValue) -> None:
     if isinstance(owner, AllocTileOp):
         writers = [u.operation for u in value.uses if _five(u.operation) and value in _outs(u.operation)]
         if not writers:
-            raise ConversionError(op, f"it reads {_name(value)}, which no op of the five writes (in SSA form a "
-                                      "tile value must be computed before it is read)")
+            raise ConversionError(op, f"it reads {_name(value)}, which no instruction with an SSA form writes "
+                                      "(data movement such as tload has none; in SSA form a tile value must be "
+                                      "computed before it is read)")
         return
     if not (isinstance(owner, Operation) and _five(owner)):
         raise ConversionError(op, f"it reads {_name(value)}, which '{owner.name}' defines and which has no SSA form")

@@ -31,7 +31,7 @@ from ptoisa.tile.enums import DYNAMIC
 
 from .abstract_ops import DpsOp, type_text
 from .legality import _Sized, config_of, spec_of
-from .syntax import merge_attrs, parse_group, print_group, resolve_group
+from .syntax import Group, merge_attrs, parse_group, print_group, resolve_group
 from .ssa import at_keyword, parse_ssa, print_ssa, resolve_ssa
 from .types import PtoTileType, TileBufType
 from .verify import is_memref, is_scalar
@@ -66,7 +66,10 @@ class RecordOp(DpsOp):
                                    lambda ts: ts * len(parts.operands) if len(ts) == 1 else ts)
             return cls.create(operands=operands, result_types=parts.results, attributes=parts.attrs)
         ins = parse_group(parser, "ins", inner_attrs=True)
-        outs = parse_group(parser, "outs")
+        if rec.outputs or at_keyword(parser, "outs"):
+            outs = parse_group(parser, "outs")
+        else:  # an op that writes no tile (pto.tprint) has no outs(...)
+            outs = Group("outs", [], [], {}, parser.pos, parser.pos)
         attrs = merge_attrs(parser, ins.attrs, parser.parse_optional_attr_dict())
         counts = sorted({len([o for o in f if not o.out and not o.optional]) for f in rec.forms}
                         | {len([o for o in f if not o.out]) for f in rec.forms})
@@ -89,7 +92,8 @@ class RecordOp(DpsOp):
         n_out = len(self.RECORD.outputs)
         values = list(self.operands)
         print_group(printer, "ins", values[:len(values) - n_out])
-        print_group(printer, "outs", values[len(values) - n_out:])
+        if n_out:
+            print_group(printer, "outs", values[len(values) - n_out:])
         if self.attributes:
             printer.print_string(" ")
             printer.print_attr_dict(dict(self.attributes))

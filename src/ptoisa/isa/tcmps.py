@@ -443,17 +443,22 @@ def _lean_tail(config: Config, dspec: TileSpec, dtype: DType, mode: CmpMode, che
         bits = predicate(src0.storage[lanes], scalar)
         bits &= inside
         packed = np.packbits(bits, axis=1, bitorder="little")
-        now = dst.storage.view(np.uint8).reshape(rows, pitch)[:vr]
-        contract = now.copy()
-        contract[:, :valid_bytes] = (~packed[:, :valid_bytes] if ne else packed[:, :valid_bytes]) & keep
-        target = now.copy()
-        target[:, :lane_bytes] = packed
         if ne:
-            np.invert(target, out=target)
-        differ = target != contract
-        if differ.any():
-            announce_erratum(config, INSTR, "tcmps_repeat_tail",
-                             "" if differ[:, :dst_valid_bytes].any() else detail)
-        now[...] = target
+            np.invert(packed, out=packed)  # the rows' bytes are inverted after the EQ compare
+        now = dst.storage.view(np.uint8).reshape(rows, pitch)[:vr]
+        # Where the target's bytes differ from the contract's (which keeps the valid bits and dst's other bytes):
+        # the lanes' bits past validCol in the last valid byte, the lanes' later bytes, and under NE every byte
+        # of the rows past the lanes (inverted)
+        spill = bool((packed[:, valid_bytes - 1] & ~keep[-1]).any()) if valid_bytes else False
+        middle = packed[:, valid_bytes:] != now[:, valid_bytes:lane_bytes]
+        rest = ne and lane_bytes < pitch
+        if spill or rest or middle.any():
+            in_valid = spill and valid_bytes <= dst_valid_bytes \
+                or bool(middle[:, :max(0, dst_valid_bytes - valid_bytes)].any()) \
+                or (rest and lane_bytes < dst_valid_bytes)
+            announce_erratum(config, INSTR, "tcmps_repeat_tail", "" if in_valid else detail)
+        now[:, :lane_bytes] = packed
+        if ne:
+            np.invert(now[:, lane_bytes:], out=now[:, lane_bytes:])
 
     return run

@@ -23,6 +23,7 @@ from ptoisa import (
     CmpMode,
     GatherAxis,
     MaskPattern,
+    SLayout,
     Tile,
     TileType,
     half,
@@ -351,6 +352,20 @@ def trowexpandmul_f32(target: str, n: int) -> Bench:
     return Bench(lambda: ptoisa.TROWEXPANDMUL(d, a, v), lambda: np.multiply(grid, column, out=dest))
 
 
+def tmatmul_f16(target: str, n: int) -> Bench:
+    """Left x Right -> Acc (half in, float out) next to NumPy's float32 matmul of the same values (BLAS: a
+    different order of additions; ptoisa sums over k in order, one float rounding per step, as the simulator)."""
+    a = _place(Tile[TileType.Left, half, n, n, BLayout.ColMajor, n, n, SLayout.RowMajor]())
+    b = _place(Tile[TileType.Right, half, n, n, BLayout.RowMajor, n, n, SLayout.ColMajor]())
+    c = _place(Tile[TileType.Acc, float, n, n, BLayout.ColMajor, n, n, SLayout.RowMajor, 1024]())
+    x, y = _random_f32(n).astype(np.float16), _random_f32(n).astype(np.float16)
+    a.set_logical(x)
+    b.set_logical(y)
+    x32, y32, out = x.astype(np.float32), y.astype(np.float32), np.empty((n, n), np.float32)
+    return Bench(lambda: ptoisa.TMATMUL(c, a, b), lambda: np.matmul(x32, y32, out=out),
+                 note="ptoisa sums over k in order (the simulator's fma chain); the floor is BLAS sgemm")
+
+
 _SPECS += [
     ("tadd_f32", "TADD f32", "add", tadd_f32, ()),
     ("tmuls_f32", "TMULS f32", "multiply scalar", tmuls_f32, ()),
@@ -358,6 +373,7 @@ _SPECS += [
     ("tcvt_f32_f16", "TCVT f32->f16 RINT", "copyto", tcvt_f32_f16, ()),
     ("trowsum_f32", "TROWSUM f32", "sum axis 1", trowsum_f32, ()),
     ("trowexpandmul_f32", "TROWEXPANDMUL f32", "broadcast multiply", trowexpandmul_f32, ()),
+    ("tmatmul_f16", "TMATMUL f16->f32", "matmul (BLAS)", tmatmul_f16, ()),
 ]
 
 

@@ -54,6 +54,31 @@ def test_the_sum_runs_in_k_order_in_float():
     assert c.data[1, 0] == np.float32(1.0 + 2.0 ** -19)
 
 
+@pytest.mark.parametrize("size", [16, 64])  # both of ptoisa's summation paths (small and large tiles)
+def test_negative_zero_products_sum_to_positive_zero(size):
+    """The accumulator starts at +0.0: (+0) + (-0) = +0 under round-to-nearest, so products that are all -0.0
+    sum to +0.0 (a sum started from the first product would keep -0.0)."""
+    a, b, c = left(np.float16, size, 16), right(np.float16, 16, size), acc(np.float32, size, size)
+    a.set_logical(np.full((size, 16), -1.0, np.float32))
+    b.set_logical(np.zeros((16, size), np.float32))
+    c.set_logical(np.full((size, size), 7.0, np.float32))
+    ptoisa.TMATMUL(c, a, b, target="cpu")
+    assert not np.signbit(c.data).any() and (c.data == 0).all()
+
+
+@pytest.mark.parametrize("size", [16, 64])
+def test_both_summation_paths_keep_k_order(size):
+    """Row 0 as in test_the_sum_runs_in_k_order_in_float, on a small and a large tile."""
+    a, b, c = left(np.float16, size, 32), right(np.float16, 32, size), acc(np.float32, size, size)
+    rows = np.zeros((size, 32), np.float32)
+    rows[0] = [1.0] + [2.0 ** -24] * 31
+    rows[1] = [2.0 ** -24] * 31 + [1.0]
+    a.set_logical(rows)
+    b.set_logical(np.ones((32, size), np.float32))
+    ptoisa.TMATMUL(c, a, b, target="cpu")
+    assert (c.data[0] == np.float32(1.0)).all() and (c.data[1] == np.float32(1.0 + 2.0 ** -19)).all()
+
+
 def test_float_inputs_fuse_each_step():
     """k = 0: acc = fma(1, -(1 + 2^-11), 0) = -(1 + 2^-11). k = 1: (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 is added
     without rounding the product first, leaving exactly 2^-24 (a rounded product would leave 0)."""

@@ -139,8 +139,10 @@ def product_sum(a: np.ndarray, b: np.ndarray, acc_type: D) -> np.ndarray:
         wide = a.astype(np.int64) @ b.astype(np.int64)  # integer sums do not depend on the order
         return wide.astype(np.int32)  # int32 wrap-around
     fa, fb = a.astype(np.float32), b.astype(np.float32)
+    exact = a.dtype != np.float32  # 8- and 16-bit floats: every product is exact in float, each step a float add
+    if exact and m * n < 4096:  # small tiles: a few large NumPy calls instead of 2 K small ones
+        return _sum_exact_products(fa, fb)
     acc = np.zeros((m, n), np.float32)
-    exact = a.dtype != np.float32  # 8- and 16-bit floats: products are exact in float
     with quiet():
         for step in range(k):
             left, right = fa[:, step:step + 1], fb[step:step + 1, :]
@@ -149,6 +151,21 @@ def product_sum(a: np.ndarray, b: np.ndarray, acc_type: D) -> np.ndarray:
             else:
                 acc = fma_float32(np.broadcast_to(left, (m, n)), np.broadcast_to(right, (m, n)), acc)
     return acc
+
+
+def _sum_exact_products(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
+    """sum_k fa[i, k] * fb[k, j] in k order from +0.0, in float: the products of a block of rows as one (rows, K,
+    N) array, then NumPy's reduction over its middle axis, which adds whole (rows, N) slices one k after another
+    (pairwise summation applies only along the innermost axis). Blocks keep the products under 4M elements."""
+    m, k = fa.shape
+    n = fb.shape[1]
+    out = np.empty((m, n), np.float32)
+    rows = max(1, (1 << 22) // max(1, k * n))
+    with quiet():
+        for i in range(0, m, rows):
+            products = fa[i:i + rows, :, None] * fb[None, :, :]
+            np.add.reduce(products, axis=1, initial=np.float32(0.0), out=out[i:i + rows])
+    return out
 
 
 def _matmul(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:

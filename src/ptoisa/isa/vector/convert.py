@@ -135,6 +135,10 @@ def _in_range(r: np.ndarray, dtype: DType) -> np.ndarray:
     return np.isfinite(r) & (r >= lo) & (r <= hi)
 
 
+# Element types whose every value is a float: converting through float rounds once, as from double does
+_EXACT_IN_FLOAT = frozenset({D.F32, D.F16, D.BF16, D.I8, D.U8, D.I16, D.U16})
+
+
 def _convert(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out, source = tiles["dst"], tiles["src"]
     s_type, d_type = plan.specs["src"].dtype, plan.specs["dst"].dtype
@@ -176,6 +180,8 @@ def _convert(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         elif d_type.is_float:
             if s_type.is_float and not cpu:
                 result = round_float(wide, d_type.np, mode)
+            elif s_type in _EXACT_IN_FLOAT and x.dtype.kind != "V":
+                result = x.astype(np.float32).astype(d_type.np)  # one rounding from float: the double's value
             else:
                 result = from_double(wide, d_type.np)
         else:

@@ -72,10 +72,14 @@ def sequential(op: Callable, values: np.ndarray, acc: np.dtype, axis: int) -> np
 
 def first_extreme(values: np.ndarray, axis: int, greater: bool) -> np.ndarray:
     """The running max (min) that replaces only on a strictly greater (smaller) element."""
+    if values.dtype.kind in "iu":
+        return values.max(axis=axis) if greater else values.min(axis=axis)
+    if values.dtype.kind == "f":  # no NaN and no zero extreme: the extreme is one value, whichever copy is kept
+        quick = values.max(axis=axis) if greater else values.min(axis=axis)
+        if not np.isnan(quick).any() and quick.all():  # a NaN anywhere makes the NumPy extreme NaN
+            return quick
     values = np.moveaxis(values, axis, -1)
     first = values[..., 0]
-    if values.dtype.kind in "iu":
-        return values.max(axis=-1) if greater else values.min(axis=-1)
     nan = np.isnan(values)
     filler = -np.inf if greater else np.inf
     clean = np.where(nan, filler, values.astype(np.float64))

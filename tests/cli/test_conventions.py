@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 import subprocess
 import sys
 
@@ -34,9 +36,42 @@ def test_run_warnings_name_the_site_and_the_cli_flag(capsys):
     assert main(["run", str(kernel), str(data), "zeros:64x16", "zeros:64x2", "2.0", "100.0", "-q"]) == 0
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1  # once per site, although the loop runs the op four times
-    assert f"[pto.tcmps at {kernel}:31:7]" in err[0] and err[0].endswith("(--no-errata gives the contract's "
-                                                                        "result instead)")
+    # the erratum changed only bytes outside dst's valid region: a note in the user's terms, not a warning
+    assert err[0].startswith("note: TCMPS on a2a3") and f"[pto.tcmps at {kernel}:31:7]" in err[0]
+    assert "stored outputs are the contract's" in err[0] and err[0].endswith("--no-errata turns it off.")
     assert "ptoisa.target(" not in err[0]
+
+
+def test_an_erratum_that_changes_the_valid_region_stays_a_warning(tmp_path, capsys):
+    """int32 GT on a2a3 runs as EQ (a fallback that changes valid bits): a warning naming the site and the flag."""
+    from ptoisa.cli.main import main
+
+    kernel = tmp_path / "gt.pto"
+    kernel.write_text("""module attributes {pto.target_arch = "a2a3"} {
+  func.func @gt(%x: !pto.ptr<i32, gm>, %m: !pto.ptr<ui8, gm>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c16 = arith.constant 16 : index
+    %zero = arith.constant 0 : i32
+    %tx = pto.make_tensor_view %x, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<1x16xi32>
+    %tm = pto.make_tensor_view %m, shape = [%c1, %c2], strides = [%c2, %c1] : !pto.tensor_view<1x2xui8>
+    %px = pto.partition_view %tx, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<1x16xi32> -> !pto.partition_tensor_view<1x16xi32>
+    %pm = pto.partition_view %tm, offsets = [%c0, %c0], sizes = [%c1, %c2] : !pto.tensor_view<1x2xui8> -> !pto.partition_tensor_view<1x2xui8>
+    %s = pto.alloc_tile : !pto.tile_buf<vec, 1x64xi32, valid=1x16>
+    %b = pto.alloc_tile : !pto.tile_buf<vec, 1x32xui8, valid=1x2>
+    pto.tload ins(%px : !pto.partition_tensor_view<1x16xi32>) outs(%s : !pto.tile_buf<vec, 1x64xi32, valid=1x16>)
+    pto.tcmps ins(%s, %zero {cmpMode = #pto<cmp gt>} : !pto.tile_buf<vec, 1x64xi32, valid=1x16>, i32) outs(%b : !pto.tile_buf<vec, 1x32xui8, valid=1x2>)
+    pto.tstore ins(%b : !pto.tile_buf<vec, 1x32xui8, valid=1x2>) outs(%pm : !pto.partition_tensor_view<1x2xui8>)
+    return
+  }
+}
+""")
+    data = tmp_path / "x.npy"
+    np.save(data, np.arange(16, dtype=np.int32).reshape(1, 16))
+    assert main(["run", str(kernel), str(data), "zeros:1x2", "-q"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert any(line.startswith("warning: TCMPS on a2a3") and "as EQ" in line for line in err), err
 
 
 def test_run_prints_returns_and_speaks_json(tmp_path, capsys):

@@ -182,3 +182,22 @@ def test_refusals_change_nothing(target, case):
     with pytest.raises(ptoisa.PtoError):
         op(*args, target=target)
     assert [t.tobytes() for t in args] == before
+
+
+@pytest.mark.parametrize("dtype", ["float8_e4m3_t", "float8_e5m2_t", "hifloat8_t"])
+def test_a5_eight_bit_floats(dtype):
+    """A5's 8-bit float inputs: the tiles hold what set_logical stored (hifloat8 through the reference's table),
+    and small integers sum exactly, so C is the product of the stored values."""
+    from ptoisa.hifloat8 import from_float, to_float
+
+    rng = np.random.default_rng(4)
+    x, y = rng.integers(-2, 3, (16, 32)).astype(np.float64), rng.integers(-2, 3, (32, 16)).astype(np.float64)
+    a, b, c = left(dtype, 16, 32), right(dtype, 32, 16), acc(np.float32, 16, 16)
+    a.set_logical(x)
+    b.set_logical(y)
+    if dtype == "hifloat8_t":
+        x, y = to_float(from_float(x)), to_float(from_float(y))
+    ptoisa.TMATMUL(c, a, b, target="a5")
+    assert np.array_equal(c.data, (x @ y).astype(np.float32))
+    with pytest.raises(ptoisa.PtoError):  # the simulator and A2/A3 take no 8-bit float matmul
+        ptoisa.TMATMUL(c, a, b, target="cpu")

@@ -138,7 +138,7 @@ def product_sum(a: np.ndarray, b: np.ndarray, acc_type: D) -> np.ndarray:
     if acc_type is D.I32:
         wide = a.astype(np.int64) @ b.astype(np.int64)  # integer sums do not depend on the order
         return wide.astype(np.int32)  # int32 wrap-around
-    fa, fb = a.astype(np.float32), b.astype(np.float32)
+    fa, fb = _as_float(a), _as_float(b)
     exact = a.dtype != np.float32  # 8- and 16-bit floats: every product is exact in float, each step a float add
     if exact and m * n < 4096:  # small tiles: a few large NumPy calls instead of 2 K small ones
         return _sum_exact_products(fa, fb)
@@ -151,6 +151,15 @@ def product_sum(a: np.ndarray, b: np.ndarray, acc_type: D) -> np.ndarray:
             else:
                 acc = fma_float32(np.broadcast_to(left, (m, n)), np.broadcast_to(right, (m, n)), acc)
     return acc
+
+
+def _as_float(x: np.ndarray) -> np.ndarray:
+    """Values as float32 (exact for every input type); hifloat8 bytes through the reference's table."""
+    if x.dtype == D.HIF8.np:  # raw bytes (bfloat16 and the fp8 types are ml_dtypes floats: astype works)
+        from ...hifloat8 import to_float
+
+        return to_float(x.view(np.uint8)).astype(np.float32)
+    return x.astype(np.float32)
 
 
 def _sum_exact_products(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:

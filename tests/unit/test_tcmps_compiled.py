@@ -48,7 +48,7 @@ def outcome(fn, dst, src, other):
 
 
 SHAPES = [(1, 16, 1, 16), (2, 16, 2, 12), (4, 64, 4, 64), (3, 32, 2, 32), (4, 128, 4, 96), (5, 8, 5, 8),
-          (2, 256, 2, 200)]
+          (2, 256, 2, 200), (1, 8, 0, 0), (2, 16, 0, 16)]
 CASES = list(itertools.product(["a2a3", "a5", "cpu"], [np.float32, np.float16, np.int32, np.int16, np.uint8],
                                list(CmpMode), range(len(SHAPES))))
 
@@ -73,7 +73,7 @@ def test_compiled_tcmps_matches_the_general_path(target, dtype, mode, shape, dyn
         vc = min(vc, cols)
     src_spec = Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, vr, vc]
     dst_cols = max(32, -(-cols // 8 // 32) * 32)
-    dst_valid = (vr, max(1, -(-vc // 8)))
+    dst_valid = (vr, -(-vc // 8) if vr else 0)
     dst_spec = Tile[TileType.Vec, np.uint8, rows, dst_cols, BLayout.RowMajor, *dst_valid]
     src = make(src_spec, (vr, vc), dynamic, values(dtype, src_spec.numel))
     dst = make(dst_spec, dst_valid, dynamic)

@@ -451,7 +451,7 @@ def _lean_tail(config: Config, dspec: TileSpec, dtype: DType, mode: CmpMode, che
         # of the rows past the lanes (inverted)
         spill = bool((packed[:, valid_bytes - 1] & ~keep[-1]).any()) if valid_bytes else False
         middle = packed[:, valid_bytes:] != now[:, valid_bytes:lane_bytes]
-        rest = ne and lane_bytes < pitch
+        rest = ne and lane_bytes < pitch and vr > 0  # no valid row: nothing is inverted
         if spill or rest or middle.any():
             in_valid = spill and valid_bytes <= dst_valid_bytes \
                 or bool(middle[:, :max(0, dst_valid_bytes - valid_bytes)].any()) \

@@ -66,3 +66,11 @@ def test_an_endless_while_stops_at_the_step_budget():
     endless = TRIPLE.replace("%go = arith.cmpi slt, %i, %limit : index", "%go = arith.cmpi sge, %i, %i : index")
     with pytest.raises(LimitError, match="more than 500 op steps"):
         load(endless).run(5, limits=Limits(max_steps=500))
+
+
+def test_a_before_region_without_condition_is_refused_by_name():
+    from ptoisa.interp import UnsupportedOpError
+
+    text = TRIPLE.replace("scf.condition(%go) %i : index", "scf.yield %i : index")
+    with pytest.raises(UnsupportedOpError, match="before region must end with scf.condition"):
+        load(text).run(5)

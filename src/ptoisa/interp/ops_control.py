@@ -137,10 +137,11 @@ def _while(d: FunctionDecoder, op: Operation) -> Step:
     inits = [d.use(v) for v in op.operands]
     before = op.before_region.block  # type: ignore[attr-defined]
     after = op.after_region.block  # type: ignore[attr-defined]
+    if before.last_op is None or before.last_op.name != "scf.condition":
+        raise d.fail(op, "scf.while: the before region must end with scf.condition")
     before_args = [d.define(a) for a in before.args]
     before_steps, condition = d.block(before, "scf.condition")
-    if condition is None:
-        raise d.fail(op, "scf.while: the before region must end with scf.condition")
+    assert condition is not None
     cond, *passed = [d.use(v) for v in condition.operands]
     after_args = [d.define(a) for a in after.args]
     after_steps, term = d.block(after, "scf.yield")

@@ -411,6 +411,29 @@ def treshape_cases(rng, op: str) -> list[Case]:
     return cases
 
 
+def arg_cases(rng, op: str) -> list[Case]:
+    """TROWARGMAX/MIN, TCOLARGMAX/MIN (index form): ties, NaNs and signed zeros in the special mode."""
+    cases = []
+    row = op.startswith("trow")
+    for s in ["f32", "f16", "i32", "i16", "i8", "u8"]:
+        for k, shape in enumerate(SHAPES[:4]):
+            d = ["u32", "i32"][k % 2]
+            src = _tile(s, shape)
+            if row:
+                dst = TileDesc(d, src.rows, 1, src.valid_row, 1, "ColMajor") if src.rows % 8 == 0 else \
+                    TileDesc(d, src.rows, 8, src.valid_row, 1)
+            else:
+                dst = TileDesc(d, 1, max(src.cols, 8), 1, src.valid_col)
+            tmp = TileDesc(s, src.rows, src.cols, src.valid_row, src.valid_col)
+            case = Case(op, f"{op.upper()}(dst, src, tmp)", {"dst": dst, "src": src, "tmp": tmp}, ["src"])
+            mode = ["random", "special", "small"][k % 3]
+            case.data["src"] = fill(rng, src, mode)
+            case.data["dst"] = junk(rng, dst)
+            case.data["tmp"] = junk(rng, tmp)
+            cases.append(case)
+    return cases
+
+
 def matmul_cases(rng, op: str) -> list[Case]:
     """TMATMUL, TMATMUL_ACC, TMATMUL_BIAS: (C, A, B) = (f32, f16, f16), (f32, f32, f32), (i32, i8, i8) on the
     simulator's fractals (Left NZ, Right ZN, Acc NZ with 1024-byte fractals), whole and partial valid shapes."""
@@ -524,6 +547,8 @@ def build_cases(rng, op: str) -> list[Case]:
         return expand_cases(rng, op, types)
     if op.startswith("tmatmul"):
         return matmul_cases(rng, op)
+    if op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
+        return arg_cases(rng, op)
     raise SystemExit(f"no case builder for {op}")
 
 
@@ -535,7 +560,8 @@ OPS = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "trem", "tand", "tor", "t
        "tcolexpandsub", "tcolexpanddiv", "tcolexpandmax", "tcolexpandmin", "tcolexpandexpdif", "tmov", "tsel",
        "tsels", "tcmp", "tpartadd", "tpartmax", "tpartmin", "tfillpad", "textract", "tconcat", "ttrans", "taddc",
        "tsubc", "taddsc", "tsubsc", "tlrelu", "tsubrelu", "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu",
-       "treshape", "tmatmul", "tmatmul_acc", "tmatmul_bias"]
+       "treshape", "tmatmul", "tmatmul_acc", "tmatmul_bias", "trowargmax", "trowargmin", "tcolargmax",
+       "tcolargmin"]
 
 
 # --- C++ ------------------------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from ..._quiet import quiet
 
 from ...dtypes import DType as D
 from ...tile.layout import store
-from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
+from ..record import TARGETS, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import valid_of
 
 _ROW_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
@@ -152,3 +152,79 @@ TCOLMIN = _col("TCOLMIN", lambda p, x: first_extreme(x.astype(p.specs["dst"].dty
                _NPU_FLOAT | _NPU_INT, "dst[0, j] = min of src column j")
 TCOLPROD = _col("TCOLPROD", lambda p, x: sequential(np.multiply, x, np.dtype(p.specs["dst"].dtype.np), 0), _PROD,
                 _NPU_FLOAT | _NPU_INT, "dst[0, j] = product of src column j (in order)")
+
+
+# --- TROWARGMAX TROWARGMIN TCOLARGMAX TCOLARGMIN (include/pto/cpu/TReduceIdx.hpp) --------------------------------
+# The index of the first strict extreme along the row (column): the simulator keeps element 0 and replaces it
+# only with a value strictly greater (smaller), so ties keep the first index, a NaN never replaces, and a NaN in
+# element 0 stays (index 0). The index form only (dst, src, tmp); tmp is scratch on A2/A3, unused elsewhere.
+_ARG_IDX = (D.I32, D.U32)
+_ARG_SRC = {"a2a3": (D.F16, D.F32, D.I32, D.I16),
+            "a5": (D.F16, D.BF16, D.I16, D.U16, D.F32, D.I32, D.U32),
+            "cpu": (D.I8, D.U8, D.I16, D.U16, D.I32, D.U32, D.F16, D.BF16, D.F32)}
+
+
+def first_index(values: np.ndarray, axis: int, greater: bool) -> np.ndarray:
+    """Index of the first strict extreme along `axis`, as the simulator's loop finds it."""
+    if values.dtype.kind in "iu":
+        return np.argmax(values, axis=axis) if greater else np.argmin(values, axis=axis)
+    wide = values.astype(np.float64)
+    nan = np.isnan(wide)
+    clean = np.where(nan, -np.inf if greater else np.inf, wide)
+    best = np.expand_dims(clean.max(axis=axis) if greater else clean.min(axis=axis), axis)
+    index = np.argmax((clean == best) & ~nan, axis=axis)
+    return np.where(nan.take(0, axis=axis), 0, index)
+
+
+def _arg_table(role_layouts: tuple[str, ...]) -> dict[str, Legality]:
+    return {t: Legality({"dst": _ARG_IDX, "src": _ARG_SRC[t]}, row_major=role_layouts) for t in TARGETS}
+
+
+def _arg_kernel(axis: int, greater: bool) -> Callable[[Plan, Tiles, Scalars], None]:
+    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        x = valid_of(tiles["src"])
+        index = first_index(x, axis, greater).astype(plan.specs["dst"].dtype.np)
+        if axis == 1:
+            store(tiles["dst"], index.shape[0], 1, index.reshape(-1, 1))
+        else:
+            store(tiles["dst"], 1, index.shape[0], index.reshape(1, -1))
+
+    return kernel
+
+
+def _arg_rows_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+    src, out = tiles["src"], tiles["dst"]
+    if 0 in src.valid_shape:
+        check.fail("src", f"valid shape {src.valid_shape} must have rows and columns (the reference asserts it)")
+    if out.valid_row != src.valid_row:
+        check.fail("dst", f"valid rows ({out.valid_row}) must equal src's ({src.valid_row})")
+    if out.spec.is_boxed or (not (not out.spec.is_row_major and out.spec.cols == 1) and out.valid_col != 1):
+        check.fail("dst", "must be a one-column DN tile (col-major, Cols 1) or an ND tile with one valid column")
+
+
+def _arg_cols_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+    src, out = tiles["src"], tiles["dst"]
+    if 0 in src.valid_shape:
+        check.fail("src", f"valid shape {src.valid_shape} must have rows and columns (the reference asserts it)")
+    if out.valid_row != 1 or out.valid_col != src.valid_col:
+        check.fail("dst", f"valid shape {out.valid_shape} must be one row of src's {src.valid_col} valid columns")
+
+
+def _boxed_src(check, config, specs, attrs, form) -> None:  # noqa: ANN001
+    if specs["src"].is_boxed:
+        check.fail("src", "must use a non-fractal layout (SLayout NoneBox)")
+
+
+_ARG_OPERANDS = (dst(), src("src"), tmp("tmp"))
+TROWARGMAX = instruction("TROWARGMAX", operands=_ARG_OPERANDS, legality=_arg_table(("src",)), static=_boxed_src,
+                         dynamic=_arg_rows_rule, family="reduce",
+                         summary="dst[i, 0] = index of the first maximum of src row i")(_arg_kernel(1, True))
+TROWARGMIN = instruction("TROWARGMIN", operands=_ARG_OPERANDS, legality=_arg_table(("src",)), static=_boxed_src,
+                         dynamic=_arg_rows_rule, family="reduce",
+                         summary="dst[i, 0] = index of the first minimum of src row i")(_arg_kernel(1, False))
+TCOLARGMAX = instruction("TCOLARGMAX", operands=_ARG_OPERANDS, legality=_arg_table(("dst",)), static=_boxed_src,
+                         dynamic=_arg_cols_rule, family="reduce",
+                         summary="dst[0, j] = index of the first maximum of src column j")(_arg_kernel(0, True))
+TCOLARGMIN = instruction("TCOLARGMIN", operands=_ARG_OPERANDS, legality=_arg_table(("dst",)), static=_boxed_src,
+                         dynamic=_arg_cols_rule, family="reduce",
+                         summary="dst[0, j] = index of the first minimum of src column j")(_arg_kernel(0, False))

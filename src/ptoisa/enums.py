@@ -87,3 +87,10 @@ class SaturationMode(IntEnum):
 
     ON = 0
     OFF = 1
+
+
+class TriangleMode(IntEnum):
+    """TTRI's `isUpperOrLower` template argument (0 lower, 1 upper)."""
+
+    LOWER = 0
+    UPPER = 1

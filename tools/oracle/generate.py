@@ -411,6 +411,37 @@ def treshape_cases(rng, op: str) -> list[Case]:
     return cases
 
 
+def axpy_cases(rng, op: str) -> list[Case]:
+    """TAXPY: dst = dst + src0 * scalar for (dst, src0) = (f32, f32), (f16, f16), (f32, f16); dst holds numbers."""
+    cases = []
+    for d, s in [("f32", "f32"), ("f16", "f16"), ("f32", "f16")]:
+        for k, shape in enumerate(SHAPES):
+            mode = ["random", "special", "small"][k % 3]
+            src = _tile(s, shape)
+            out = TileDesc(d, src.rows, src.cols, src.valid_row, src.valid_col)
+            case = Case(op, "TAXPY(dst, src0, scalar)", {"dst": out, "src0": src}, ["src0"])
+            case.data["dst"] = fill(rng, out, mode)
+            case.data["src0"] = fill(rng, src, mode)
+            case.scalars["scalar"] = (s, values(rng, s, 1, "small" if mode != "special" else "special").tobytes())
+            cases.append(case)
+    return cases
+
+
+def ttri_cases(rng, op: str) -> list[Case]:
+    """TTRI<T, 0 | 1>(dst, diagonal) over dst's valid region, diagonals from -3 to 5."""
+    cases = []
+    for d in ["i32", "i16", "u32", "u16", "f16", "f32"]:
+        for k, shape in enumerate(SHAPES):
+            upper = k % 2
+            out = _tile(d, shape)
+            case = Case(op, f"TTRI<T_dst, {upper}>(dst, diagonal)", {"dst": out}, [],
+                        params={"isUpperOrLower": ["LOWER", "UPPER"][upper]})
+            case.data["dst"] = junk(rng, out)
+            case.scalars["diagonal"] = ("i32", np.int32(rng.integers(-3, 6)).tobytes())
+            cases.append(case)
+    return cases
+
+
 def arg_cases(rng, op: str) -> list[Case]:
     """TROWARGMAX/MIN, TCOLARGMAX/MIN (index form): ties, NaNs and signed zeros in the special mode."""
     cases = []
@@ -549,6 +580,10 @@ def build_cases(rng, op: str) -> list[Case]:
         return matmul_cases(rng, op)
     if op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
         return arg_cases(rng, op)
+    if op == "taxpy":
+        return axpy_cases(rng, op)
+    if op == "ttri":
+        return ttri_cases(rng, op)
     raise SystemExit(f"no case builder for {op}")
 
 
@@ -561,7 +596,7 @@ OPS = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "trem", "tand", "tor", "t
        "tsels", "tcmp", "tpartadd", "tpartmax", "tpartmin", "tfillpad", "textract", "tconcat", "ttrans", "taddc",
        "tsubc", "taddsc", "tsubsc", "tlrelu", "tsubrelu", "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu",
        "treshape", "tmatmul", "tmatmul_acc", "tmatmul_bias", "trowargmax", "trowargmin", "tcolargmax",
-       "tcolargmin"]
+       "tcolargmin", "taxpy", "ttri"]
 
 
 # --- C++ ------------------------------------------------------------------------------------------------------
@@ -636,7 +671,7 @@ def run_case(exe: Path, index: int, case: Case) -> dict[str, bytes]:
 NAN_PAYLOAD_ANY = {"tadd", "tsub", "tmul", "tdiv", "tadds", "tsubs", "tmuls", "tdivs", "trowsum", "tcolsum",
                    "trowprod", "tcolprod", "tpartadd", "taddc", "tsubc", "taddsc", "tsubsc", "tlrelu",
                    "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu", "tsubrelu", "tmatmul", "tmatmul_acc",
-                   "tmatmul_bias",
+                   "tmatmul_bias", "taxpy",
                    *(f"t{axis}expand{op}" for axis in ("row", "col") for op in ("add", "sub", "mul", "div"))}
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import IndexType, IntegerType, StringAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, var_operand_def, var_result_def
 from xdsl.parser import Parser
@@ -42,6 +42,11 @@ def core_attr(attr_def: Any, value: Attribute | None) -> Enum:
     the text and the C++ enums may differ by a `CAST_` prefix)."""
     if value is None:
         return attr_def.default
+    if isinstance(value, IntegerAttr):  # `upperOrLower = 1 : i32`: an integer template argument
+        number = value.value.data
+        for member in attr_def.enum:
+            if member.value == number:
+                return member
     word = value.data if isinstance(value, StringAttr) else getattr(getattr(value, "data", None), "name", None)
     if isinstance(word, str):
         key = word.upper()

@@ -1,0 +1,73 @@
+"""TAXPY: dst = scalar * src0 + dst (include/pto/cpu/TBinSOps.hpp TAXPY_IMPL), and TTRI: a triangular 0/1 mask
+(include/pto/cpu/TTRI.hpp).
+
+    TAXPY(dst, src0, scalar)                 dst[i, j] = dst[i, j] + src0[i, j] * scalar   (dst is read first)
+    TTRI(dst, diagonal, isUpperOrLower)      lower (LOWER, 0): dst[i, j] = 1 if j <= i + diagonal else 0
+                                             upper (UPPER, 1): dst[i, j] = 1 if j >= i + diagonal else 0
+
+TAXPY: dst is half or float; src0 has dst's type, or is half under a float dst; the scalar has src0's type. The
+product rounds to src0's type, then the sum to dst's (the simulator's order of operations; half rounds after
+each one). TTRI writes dst's valid region (row-major tiles), the rest of dst is kept; in text the orientation is
+the attribute `upperOrLower = 0 | 1`.
+
+    >>> from ptoisa import *
+    >>> m = Tile[TileType.Vec, float, 4, 8, BLayout.RowMajor, 4, 4]()
+    >>> _ = TTRI(m, 0, TriangleMode.LOWER, target="cpu"); m.data[:, :4].tolist()[1]
+    [1.0, 1.0, 0.0, 0.0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._quiet import quiet
+from ...dtypes import DType as D
+from ...enums import TriangleMode
+from ..record import TARGETS, Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src
+from ._common import valid_of, write
+
+
+def _axpy_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+    if tiles["src0"].valid_shape != tiles["dst"].valid_shape:
+        check.fail("src0", f"valid shape {tiles['src0'].valid_shape} must equal dst's {tiles['dst'].valid_shape}")
+
+
+def _axpy_types(check, config, specs, attrs, form) -> None:  # noqa: ANN001
+    d, s = specs["dst"].dtype, specs["src0"].dtype
+    if not (d is s or (d is D.F32 and s is D.F16)):
+        check.fail("src0", f"dtype {s.cname} must equal dst's ({d.cname}) or be half under a float dst")
+
+
+def _axpy(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    out, x = tiles["dst"], tiles["src0"]
+    shape = out.valid_shape
+    a = scalars["scalar"]
+    with quiet():
+        product = valid_of(x, shape) * a  # rounded to src0's type
+        write(out, (valid_of(out, shape) + product.astype(out.spec.np_dtype)).astype(out.spec.np_dtype))
+
+
+def _tri(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    out = tiles["dst"]
+    vr, vc = out.valid_shape
+    d = int(scalars["diagonal"])
+    rows, cols = np.arange(vr)[:, None], np.arange(vc)[None, :]
+    upper = plan.attrs["isUpperOrLower"] is TriangleMode.UPPER
+    mask = cols >= rows + d if upper else cols <= rows + d
+    write(out, mask.astype(out.spec.np_dtype))
+
+
+_FLOAT = (D.F16, D.F32)
+TAXPY = instruction(
+    "TAXPY", operands=(dst(), src("src0"), scalar("scalar", "src0")),
+    legality={t: Legality({"dst": _FLOAT, "src0": _FLOAT}) for t in TARGETS}, static=_axpy_types,
+    dynamic=_axpy_rule, family="compound", summary="dst = dst + src0 * scalar")(_axpy)
+
+_TRI = {"a2a3": (D.I32, D.I16, D.U32, D.U16, D.F16, D.F32),
+        "a5": (D.I32, D.I16, D.I8, D.U32, D.U16, D.U8, D.F16, D.F32, D.BF16),
+        "cpu": (D.I32, D.I16, D.U32, D.U16, D.F16, D.BF16, D.F32)}
+TTRI = instruction(
+    "TTRI", operands=(dst(), scalar("diagonal", fixed=D.I32)),
+    attrs=(Attr("isUpperOrLower", TriangleMode, TriangleMode.LOWER, text="upperOrLower"),),
+    legality={t: Legality({"dst": _TRI[t]}, row_major=("dst",)) for t in TARGETS}, family="fill",
+    summary="dst = a lower (or upper) triangular mask of ones from the diagonal")(_tri)

@@ -333,11 +333,11 @@ def move_cases(rng, op: str) -> list[Case]:
             tiles = {"dst": TileDesc(**vars(full)), "src0": part if swap else full,
                      "src1": TileDesc(**vars(full)) if swap else part}
             call = f"{op.upper()}(dst, src0, src1)"
-        elif op == "tfillpad":
+        elif op in ("tfillpad", "tfillpad_inplace"):
             pad = ["Zero", "Max", "Min"][k % 3]  # the simulator refuses a Null pad on a Vec dst
             src = TileDesc(dtype, rows, cols, max(1, vr - 1), max(1, vc - 3))
             tiles = {"dst": TileDesc(dtype, rows, cols, rows, cols, pad=pad), "src": src}
-            call = "TFILLPAD(dst, src)"
+            call = f"{op.upper()}(dst, src)"
         elif op == "textract":
             r0, c0 = (1 if vr > 2 else 0), (32 // item if vc > 32 // item else 0)
             dst = TileDesc(dtype, rows, cols, vr - r0, vc - c0)
@@ -570,7 +570,8 @@ def build_cases(rng, op: str) -> list[Case]:
         return compound_cases(rng, op)
     if op == "treshape":
         return treshape_cases(rng, op)
-    if op in ("tmov", "tsel", "tsels", "tcmp", "tpartadd", "tpartmax", "tpartmin", "tfillpad", "textract",
+    if op in ("tmov", "tsel", "tsels", "tcmp", "tpartadd", "tpartmax", "tpartmin", "tfillpad", "tfillpad_inplace",
+              "textract",
               "tconcat", "ttrans"):
         return move_cases(rng, op)
     if op.startswith(("trowexpand", "tcolexpand")):
@@ -596,7 +597,7 @@ OPS = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "trem", "tand", "tor", "t
        "tsels", "tcmp", "tpartadd", "tpartmax", "tpartmin", "tfillpad", "textract", "tconcat", "ttrans", "taddc",
        "tsubc", "taddsc", "tsubsc", "tlrelu", "tsubrelu", "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu",
        "treshape", "tmatmul", "tmatmul_acc", "tmatmul_bias", "trowargmax", "trowargmin", "tcolargmax",
-       "tcolargmin", "taxpy", "ttri"]
+       "tcolargmin", "taxpy", "ttri", "tfillpad_inplace"]
 
 
 # --- C++ ------------------------------------------------------------------------------------------------------

@@ -259,13 +259,17 @@ def _fillpad(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         staged_contract, staged_target = out.storage.copy(), out.storage.copy()
         write_region(staged_contract, spec, spec.rows, spec.cols, contract)
         write_region(staged_target, spec, spec.rows, spec.cols, target)
-        commit_variant(plan.config, "TFILLPAD", "tfillpad_half_limits", out.storage, staged_contract, staged_target)
+        commit_variant(plan.config, plan.record.name, "tfillpad_half_limits", out.storage, staged_contract,
+                       staged_target)
         return
     store(out, spec.rows, spec.cols, contract)
 
 
 TFILLPAD = instruction("TFILLPAD", operands=(dst(), src("src")), legality=_same("dst", "src"), family="move",
                        summary="dst = src's valid region, dst's pad value (PadValue) everywhere else")(_fillpad)
+TFILLPAD_INPLACE = instruction(
+    "TFILLPAD_INPLACE", operands=(dst(), src("src")), legality=_same("dst", "src"), family="move",
+    summary="TFILLPAD meant for dst and src being one tile (the simulator runs the same fill)")(_fillpad)
 
 
 # --- TEXTRACT ------------------------------------------------------------------------------------------------

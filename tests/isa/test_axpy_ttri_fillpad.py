@@ -71,3 +71,17 @@ def test_ttri_text_form_takes_the_integer_attribute():
     out = np.zeros((4, 8), np.int32)
     ptoisa.load(kernel).run(out, target="cpu")
     assert out.tolist() == [[1 if j >= i + 1 else 0 for j in range(8)] for i in range(4)]  # upper, diagonal 1
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_fillpad_in_place_keeps_the_valid_region_and_pads_the_rest(target):
+    """pto.tfillpad_inplace ins(%t) outs(%t): the same tile in and out; PadValue.Max pads a float tile with +inf
+    outside the 2 x 3 valid region (the page's pad values; the simulator's half erratum does not touch float)."""
+    from ptoisa import PadValue, SLayout
+
+    t = Tile[TileType.Vec, np.float32, 2, 8, BLayout.RowMajor, 2, 3, SLayout.NoneBox, 512, PadValue.Max]()
+    t.set_logical(np.arange(16, dtype=np.float32).reshape(2, 8))
+    ptoisa.TFILLPAD_INPLACE(t, t, target=target)
+    want = np.full((2, 8), np.inf, np.float32)
+    want[:, :3] = [[0, 1, 2], [8, 9, 10]]
+    assert t.data.tolist() == want.tolist()

@@ -201,3 +201,36 @@ def test_a5_eight_bit_floats(dtype):
     assert np.array_equal(c.data, (x @ y).astype(np.float32))
     with pytest.raises(ptoisa.PtoError):  # the simulator and A2/A3 take no 8-bit float matmul
         ptoisa.TMATMUL(c, a, b, target="cpu")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_acc_to_mat_move_casts_float_to_half(target):
+    """TMOV Acc(float) -> Mat(half): each value rounds to the nearest half (1/3 -> 0.33325..., 65520 -> inf, the
+    first value past half's largest finite after rounding), ready for the next TMATMUL."""
+    a = acc(np.float32, 16, 16)
+    values = np.full((16, 16), 1 / 3, np.float32)
+    values[0, 1] = 65520.0
+    a.set_logical(values)
+    m = Tile[TileType.Mat, np.float16, 16, 16, BLayout.ColMajor, 16, 16, SLayout.RowMajor]()
+    ptoisa.TMOV(m, a, target=target)
+    assert m.data[0, 0] == np.float16(1 / 3) and np.isinf(m.data[0, 1])
+
+
+@pytest.mark.parametrize("target,ok", [("a2a3", False), ("a5", False), ("cpu", True)])
+def test_vec_moves_keep_the_type_on_the_npus(target, ok):
+    src, out = Tile[TileType.Vec, np.float32, 1, 16](), Tile[TileType.Vec, np.float16, 1, 16]()
+    src.set_logical(np.full((1, 16), 0.1, np.float32))
+    if ok:  # the simulator converts in SetElement
+        ptoisa.TMOV(out, src, target=target)
+        assert out.data[0, 0] == np.float16(0.1)
+    else:
+        with pytest.raises(ptoisa.PtoError, match="keeps the element type"):
+            ptoisa.TMOV(out, src, target=target)
+
+
+def test_mat_to_bias_widens_half_on_a2a3():
+    m = Tile[TileType.Mat, np.float16, 1, 32, BLayout.RowMajor, 1, 32]()
+    m.set_logical(np.arange(32, dtype=np.float32)[None, :] / 4)
+    b = Tile[TileType.Bias, np.float32, 1, 32]()
+    ptoisa.TMOV(b, m, target="a2a3")
+    assert b.data[0].tolist() == (np.arange(32) / 4).tolist()

@@ -369,6 +369,27 @@ def move_cases(rng, op: str) -> list[Case]:
             case.params["indexRow"] = {"dtype": "u16", "hex": np.uint16(r0).tobytes().hex(), "value": str(r0)}
             case.params["indexCol"] = {"dtype": "u16", "hex": np.uint16(c0).tobytes().hex(), "value": str(c0)}
         cases.append(case)
+    if op == "tmov":
+        cases += _converting_moves(rng)
+    return cases
+
+
+def _converting_moves(rng) -> list[Case]:
+    """TMOV between element types (the simulator's SetElement converts): Vec -> Vec float pairs, and the cube's
+    Acc -> Mat cast of a float accumulator to half."""
+    cases = []
+    for k, (s, d) in enumerate([("f32", "f16"), ("f16", "f32"), ("f32", "f16"), ("f16", "f32")]):
+        src = _tile(s, SHAPES[1 + k])
+        out = TileDesc(d, src.rows, src.cols, src.valid_row, src.valid_col)
+        case = Case("tmov", "TMOV(dst, src)", {"dst": out, "src": src}, ["src"])
+        case.data = {"dst": junk(rng, out), "src": fill(rng, src, ["random", "special"][k % 2])}
+        cases.append(case)
+    for k, mode in enumerate(["random", "special"]):
+        acc = TileDesc("f32", 16, 32, 16, 32, "ColMajor", loc="Acc", slayout="RowMajor", fractal=1024)
+        mat = TileDesc("f16", 16, 32, 16, 32, "ColMajor", loc="Mat", slayout="RowMajor")
+        case = Case("tmov", "TMOV(dst, src)", {"dst": mat, "src": acc}, ["src"])
+        case.data = {"dst": junk(rng, mat), "src": fill(rng, acc, mode)}
+        cases.append(case)
     return cases
 
 

@@ -36,12 +36,12 @@ from ...errors import NotModelledError
 
 from ...dtypes import STANDARD_DTYPES
 from ...dtypes import DType as D
-from ...tile.enums import PadValue
+from ...tile.enums import PadValue, TileType
 from ...tile.layout import store, write_region
 from ...tile.tile import Tile
 from .._check import Check, announce_fallback, commit_variant
 from ..enums import CmpMode
-from ..record import Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
+from ..record import TARGETS, Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
 from ._common import cpp_max, cpp_min, undefined, valid_of, write
 
 ALL = STANDARD_DTYPES
@@ -60,11 +60,42 @@ def _equal_valid(check: Check, plan: Plan, tiles: Tiles) -> None:
 
 
 def _mov(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
-    write(tiles["dst"], np.array(valid_of(tiles["src"])))
+    values = np.array(valid_of(tiles["src"]))
+    out = tiles["dst"]
+    if values.dtype != out.spec.np_dtype:  # a converting move: C++'s implicit conversion, to nearest even
+        with quiet():
+            values = values.astype(np.float32).astype(out.spec.np_dtype)
+    write(out, values)
 
 
-TMOV = instruction("TMOV", operands=(dst(), src("src")), legality=_same("dst", "src", locs=None),
-                   dynamic=_equal_valid, family="move", summary="dst = src (a tile copy, any layouts)")(_mov)
+# Converting moves (src dtype, dst dtype) per target and path: the cube's Acc -> Mat (A5 also Acc -> Vec) casts
+# float accumulators to half or bfloat16 (the backends' cast pre-quant mode), Mat -> Bias widens half
+# (bfloat16 on A5) to float; every other move keeps the element type. The simulator converts any float pair.
+_FLOAT_PAIRS = frozenset({(D.F32, D.F16), (D.F32, D.BF16), (D.F16, D.F32), (D.BF16, D.F32), (D.F16, D.BF16),
+                          (D.BF16, D.F16)})
+_ACC_OUT = frozenset({(D.F32, D.F16), (D.F32, D.BF16)})
+_MOV_PATHS = {
+    "a2a3": {(TileType.Acc, TileType.Mat): _ACC_OUT, (TileType.Mat, TileType.Bias): frozenset({(D.F16, D.F32)})},
+    "a5": {(TileType.Acc, TileType.Mat): _ACC_OUT, (TileType.Acc, TileType.Vec): _ACC_OUT,
+           (TileType.Mat, TileType.Bias): frozenset({(D.F16, D.F32), (D.BF16, D.F32)})},
+}
+
+
+def _mov_types(check: Check, config: object, specs: dict, attrs: dict, form: int) -> None:
+    s, d = specs["src"], specs["dst"]
+    if s.dtype is d.dtype:
+        return
+    target = getattr(config, "name", "")
+    allowed = _FLOAT_PAIRS if target == "cpu" else _MOV_PATHS.get(target, {}).get((s.loc, d.loc), frozenset())
+    if (s.dtype, d.dtype) not in allowed:
+        check.fail("dst", f"element type {d.dtype.cname} differs from src's {s.dtype.cname}: a {s.loc.name} -> "
+                          f"{d.loc.name} move keeps the element type on this target (the converting moves: Acc -> "
+                          "Mat from float to half or bfloat16, Mat -> Bias from half to float)")
+
+
+TMOV = instruction("TMOV", operands=(dst(), src("src")), legality={t: Legality({}, locs=None) for t in TARGETS},
+                   static=_mov_types, dynamic=_equal_valid, family="move",
+                   summary="dst = src (a tile copy, any layouts; Acc -> Mat may cast float to half)")(_mov)
 
 
 # --- TSEL, TSELS ---------------------------------------------------------------------------------------------

@@ -50,9 +50,12 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
     present = [n for n in names if n in slot_of]
     trailing_gap = names[:len(present)] == present
     ordered = [slot_of[n] for n in present] if trailing_gap and (not rec.attrs or present == names) else None
-    extra = tuple(attrs[a.name] for a in rec.attrs) if ordered is not None else ()
+    extra = [attrs[a.name] for a in rec.attrs] if ordered is not None else []
+    while extra and extra[-1] is None and rec.attrs[len(extra) - 1].default is None:
+        extra.pop()  # a trailing attribute left at its None default is simply not passed (TCVT's satMode)
     if any(v is None for v in extra):
         ordered = None
+    extra = tuple(extra)
     plain = simple is not None and not rec.attrs
     compiled = rec._compiled  # type: ignore[attr-defined]
 

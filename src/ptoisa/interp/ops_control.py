@@ -174,3 +174,21 @@ def _while(d: FunctionDecoder, op: Operation) -> Step:
             regs[slot] = v
 
     return step
+
+
+@handler("pto.section.cube", "pto.section.vector")
+def _section(d: FunctionDecoder, op: Operation) -> Step:
+    """A mixed kernel's per-core part: its body runs in program order with the rest of the function."""
+    steps, _ = d.block(op.regions[0].block, "")
+    n = len(steps)
+
+    def step(regs: list[Any]) -> None:
+        s = None
+        try:
+            for s in steps:
+                s(regs)
+        except Exception as exc:  # noqa: BLE001 - located and re-raised
+            raise locate(exc, s)  # type: ignore[arg-type]
+        regs[0].ops += n
+
+    return step

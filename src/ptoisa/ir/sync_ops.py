@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.ir import Attribute
-from xdsl.irdl import irdl_op_definition, prop_def
+from xdsl.irdl import irdl_op_definition, prop_def, region_def, traits_def
+from xdsl.traits import NoTerminator
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
@@ -172,5 +173,36 @@ class FenceAcquireOp(_FenceOp):
     name = "pto.fence.acquire"
 
 
+class _SectionOp(PtoOp):
+    """`pto.section.cube { ... }` / `pto.section.vector { ... }`: the part of a mixed kernel one core runs. ptoisa
+    runs both in program order (the sync ops between them order nothing here), so a section is its body."""
+
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _SectionOp:
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        region = parser.parse_region()
+        return cls.create(regions=[region], attributes=attrs.data if attrs is not None else {})
+
+    def print(self, printer: Printer) -> None:
+        if self.attributes:
+            printer.print_string(" attributes ")
+            printer.print_attr_dict(dict(self.attributes))
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+
+@irdl_op_definition
+class SectionCubeOp(_SectionOp):
+    name = "pto.section.cube"
+
+
+@irdl_op_definition
+class SectionVectorOp(_SectionOp):
+    name = "pto.section.vector"
+
+
 SYNC_OPS = (SetFlagOp, WaitFlagOp, RecordEventOp, WaitEventOp, BarrierOp, FenceBarrierAllOp, FenceReleaseOp,
-            FenceAcquireOp)
+            FenceAcquireOp, SectionCubeOp, SectionVectorOp)

@@ -1,5 +1,6 @@
 """pto.section.cube / pto.section.vector: a mixed kernel's per-core parts run in program order; they parse,
-print back and verify like PTOAS's."""
+print back and verify like PTOAS's. The cross-core sync ops between them (sync.set/wait, get_buf/rls_buf) run as
+no-ops."""
 
 from __future__ import annotations
 
@@ -22,9 +23,13 @@ KERNEL = """func.func @mixed(%x: !pto.ptr<f32>) {
   pto.section.vector {
     pto.tload ins(%pv : !pto.partition_tensor_view<1x16xf32>) outs(%t : !pto.tile_buf<vec, 1x16xf32>)
     pto.tmuls ins(%t, %two : !pto.tile_buf<vec, 1x16xf32>, f32) outs(%t : !pto.tile_buf<vec, 1x16xf32>)
+    pto.sync.set <PIPE_V>, 0
   }
   pto.section.cube {
+    pto.sync.wait <PIPE_FIX>, 0
+    pto.get_buf[#pto.pipe_event_type<TLOAD>, 0]
     %unused = arith.constant 0 : index
+    pto.rls_buf[#pto.pipe_event_type<TLOAD>, 0]
   }
   pto.section.vector {
     pto.tadds ins(%t, %one : !pto.tile_buf<vec, 1x16xf32>, f32) outs(%t : !pto.tile_buf<vec, 1x16xf32>)

@@ -198,6 +198,10 @@ def test_views_and_transfers_round_trip() -> None:
     "pto.record_event[#pto.pipe_event_type<TLOAD>, #pto.pipe_event_type<TVEC>, <EVENT_ID0>]",
     "pto.wait_event[#pto.sync_op_type<TLOAD>, #pto.sync_op_type<TVEC>, <EVENT_ID1>]",
     "pto.barrier <PIPE_ALL>",
+    "pto.get_buf[#pto.pipe_event_type<TLOAD>, 0]",
+    "pto.rls_buf[#pto.pipe_event_type<TVEC>, 1]",
+    "pto.sync.set <PIPE_FIX>, 0",
+    "pto.sync.wait <PIPE_V>, 3",
 ])
 def test_supporting_op_prints_itself(line: str) -> None:
     setup = ("    %a = pto.alloc_tile addr = %addr valid_row = %n valid_col = %n : "

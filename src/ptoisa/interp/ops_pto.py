@@ -259,7 +259,7 @@ def _query(d: FunctionDecoder, op: Operation) -> Step:
 
 
 @handler("pto.set_flag", "pto.wait_flag", "pto.record_event", "pto.wait_event", "pto.barrier", "pto.fence.barrier_all",
-         "pto.fence.release", "pto.fence.acquire")
+         "pto.fence.release", "pto.fence.acquire", "pto.get_buf", "pto.rls_buf", "pto.sync.set", "pto.sync.wait")
 def _sync(d: FunctionDecoder, op: Operation) -> Step:
     """Execution is in program order, so synchronisation has no effect on results; the op stays a step."""
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from xdsl.dialects.builtin import IntegerAttr, i32
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, prop_def, region_def, traits_def
 from xdsl.traits import NoTerminator
@@ -173,6 +174,81 @@ class FenceAcquireOp(_FenceOp):
     name = "pto.fence.acquire"
 
 
+def _parse_small_int(parser: Parser, what: str) -> int:
+    """A non-negative id that fits an i32, refused at its own position otherwise."""
+    start = parser.pos
+    value = parser.parse_integer()
+    if not 0 <= value < 2**31:
+        parser.raise_error(f"{what} must be between 0 and 2147483647", start, parser.pos)
+    return value
+
+
+class _BufOp(PtoOp):
+    """`pto.get_buf[#pto.pipe_event_type<TLOAD>, 0]` / `pto.rls_buf[...]`: take or release a pipe's buffer slot
+    (A5 buffer sync); ordering only in a sequential run."""
+
+    endpoint = prop_def(PipeEventTypeAttr)
+    slot = prop_def(IntegerAttr)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _BufOp:
+        parser.parse_punctuation("[")
+        endpoint = parse_sync_item(parser, PipeEventTypeAttr)
+        parser.parse_punctuation(",")
+        slot = _parse_small_int(parser, "a buffer slot")
+        parser.parse_punctuation("]")
+        return cls.create(properties={"endpoint": endpoint, "slot": IntegerAttr(slot, i32)},
+                          attributes=parser.parse_optional_attr_dict())
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string("[")
+        printer.print_attribute(self.endpoint)
+        printer.print_string(f", {self.slot.value.data}]")
+        print_trailing_attrs(printer, self.attr_view(skip=("endpoint", "slot")))
+
+
+@irdl_op_definition
+class GetBufOp(_BufOp):
+    name = "pto.get_buf"
+
+
+@irdl_op_definition
+class RlsBufOp(_BufOp):
+    name = "pto.rls_buf"
+
+
+class _CrossCoreOp(PtoOp):
+    """`pto.sync.set <PIPE_FIX>, 0` / `pto.sync.wait <PIPE_V>, 0`: a flag between the cube and vector cores;
+    ordering only in a sequential run."""
+
+    pipe = prop_def(PipeAttr)
+    flag = prop_def(IntegerAttr)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _CrossCoreOp:
+        pipe = parse_sync_item(parser, PipeAttr)
+        parser.parse_punctuation(",")
+        flag = _parse_small_int(parser, "a flag id")
+        return cls.create(properties={"pipe": pipe, "flag": IntegerAttr(flag, i32)},
+                          attributes=parser.parse_optional_attr_dict())
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        print_short(printer, self.pipe)
+        printer.print_string(f", {self.flag.value.data}")
+        print_trailing_attrs(printer, self.attr_view(skip=("pipe", "flag")))
+
+
+@irdl_op_definition
+class SyncSetOp(_CrossCoreOp):
+    name = "pto.sync.set"
+
+
+@irdl_op_definition
+class SyncWaitOp(_CrossCoreOp):
+    name = "pto.sync.wait"
+
+
 class _SectionOp(PtoOp):
     """`pto.section.cube { ... }` / `pto.section.vector { ... }`: the part of a mixed kernel one core runs. ptoisa
     runs both in program order (the sync ops between them order nothing here), so a section is its body."""
@@ -205,4 +281,4 @@ class SectionVectorOp(_SectionOp):
 
 
 SYNC_OPS = (SetFlagOp, WaitFlagOp, RecordEventOp, WaitEventOp, BarrierOp, FenceBarrierAllOp, FenceReleaseOp,
-            FenceAcquireOp, SectionCubeOp, SectionVectorOp)
+            FenceAcquireOp, SectionCubeOp, SectionVectorOp, GetBufOp, RlsBufOp, SyncSetOp, SyncWaitOp)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 
 import numpy as np
 
@@ -20,9 +21,9 @@ try:  # NumPy >= 2: errstate is a context variable holding an "extobj"
 
     _QUIET = _make_extobj(all="ignore")
 
-    def quiet_set() -> object:
-        """`token = quiet_set()` ... `quiet_reset(token)`: quiet() without the context-manager call (hot paths)."""
-        return _extobj_contextvar.set(_QUIET)
+    # `token = quiet_set()` ... `quiet_reset(token)`: quiet() without the context-manager call (hot paths); a
+    # partial of the context variable's own set method, so that no Python frame is entered.
+    quiet_set = partial(_extobj_contextvar.set, _QUIET)
 
     quiet_reset = _extobj_contextvar.reset
 

@@ -24,6 +24,7 @@ class Pipe(StrEnum):
 
 
 _SEQUENCE = itertools.count(1)
+next_event_number = _SEQUENCE.__next__
 
 
 class RecordEvent(NamedTuple):

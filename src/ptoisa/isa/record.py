@@ -38,6 +38,7 @@ from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import SITE, Check
 from ._scalar import to_element
+from .fastcall import specialise
 
 Kind = Literal["tile", "scalar"]
 Tiles = dict[str, Tile]
@@ -497,18 +498,21 @@ def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_ty
     if ufunc is None or form[0].name != "dst" or plan.form != 0 or any(s is not spec for s in specs) \
             or spec.np_dtype.kind == "V" or shape != (spec.rows, spec.cols):
         return None
-    floats = spec.np_dtype.kind == "f"
     kinds = tuple("scalar" if t is not None else "tile" for t in scalar_types)
+    quiet = spec.np_dtype.kind == "f"
     if kinds == ("tile", "tile", "tile") and ufunc.nin == 2:
-        def binary(args: tuple[Any, ...]) -> None:
-            if floats:
-                token = quiet_set()
-                try:
-                    ufunc(args[1].storage, args[2].storage, args[0].storage)
-                finally:
-                    quiet_reset(token)
-            else:
+        if not quiet:
+            def binary_int(args: tuple[Any, ...]) -> None:
                 ufunc(args[1].storage, args[2].storage, args[0].storage)
+
+            return binary_int
+
+        def binary(args: tuple[Any, ...]) -> None:
+            token = quiet_set()
+            try:
+                ufunc(args[1].storage, args[2].storage, args[0].storage)
+            finally:
+                quiet_reset(token)
 
         return binary
     if kinds == ("tile", "tile", "scalar") and ufunc.nin == 2:
@@ -516,52 +520,27 @@ def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_ty
 
         def with_scalar(args: tuple[Any, ...]) -> None:
             value = to_element(args[2], dtype, check, name)  # type: ignore[arg-type]
-            if floats:
-                token = quiet_set()
-                try:
-                    ufunc(args[1].storage, value, args[0].storage)
-                finally:
-                    quiet_reset(token)
-            else:
+            token = quiet_set() if quiet else None
+            try:
                 ufunc(args[1].storage, value, args[0].storage)
+            finally:
+                if token is not None:
+                    quiet_reset(token)
 
         return with_scalar
     if kinds == ("tile", "tile") and ufunc.nin == 1:
-        def unary(args: tuple[Any, ...]) -> None:
-            if floats:
-                token = quiet_set()
-                try:
-                    ufunc(args[1].storage, args[0].storage)
-                finally:
-                    quiet_reset(token)
-            else:
+        if not quiet:
+            def unary_int(args: tuple[Any, ...]) -> None:
                 ufunc(args[1].storage, args[0].storage)
 
-        return unary
-    return None
-    floats = spec.np_dtype.kind == "f"
-    if getattr(ufunc, "nin", 0) == 2:
-        def binary(args: tuple[Any, ...]) -> None:
-            if floats:
-                token = quiet_set()
-                try:
-                    ufunc(args[1].storage, args[2].storage, args[0].storage)
-                finally:
-                    quiet_reset(token)
-            else:
-                ufunc(args[1].storage, args[2].storage, args[0].storage)
+            return unary_int
 
-        return binary
-    if getattr(ufunc, "nin", 0) == 1:
         def unary(args: tuple[Any, ...]) -> None:
-            if floats:
-                token = quiet_set()
-                try:
-                    ufunc(args[1].storage, args[0].storage)
-                finally:
-                    quiet_reset(token)
-            else:
+            token = quiet_set()
+            try:
                 ufunc(args[1].storage, args[0].storage)
+            finally:
+                quiet_reset(token)
 
         return unary
     return None
@@ -612,6 +591,7 @@ def instruction(name: str, **fields: Any) -> Callable[[Kernel], Instruction]:
         if name in REGISTRY:
             raise ValueError(f"instruction {name} is registered twice")
         rec = Instruction(name=name, kernel=kernel, **fields)
+        specialise(rec)
         REGISTRY[name] = rec
         return rec
 

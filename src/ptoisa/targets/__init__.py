@@ -83,6 +83,8 @@ def make_config(target: str | Target, errata: bool | frozenset[str] = True, unde
 
 
 _CURRENT: ContextVar[Config | None] = ContextVar("ptoisa_target", default=None)
+context_target = _CURRENT.get
+"""The Config of the innermost `target()` block, or None outside every block (hot paths: no Python frame)."""
 
 
 def current_config() -> Config:

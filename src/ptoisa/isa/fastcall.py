@@ -1,0 +1,88 @@
+"""The call entry of a record whose operands form one fixed positional signature (TADD, TMULS, TEXP, ...).
+
+`Instruction.__call__` handles every way of calling an instruction: keywords, trailing wait events, optional
+operands, overloads, `target=`. Most calls use none of them: `TADD(dst, src0, src1)`. For such records the
+record's class is specialised with a `__call__` written for its exact operand list, which looks up the compiled
+call of the signature (the same cache the general entry fills) and runs it, and hands everything else to the
+general entry unchanged:
+
+    def __call__(self, *args, target=None, **kwargs):
+        if target is None and not kwargs and len(args) == 3:
+            a0, a1, a2 = args
+            if type(a0) is Tile and type(a1) is Tile and type(a2) is not Tile and type(a2) is not RecordEvent:
+                config = context_target() or current_config()
+                run = compiled.get((config, a0.spec, a1.spec, None))
+                if run is not None:
+                    run(args)
+                    return new_event(RecordEvent, (name, pipe, next(sequence)))
+        return general(self, *args, target=target, **kwargs)
+
+The fast path decides nothing itself: a signature that was never compiled, or that compiled to "take the general
+path" (None), goes to the general entry, which compiles it, checks it, refuses it or runs it. So both entries
+give the same bytes, warnings and errors by construction; the fast one only skips Python work (about 1 us of
+argument handling per call at 16x16).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..events import RecordEvent, next_event_number
+from ..targets import context_target, current_config
+from ..tile.tile import Tile
+
+if TYPE_CHECKING:
+    from .record import Instruction
+
+_CLASSES: dict[tuple[type, tuple[str, ...]], type] = {}
+
+
+def specialise(rec: Instruction) -> None:
+    """Give `rec` a class whose `__call__` is written for its single positional form (see the module doc)."""
+    form = rec._simple  # type: ignore[attr-defined]
+    if rec.entry is not None or form is None or rec.attrs:
+        return
+    kinds = tuple(o.kind for o in form)
+    key = (type(rec), kinds)
+    cls = _CLASSES.get(key)
+    if cls is None:
+        cls = _make_class(type(rec), kinds)
+        _CLASSES[key] = cls
+    object.__setattr__(rec, "__class__", cls)
+
+
+def _make_class(base: type, kinds: tuple[str, ...]) -> type:
+    names = [f"a{i}" for i in range(len(kinds))]
+    tests, key = [], ["config"]
+    for name, kind in zip(names, kinds, strict=True):
+        if kind == "tile":
+            tests.append(f"type({name}) is Tile")
+            key.append(f"{name}.spec")
+        else:
+            tests.append(f"type({name}) is not Tile")
+            key.append("None")
+    if kinds[-1] != "tile":  # a trailing wait event where a scalar stands: the general entry strips it
+        tests.append(f"type({names[-1]}) is not RecordEvent")
+    unpack = f"{', '.join(names)}," if names else "()"
+    source = f"""
+def __call__(self, *args, target=None, **kwargs):
+    if target is None and not kwargs and len(args) == {len(kinds)}:
+        {unpack} = args
+        if {' and '.join(tests) or 'True'}:
+            config = context_target()
+            if config is None:
+                config = current_config()
+            run = self._compiled.get(({', '.join(key)},))
+            if run is not None:
+                run(args)
+                return new_event(RecordEvent, (self.name, self.pipe, next_event_number()))
+    return general(self, *args, target=target, **kwargs)
+"""
+    scope: dict[str, Any] = {"Tile": Tile, "RecordEvent": RecordEvent, "context_target": context_target,
+                             "current_config": current_config, "new_event": tuple.__new__,
+                             "next_event_number": next_event_number, "general": base.__call__}
+    exec(compile(source, f"<ptoisa fast call {'/'.join(kinds)}>", "exec"), scope)  # noqa: S102 - our own text
+    call = scope["__call__"]
+    call.__doc__ = base.__call__.__doc__
+    return type(base.__name__, (base,), {"__call__": call, "__slots__": (), "__module__": base.__module__,
+                                         "__qualname__": base.__qualname__})

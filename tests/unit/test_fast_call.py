@@ -1,0 +1,118 @@
+"""The specialised entry of single-form records (`ptoisa.isa.fastcall`) gives exactly what the general entry
+(`Instruction.__call__`, which binds every argument by name) gives: the same bytes, the same refusals with the
+same messages, and never a plan compiled for other tile types."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ptoisa
+import ptoisa.isa.vector  # noqa: F401 - registers the vector records
+from ptoisa import Tile, TileType
+from ptoisa.isa.record import REGISTRY, Instruction
+
+SPECIALISED = sorted(n for n, r in REGISTRY.items() if type(r).__call__ is not Instruction.__call__)
+F32 = Tile[TileType.Vec, np.float32, 4, 16]
+I32 = Tile[TileType.Vec, np.int32, 4, 16]
+F16 = Tile[TileType.Vec, np.float16, 4, 16]
+
+
+def general(rec, *args):
+    return Instruction.__call__(rec, *args)
+
+
+def filled(spec, values):
+    t = spec()
+    t.storage[...] = values
+    return t
+
+
+def outcome(fn):
+    try:
+        fn()
+    except ptoisa.PtoError as exc:
+        return type(exc).__name__, str(exc)
+    return None
+
+
+def test_the_common_families_are_specialised():
+    for name in ("TADD", "TMULS", "TEXP", "TROWSUM", "TMOV", "TADDSC"):
+        assert name in SPECIALISED
+    for name in ("TCVT", "TDIVS", "TCMPS", "TGATHER"):  # attributes, two forms or a hand-written entry
+        assert name not in SPECIALISED
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+def test_binary_and_scalar_calls_give_the_general_entrys_bytes(target):
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(64).astype(np.float32) * 50
+    y = rng.standard_normal(64).astype(np.float32) * 50
+    cases = [("TADD", F32, (x, y), ()), ("TMAX", F32, (x, y), ()), ("TSUB", I32, (x.astype(np.int32), y), ()),
+             ("TMULS", F32, (x,), (0.3,)), ("TADDS", I32, (x.astype(np.int32),), (2**31 - 7,)),
+             ("TEXP", F32, (x / 10,), ()), ("TABS", F16, (x,), ())]
+    for name, spec, sources, scalars in cases:
+        rec = REGISTRY[name]
+        fast_dst, slow_dst = spec(), spec()
+        srcs = [filled(spec, s) for s in sources]
+        with ptoisa.target(target):
+            for _ in range(3):  # the first call compiles through the general entry, the others take the fast one
+                event = rec(fast_dst, *srcs, *scalars)
+            general(rec, slow_dst, *srcs, *scalars)
+        assert fast_dst.tobytes() == slow_dst.tobytes(), name
+        assert event.op == name
+
+
+def test_a_compiled_signature_is_never_used_for_other_tile_types():
+    a, b, d = filled(F32, np.arange(64) + 0.5), filled(F32, np.ones(64)), F32()
+    with ptoisa.target("cpu"):
+        for _ in range(2):
+            ptoisa.TADD(d, a, b)
+        ia, ib, idst = filled(I32, np.arange(64)), filled(I32, np.full(64, 2**31 - 1)), I32()
+        ptoisa.TADD(idst, ia, ib)
+        assert idst.data.ravel().tolist() == (np.arange(64) + 2**31 - 1).astype(np.int64).astype(np.int32).tolist()
+        before = d.tobytes()
+        with pytest.raises(ptoisa.IllegalInstructionError, match="dtype"):
+            ptoisa.TADD(d, ia, b)  # one tile of another type: refused, nothing written
+        assert d.tobytes() == before
+        with ptoisa.target("a5"):  # another target: its own compiled call
+            ptoisa.TADD(d, a, b)
+        assert d.data.ravel().tolist() == (np.arange(64) + 1.5).tolist()
+
+
+@pytest.mark.parametrize("name", SPECIALISED)
+def test_wrong_arguments_are_refused_as_the_general_entry_refuses_them(name):
+    """Every operand position given something of the wrong kind, too few and too many arguments, a trailing
+    wait event and keywords: the same exception and message from both entries, and no byte written."""
+    rec = REGISTRY[name]
+    form = rec.forms[0]
+    base = [F32() if o.kind == "tile" else 1.0 for o in form]
+    event = ptoisa.TADD(F32(), F32(), F32())
+    variants = [base[:-1], base + [base[-1]], base + [event], base[:-1] + [event], base + [None]]
+    for i, operand in enumerate(form):
+        for wrong in ((2.0, None, "x", np.zeros((4, 16), np.float32)) if operand.kind == "tile" else
+                      (F32(), None, "x", event)):
+            variants.append(base[:i] + [wrong] + base[i + 1:])
+    for args in variants:
+        tiles = [a for a in args if type(a) is Tile]
+        snapshot = [t.tobytes() for t in tiles]
+        with ptoisa.target("cpu"):
+            fast = outcome(lambda: rec(*args))  # noqa: B023 - called at once
+            slow = outcome(lambda: general(rec, *args))  # noqa: B023
+        assert fast == slow, (name, args)
+        if fast is not None:
+            assert [t.tobytes() for t in tiles] == snapshot
+
+
+@pytest.mark.parametrize("name, scalars", [("TADD", ()), ("TMULS", (2.0,)), ("TEXP", ())])
+def test_a_repeated_signature_does_not_go_through_the_general_entry(name, scalars, monkeypatch):
+    rec = REGISTRY[name]
+    scope = type(rec).__call__.__globals__
+    calls = []
+    real = scope["general"]
+    monkeypatch.setitem(scope, "general", lambda *a, **k: calls.append(1) or real(*a, **k))
+    tiles = [F32() for o in rec.forms[0] if o.kind == "tile"]
+    with ptoisa.target("a5"):
+        for _ in range(4):
+            rec(*tiles[:2], *scalars, *tiles[2:])
+    assert len(calls) <= 1  # the first call compiles the signature (unless an earlier test did)

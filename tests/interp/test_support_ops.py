@@ -310,3 +310,35 @@ def test_tci_descending_and_texpands_i32() -> None:
     out = np.zeros(16, np.int16)
     kernel(body, "%s: i16, %out: !pto.ptr<i16>").run(-32760, out)
     assert np.array_equal(out, (np.arange(16) * -1 - 32760).astype(np.int64).astype(np.int16))  # wraps mod 2^16
+
+
+def test_reinterpret_cast_sizes_given_as_values_with_a_static_result() -> None:
+    """MLIR (as PTOAS builds it) compares a size with the result type only where both are static: SSA sizes with a
+    static result are legal (PTOAS's test/basic/tci_i16_emitc.pto); xDSL's own verifier refused them."""
+    body = """    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %v = memref.reinterpret_cast %m to offset: [%c0], sizes: [%c1, %c16], strides: [%c16, %c1] : memref<16xi16, #pto.address_space<gm>> to memref<1x16xi16, strided<[16, 1], offset: ?>, #pto.address_space<gm>>
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 1x16xi16>
+    pto.tci ins(%s : i16) outs(%t : !pto.tile_buf<vec, 1x16xi16>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 1x16xi16>) outs(%v : memref<1x16xi16, strided<[16, 1], offset: ?>, #pto.address_space<gm>>)
+    return"""
+    m = np.zeros(16, np.int16)
+    kernel(body, "%s: i16, %m: memref<16xi16, #pto.address_space<gm>>").run(5, m)
+    assert m.tolist() == list(range(5, 21))
+
+
+def test_reinterpret_cast_static_size_mismatch_is_still_refused() -> None:
+    from ptoisa.ir.diagnostics import check_text
+
+    text = """module {
+  func.func @k(%m: memref<64xf32, #pto.address_space<gm>>) {
+    %v = memref.reinterpret_cast %m to offset: [0], sizes: [2, 16], strides: [16, 1] : memref<64xf32, #pto.address_space<gm>> to memref<1x16xf32, strided<[16, 1]>, #pto.address_space<gm>>
+    return
+  }
+}
+"""
+    result = check_text(text, "k.pto", "a2a3")
+    messages = [d.message for d in result.diagnostics]
+    assert any("size = 2 instead of 1 in dim = 0" in m for m in messages), messages
+    assert result.diagnostics[0].line == 3

@@ -21,7 +21,7 @@ from xdsl.context import Context
 from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.func import Func
-from xdsl.dialects.memref import MemRef
+from .memref_ops import MemRef
 from xdsl.dialects.scf import Scf
 from xdsl.ir import Dialect
 from xdsl.printer import Printer

@@ -82,3 +82,24 @@ def test_every_vector_family_docstring_has_an_example_that_runs():
         assert ">>>" in (module.__doc__ or ""), info.name
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.attempted >= 3 and result.failed == 0, info.name
+
+
+SHIPPED_PROSE = sorted({*ROOT.glob("*.md"), *ROOT.glob("docs/*.md"), *ROOT.glob("benchmarks/*.md"),
+                        *ROOT.glob("tools/**/*.md"), *ROOT.glob("tests/data/**/*.md"), *ROOT.glob("examples/**/*.md")})
+PATH_IN_TICKS = re.compile(r"`((?:docs|src|tests|examples|benchmarks|tools)/[A-Za-z0-9_./-]+?)[`:]")
+
+
+@pytest.mark.parametrize("doc", SHIPPED_PROSE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_prose_names_only_files_the_repository_has(doc):
+    """A reader of a clone can open every file the docs name: no `../` outside the repository, and every
+    backticked repository path exists (globs and placeholders aside)."""
+    text = doc.read_text(encoding="utf-8")
+    assert "../shared" not in text and "../spec" not in text
+    missing = []
+    for path in PATH_IN_TICKS.findall(text):
+        path = path.rstrip(".")
+        if any(c in path for c in "*{<") or path.endswith("/"):
+            continue
+        if not (ROOT / path).exists() and not list(ROOT.glob(path + "*")):
+            missing.append(path)
+    assert not missing, missing

@@ -17,11 +17,13 @@ IllegalInstructionError raised before any tile byte changes.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from .dtypes import DType, as_dtype
-from .errors import IllegalInstructionError, TileSpecError
+from .errors import IllegalInstructionError, PtoError, TileSpecError
 from .events import Pipe, RecordEvent, check_events, record
 from .isa.enums import CmpMode, GatherAxis, MaskPattern
 from .isa.tci import tci
@@ -36,6 +38,46 @@ from .tile.spec import TileSpec
 from .tile.tile import Tile
 
 
+def _checked_call(name: str) -> Callable[[Callable[..., RecordEvent]], Callable[..., RecordEvent]]:
+    """Refuse a call Python cannot bind (a missing argument, an unknown keyword) with ptoisa's error, naming the
+    instruction and its signature, instead of Python's TypeError. A TypeError raised inside the instruction is
+    left alone: only a failure to enter the function (no frame of it in the traceback) is a bad call."""
+
+    def wrap(fn: Callable[..., RecordEvent]) -> Callable[..., RecordEvent]:
+        @wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> RecordEvent:
+            try:
+                return fn(*args, **kwargs)
+            except TypeError as exc:
+                if exc.__traceback__ is None or exc.__traceback__.tb_next is not None:
+                    raise
+                target = kwargs.get("target")
+                try:
+                    where = resolve(target).name
+                except PtoError:
+                    where = str(target)
+                message = str(exc).split(") ", 1)[-1] if ") " in str(exc) else str(exc)
+                raise IllegalInstructionError(name, where, None, f"bad call: {message}; expected "
+                                              f"{name}{_plain_signature(fn)}") from None
+
+        return call
+
+    return wrap
+
+
+def _plain_signature(fn: Callable[..., Any]) -> str:
+    """`(dst, src0, src1, cmpMode, *events, target=None)`: the parameters without annotations."""
+    parts = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            parts.append(f"*{p.name}")
+        elif p.default is not p.empty:
+            parts.append(f"{p.name}={p.default!r}")
+        else:
+            parts.append(p.name)
+    return f"({', '.join(parts)})"
+
+
 def _split_events(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """Split trailing RecordEvents off positional arguments."""
     end = len(args)
@@ -44,6 +86,7 @@ def _split_events(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ..
     return args[:end], args[end:]
 
 
+@_checked_call("TEXPANDS")
 def TEXPANDS(dst: Tile | ConvTile, scalar: Any, *events: RecordEvent, target: Any = None) -> RecordEvent:
     """TEXPANDS(dst, scalar, *events, target=None): fill `dst` with `scalar`.
 
@@ -64,6 +107,7 @@ def TEXPANDS(dst: Tile | ConvTile, scalar: Any, *events: RecordEvent, target: An
     return record("TEXPANDS_MAT" if mat else "TEXPANDS", Pipe.MTE2 if mat else Pipe.V)
 
 
+@_checked_call("TCMPS")
 def TCMPS(dst: Tile, src0: Tile, src1: Any, cmpMode: Any, *events: RecordEvent, target: Any = None) -> RecordEvent:
     """TCMPS(dst, src0, scalar_or_src1, cmpMode, *events, target=None): compare into packed predicate bits.
 
@@ -87,6 +131,7 @@ def TCMPS(dst: Tile, src0: Tile, src1: Any, cmpMode: Any, *events: RecordEvent, 
     return record("TCMPS", Pipe.V)
 
 
+@_checked_call("TPARTMUL")
 def TPARTMUL(dst: Tile, src0: Tile, src1: Tile, *events: RecordEvent, target: Any = None) -> RecordEvent:
     """TPARTMUL(dst, src0, src1, *events, target=None): element-wise product over mismatched valid regions.
 
@@ -143,6 +188,7 @@ def _require_spec(name: str, role: str, tile: Any, spec: Any) -> None:
 
 
 # --- TCI ---------------------------------------------------------------------------------------------------
+@_checked_call("TCI")
 def _tci(dst: Tile, start: Any, *args: Any, descending: Any = False, target: Any = None) -> RecordEvent:
     """TCI(dst, start, [tmp,] *events, descending=False, target=None): an integer sequence.
 
@@ -180,6 +226,7 @@ def _bind_tci(template: tuple[Any, ...]) -> Callable[..., RecordEvent]:
         raise _template_error("TCI", f"T ({value_dtype.cname}) must be exactly the dst dtype "
                                      f"({tile_t.dtype.cname})")
 
+    @_checked_call("TCI")
     def call(dst: Tile, start: Any, *args: Any, target: Any = None) -> RecordEvent:
         _require_spec("TCI", "dst", dst, tile_t)
         if tmp_t is not None:
@@ -202,6 +249,7 @@ TCI = _Intrinsic("TCI", _tci, _bind_tci)
 
 
 # --- TGATHER -----------------------------------------------------------------------------------------------
+@_checked_call("TGATHER")
 def _tgather(dst: Tile, src0: Tile, *args: Any, target: Any = None, maskPattern: Any = None,
              gatherAxis: Any = None, cmpMode: Any = None) -> RecordEvent:
     """TGATHER: three forms, told apart by their arguments.
@@ -256,6 +304,7 @@ def _bind_tgather(template: tuple[Any, ...]) -> Callable[..., RecordEvent]:
         dst_t, src_t, pattern = template[:3]
         axis = template[3] if len(template) == 4 else GatherAxis.GATHER_ROW
 
+        @_checked_call("TGATHER")
         def mask_call(dst: Tile, src: Tile, *events: Any, target: Any = None) -> RecordEvent:
             _require_spec("TGATHER", "dst", dst, dst_t)
             _require_spec("TGATHER", "src", src, src_t)
@@ -265,6 +314,7 @@ def _bind_tgather(template: tuple[Any, ...]) -> Callable[..., RecordEvent]:
     if len(template) == 6 and isinstance(template[5], CmpMode):
         specs, mode = template[:5], template[5]
 
+        @_checked_call("TGATHER")
         def cmp_call(dst: Tile, src0: Tile, k: Tile, cdst: Tile, tmp: Tile, offset: int, *events: Any,
                      target: Any = None) -> RecordEvent:
             for role, tile, spec in zip(("dst", "src0", "k_value", "cdst", "tmp"), (dst, src0, k, cdst, tmp),

@@ -56,8 +56,8 @@ CASES = [
      f"!pto.tile_buf<vec, 16x16xf32, valid=16x8>) outs(%d : {V})"), None,
      f"%a: !pto.tile_buf<vec, 16x16xf32, valid=8x16>, %b: !pto.tile_buf<vec, 16x16xf32, valid=16x8>, %d: {V}",
      "cpu", 3, 5, ("TPARTMUL on cpu: valid shapes dst 16x16, src0 8x16, src1 16x8 are not a supported pattern (one "
-     "source must equal dst, the other must not exceed it); the result is undefined on this target (use "
-     "undefined='emulate' to reproduce the target)")),
+     "source must equal dst, the other must not exceed it); the result is undefined on this target "
+     "(--emulate-undefined reproduces what the target does)")),
     ("tgather-tmp-required", "k.pto", f"    pto.tgather ins(%x, %i : {V}, !pto.tile_buf<vec, 16x16xi32>) outs(%x : {V})",
      "a2a3", f"%x: {V}, %i: !pto.tile_buf<vec, 16x16xi32>", None, 3, 5,
      "'pto.tgather' op index-form tgather expects both indices and tmp"),
@@ -218,3 +218,25 @@ def test_invalid_legality_example_reports_every_op(capsys: pytest.CaptureFixture
     status, out, _ = run(capsys, "check", path, "--target", "a5", "--format", "json")
     messages = [d["message"] for d in json.loads(out)["diagnostics"]]
     assert not any("TCMPS" in m for m in messages) and any("TCI on a5" in m for m in messages)
+
+
+def test_check_takes_the_run_flags_for_undefined_behaviour_and_errata(tmp_path):
+    """A kernel `run --emulate-undefined` accepts is not an error for `check --emulate-undefined`; the hint names
+    the CLI flag, not the Python keyword."""
+    from ptoisa.cli.main import main
+
+    v = "!pto.tile_buf<vec, 16x16xf32"
+    (tmp_path / "k.pto").write_text(
+        "module {\n  func.func @k(%a: " + v + ", valid=8x16>, %b: " + v + ", valid=16x8>, %d: " + v + ">) {\n"
+        "    pto.tpartmul ins(%a, %b : " + v + ", valid=8x16>, " + v + ", valid=16x8>) outs(%d : " + v + ">)\n"
+        "    return\n  }\n}\n")
+    import contextlib
+    import io
+
+    for flags, status in (((), 1), (("--emulate-undefined",), 0), (("--no-errata", "--emulate-undefined"), 0)):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["check", str(tmp_path / "k.pto"), "--target", "cpu", *flags]) == status
+        if status:
+            assert "(--emulate-undefined reproduces what the target does)" in out.getvalue()
+            assert "undefined='emulate'" not in out.getvalue()

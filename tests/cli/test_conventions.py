@@ -22,8 +22,35 @@ def test_a_closed_pipe_is_not_reported_as_a_bug():
             "print(p.returncode, repr(err))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     status, err = done.stdout.split(" ", 1)
-    assert status == "0", done.stdout
+    whole = subprocess.run([sys.executable, "-m", "ptoisa", "example"], capture_output=True, timeout=120)
+    assert status == str(whole.returncode), done.stdout  # the job's status (some seed examples are refused)
     assert "internal error" not in err and "Traceback" not in err and "BrokenPipe" not in err
+
+
+def _status_with_stdout_closed(*argv):
+    """Run the CLI with a stdout whose reader has already gone: every write meets a broken pipe."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "ptoisa", *argv], stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    return done.returncode, done.stderr
+
+
+def test_a_closed_pipe_keeps_the_jobs_exit_status():
+    """`ptoisa check bad.pto | head` under `set -o pipefail`: the problems found still give exit status 1."""
+    from pathlib import Path
+
+    bad = Path(__file__).resolve().parents[2] / "examples" / "pto" / "invalid_legality_a2a3.pto"
+    status, err = _status_with_stdout_closed("check", str(bad), "--target", "a2a3")
+    assert status == 1, err
+    assert "internal error" not in err and "Traceback" not in err
+    status, err = _status_with_stdout_closed("targets")
+    assert status == 0 and err == ""
 
 
 def test_run_warnings_name_the_site_and_the_cli_flag(capsys):

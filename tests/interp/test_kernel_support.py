@@ -204,3 +204,23 @@ def test_pto_as_assembly_kernels_run_with_the_vector_instructions(tmp_path):
     assert np.all(tile.to_numpy() == 1.0)
     done = _cli("run", "k.ptoas", "zeros:4x16", "zeros:4x16", "3", "--target", "cpu", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_cli_saves_and_prints_the_tiles_an_ssa_kernel_returns(tmp_path):
+    import json
+
+    (tmp_path / "k.pto").write_text(LEVEL1)
+    a = np.linspace(-1, 1, 64, dtype=np.float32).reshape(4, 16)
+    np.save(tmp_path / "a.npy", a)
+    expected = np.exp(((a + np.float32(0.5)) * np.float32(2)).astype(np.float64)).astype(np.float32)
+    np.save(tmp_path / "b.npy", np.full((4, 16), 0.5, np.float32))
+    done = _cli("run", "k.pto", "a.npy", "b.npy", "2", "--target", "cpu", "--out", "res", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "return #0 = Tile<Vec, float, 4, 16" in done.stdout and "-> res/return0.npy" in done.stdout
+    assert np.load(tmp_path / "res" / "return0.npy").tobytes() == expected.tobytes()
+    done = _cli("run", "k.pto", "a.npy", "b.npy", "2", "--target", "cpu", cwd=tmp_path)  # no --out: printed
+    assert "%return0 =" in done.stdout and "no global tensor was written" not in done.stdout
+    done = _cli("run", "k.pto", "a.npy", "b.npy", "2", "--target", "cpu", "--format", "json", "--out", "j",
+                cwd=tmp_path)
+    (ret,) = json.loads(done.stdout)["returns"]
+    assert ret["name"] == "return0" and ret["shape"] == [4, 16] and ret["saved"] == ["j/return0.npy"]

@@ -13,7 +13,7 @@ import json
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 from typing import TYPE_CHECKING
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 from .._names import DEFAULT_TARGET_NAME, ENV_VAR, TARGET_NAMES
 from ..errors import PtoError, VectorFormatError
+from .wording import for_cli
 
 if TYPE_CHECKING:
     from ..targets import Config
@@ -104,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _doc(name: str) -> str:
     return {
         "example": "Run the C++ examples of the seed pages, written in the Python API, and print their tiles.\n"
-                   "The two TGATHER examples are defective in the seed pages and are refused as DECISIONS.md\n"
+                   "The two TGATHER examples are defective in the seed pages and are refused as docs/decisions.md\n"
                    "says (tgather_auto runs on a5 and cpu only; tgather_manual overflows its dst).",
         "vectors": "Run conformance vectors (the format of tests/data/conformance/README.md) through the public\n"
                    "API. Each case is built from params.tiles and the hex storage of inputs/initial_outputs, run,\n"
@@ -138,7 +139,7 @@ def cmd_example(args: argparse.Namespace, out: TextIO) -> int:
                 warnings.simplefilter("always")
                 tiles = EXAMPLES[name]()
         except PtoError as exc:
-            out.write(f"refused: {exc}\n")
+            out.write(f"refused: {for_cli(str(exc))}\n")
             status = EXIT_PROBLEMS
             continue
         for w in caught:
@@ -272,21 +273,58 @@ def _silence_stdout() -> None:
         pass
 
 
+class _PipeSafe:
+    """stdout for a command: once the reader has gone (`ptoisa check ... | head`), further output is dropped and
+    the command runs to its end, so that its exit status is the job's (1 for problems found), not the pipe's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream: TextIO | None = stream
+
+    def write(self, text: str) -> int:
+        if self._stream is not None:
+            try:
+                self._stream.write(text)
+            except BrokenPipeError:
+                self._drop()
+        return len(text)
+
+    def flush(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._drop()
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def isatty(self) -> bool:
+        return self._stream is not None and self._stream.isatty()
+
+    def _drop(self) -> None:
+        self._stream = None
+        _silence_stdout()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    out = _PipeSafe(sys.stdout)
     try:
-        return int(args.func(args, sys.stdout))
+        status = int(args.func(args, out))
+        out.flush()
+        return status
     except (_UsageError, VectorFormatError) as exc:
         sys.stderr.write(f"ptoisa: error: {exc}\n")
         return EXIT_USAGE
     except PtoError as exc:
-        sys.stderr.write(f"ptoisa: error: {exc}\n")
+        sys.stderr.write(f"ptoisa: error: {for_cli(str(exc))}\n")
         return EXIT_PROBLEMS
     except KeyboardInterrupt:
         sys.stderr.write("ptoisa: interrupted\n")
         return 130
-    except BrokenPipeError:  # `ptoisa ... | head`: the reader left; that is not an error of ours
+    except BrokenPipeError:  # the reader left while something other than `out` wrote to stdout
         _silence_stdout()
         return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - never show a traceback to a user unless asked

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import PtoError
 from ..targets import ENV_VAR, Config, make_config
+from .wording import for_cli
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
@@ -67,8 +68,9 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
                             if re.search(r"\.(npy|bin)$", text.split(":")[0])]
     if args.golden and not args.out:
         return _error(_Usage("--golden needs --out DIR"), EXIT_USAGE)
+    returned = _returned_tiles(result)
     try:
-        saved = _save(result.outputs, origins, args.out, inputs, args.golden)
+        saved = _save({**result.outputs, **dict(returned.values())}, origins, args.out, inputs, args.golden)
         if args.golden:
             _manifest(Path(args.out), result, saved, config, args.file, inputs)
     except OutputRefused as exc:
@@ -76,10 +78,25 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     except OSError as exc:
         return _error(_Usage(f"cannot write to {args.out}: {exc.strerror or exc}"), EXIT_USAGE)
     if args.format == "json":
-        out.write(json.dumps(_as_json(result, params, origins, saved)) + "\n")
+        out.write(json.dumps(_as_json(result, params, origins, saved, returned)) + "\n")
     elif not args.quiet:
-        _summary(out, program, result, params, origins, saved, config, args)
+        _summary(out, program, result, params, origins, saved, config, args, returned)
     return EXIT_OK
+
+
+def _returned_tiles(result: Any) -> dict[int, tuple[str, np.ndarray]]:
+    """The valid regions of the tiles the entry returns (an SSA kernel's results), by return position, as outputs
+    named `return0`, ... (saved with --out like the tensors the kernel wrote)."""
+    from ..tile.tile import Tile
+
+    returned = {}
+    for n, value in enumerate(result.returns):
+        if isinstance(value, Tile):
+            name = f"return{n}"
+            while name in result.arguments:
+                name = "_" + name
+            returned[n] = (name, value.valid.copy())
+    return returned
 
 
 def _run_grid(program: Any, entry: str, config: Any, limits: Any, bound: dict[str, Any], blocks: int,
@@ -102,8 +119,10 @@ def _run_grid(program: Any, entry: str, config: Any, limits: Any, bound: dict[st
     return dataclasses.replace(result, outputs=ordered, ops_executed=steps)
 
 
-def _as_json(result: Any, params: list[Any], origins: dict[str, str], saved: dict[str, list[str]]) -> dict[str, Any]:
-    """The run as plain JSON: scalars as numbers, tensors by dtype and shape (their data lives in --out files)."""
+def _as_json(result: Any, params: list[Any], origins: dict[str, str], saved: dict[str, list[str]],
+             returned: dict[int, tuple[str, np.ndarray]]) -> dict[str, Any]:
+    """The run as plain JSON: scalars as numbers, tensors and returned tiles by dtype and shape (their data lives
+    in --out files)."""
     def scalar(value: Any) -> Any:
         value = value.item() if isinstance(value, np.generic) else value
         return value if isinstance(value, (int, float, bool)) and value == value else str(value)
@@ -117,20 +136,25 @@ def _as_json(result: Any, params: list[Any], origins: dict[str, str], saved: dic
                                  "saved": saved.get(p.name, [])}
         else:
             arguments[p.name] = {"type": p.type_text, "value": scalar(value)}
+    returns = []
+    for n, value in enumerate(result.returns):
+        if n in returned:
+            name, array = returned[n]
+            returns.append({"tile": str(value), "name": name, "dtype": str(array.dtype),
+                            "shape": list(array.shape), "saved": saved.get(name, [])})
+        else:
+            returns.append(scalar(value))
     return {"target": result.target, "entry": result.entry, "ops_executed": result.ops_executed,
-            "arguments": arguments, "returns": [scalar(v) for v in result.returns]}
+            "arguments": arguments, "returns": returns}
 
 
 def _error(exc: BaseException, status: int) -> int:
-    sys.stderr.write(f"ptoisa: error: {exc}\n")
+    sys.stderr.write(f"ptoisa: error: {for_cli(str(exc))}\n")
     for note in getattr(exc, "__notes__", ()):
         sys.stderr.write(f"  {note}\n")
     if os.environ.get("PTOISA_DEBUG"):
         raise exc
     return status
-
-
-_PYTHON_SWITCH = re.compile(r" \(switch it off with ptoisa\.target\('[a-z0-9]+', errata=False\)\)$")
 
 
 _OUTSIDE_ONLY = re.compile(r"^(\w+) on (\w+)( \[[^\]]*\])?: erratum (\w+): .*only bytes outside the valid region "
@@ -142,7 +166,7 @@ def _warnings(caught: list[warnings.WarningMessage]) -> None:
     bytes outside the valid region (which no tstore reads) is a one-line note, not a warning."""
     seen = set()
     for w in caught:
-        text = _PYTHON_SWITCH.sub(" (--no-errata gives the contract's result instead)", str(w.message))
+        text = for_cli(str(w.message))
         if text in seen:
             continue
         seen.add(text)
@@ -400,7 +424,8 @@ def _manifest(directory: Path, result: Any, saved: dict[str, list[str]], config:
 
 
 def _summary(out: TextIO, program: Any, result: Any, params: list[Any], origins: dict[str, str],
-             saved: dict[str, list[str]], config: Config, args: argparse.Namespace) -> None:
+             saved: dict[str, list[str]], config: Config, args: argparse.Namespace,
+             returned: dict[int, tuple[str, np.ndarray]]) -> None:
     errata = "" if config.errata == frozenset(config.profile.errata) else " (errata off)"
     out.write(f"target: {config.name}{errata}\n")
     out.write(f"entry: @{result.entry} in {program.source.path} ({result.ops_executed} ops executed)\n")
@@ -416,10 +441,11 @@ def _summary(out: TextIO, program: Any, result: Any, params: list[Any], origins:
             line = f"  %{p.name:<{width}} : {p.type_text} = {value}"
         out.write(line + "\n")
     for n, value in enumerate(result.returns):
-        out.write(f"  return #{n} = {value}\n")
-    if not result.outputs:
+        name = returned[n][0] if n in returned else None
+        out.write(f"  return #{n} = {value}" + (f" -> {', '.join(saved[name])}" if name in saved else "") + "\n")
+    if not result.outputs and not returned:
         out.write("no global tensor was written\n")
     elif not args.out:
-        for name, array in result.outputs.items():
+        for name, array in {**result.outputs, **dict(returned.values())}.items():
             with np.printoptions(linewidth=110, threshold=200, edgeitems=4):
                 out.write(f"%{name} =\n  " + str(array).replace("\n", "\n  ") + "\n")

@@ -11,12 +11,14 @@ The target is --target, else the module's `pto.target_arch`, else $PTOISA_TARGET
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
 from typing import TextIO
 
 from .._names import TARGET_NAMES
+from .wording import for_cli
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 FORMS = ("dps", "ssa", "asm", "generic")
@@ -49,6 +51,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     check.add_argument("--target", "-t", choices=targets,
                        help="target profile (default: the module's pto.target_arch, else $PTOISA_TARGET or a2a3)")
     check.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    check.add_argument("--no-errata", action="store_true",
+                       help="check for the contract's meaning (no erratum warnings), as `run --no-errata` runs it")
+    check.add_argument("--emulate-undefined", action="store_true",
+                       help="accept what the target leaves undefined (an undersized tmp, ...), as "
+                            "`run --emulate-undefined` runs it")
     check.set_defaults(func=cmd_check)
 
     conv = sub.add_parser("convert", help="convert a .pto/.ptoas file between the DPS, SSA, asm and generic forms",
@@ -95,7 +102,9 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
                 sys.stderr.write(f"ptoisa: error: {message}\n")
             status = EXIT_USAGE
             continue
-        result = check_text(text, path, args.target)
+        result = check_text(text, path, args.target, errata=not args.no_errata,
+                            undefined="emulate" if args.emulate_undefined else "raise")
+        result.diagnostics[:] = [dataclasses.replace(d, message=for_cli(d.message)) for d in result.diagnostics]
         if args.format == "json":
             out.write(json.dumps(result.as_json()) + "\n")
         else:

@@ -1,4 +1,4 @@
-"""Conformance vectors (the JSONL format of shared/conformance/README.md): reading cases and building tiles.
+"""Conformance vectors (the JSONL format of tests/data/conformance/README.md): reading cases and building tiles.
 
 A case names an op and overload, describes each operand tile (`params.tiles`), and carries every tile's whole
 storage as little-endian hex (`inputs`, `initial_outputs`, and `outputs` when the reference ran it).

@@ -287,15 +287,18 @@ class CheckResult:
                 "diagnostics": [d.as_json() for d in self.diagnostics]}
 
 
-def check_text(text: str, path: str = "<string>", target: str | None = None, *, asm: bool | None = None
-               ) -> CheckResult:
-    """Parse and verify `text` for a target: every diagnostic, the target used."""
+def check_text(text: str, path: str = "<string>", target: str | None = None, *, asm: bool | None = None,
+               errata: bool = True, undefined: str = "raise") -> CheckResult:
+    """Parse and verify `text` for a target (with its errata, or not, and its undefined-behaviour policy):
+    every diagnostic, the target used."""
     try:
         parsed = parse_source(text, path, asm=asm)
     except SourceError as exc:
         config = target_of(None, text, target)
         return CheckResult(path, config.name, exc.diagnostics, exc.source)
     config = target_of(parsed, text, target)
+    if not errata or undefined != config.undefined:
+        config = make_config(config.name, errata, undefined)  # type: ignore[arg-type]
     notes = [d for d in [target_mismatch(parsed, config)] if d is not None]
     found = verify_ops(parsed, config) + _predicted(parsed, config)
     return CheckResult(path, config.name, notes + sorted(found, key=lambda d: (d.line, d.col)), parsed.source,

@@ -1,7 +1,7 @@
 """The reference C++ CPU simulator (include/pto/cpu, built with -D__CPU_SIM) as a target.
 
 Its static checks are few (it has no dtype list for most instructions, no location or layout checks); ptoisa
-applies exactly those, plus the contract's shape rules that DECISIONS.md makes universal. Legal programs the
+applies exactly those, plus the contract's shape rules that docs/decisions.md makes universal. Legal programs the
 simulator cannot compile (tile-form TCMPS, TCI with tmp, comparison TGATHER, conv-tile TEXPANDS) run with the
 contract's meaning (DECISIONS principle 6).
 """

@@ -138,7 +138,8 @@ def as_dtype(value: Any) -> DType:
         return _ALIASES[dtype]
     except (KeyError, TypeError):
         known = ", ".join(d.value for d in DType)
-        raise TileSpecError(f"unknown element type {value!r} (known: {known})") from None
+        hint = " (Python's int has no fixed width: write int32_t, int16_t, ...)" if value is int else ""
+        raise TileSpecError(f"unknown element type {value!r}{hint} (known: {known})") from None
 
 
 def dtype_of_numpy(dtype: np.dtype) -> DType | None:

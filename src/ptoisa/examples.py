@@ -48,6 +48,7 @@ def _ramp(tile: TileInstance, start: float = 0.0, step: float = 1.0) -> TileInst
 # --- TCMPS -------------------------------------------------------------------------------------------------
 @example
 def tcmps_auto() -> dict[str, TileInstance]:
+    """TCMPS GT 0.0 on a 16x16 float ramp into a 16x2 packed mask (auto placement)."""
     SrcT = Tile[TileType.Vec, float, 16, 16]
     DstT = Tile[TileType.Vec, uint8_t, 16, 32, BLayout.RowMajor, -1, -1]
     src = _ramp(SrcT(), -100.0)
@@ -58,6 +59,7 @@ def tcmps_auto() -> dict[str, TileInstance]:
 
 @example
 def tcmps_manual() -> dict[str, TileInstance]:
+    """the same compare with TASSIGN-placed tiles."""
     SrcT = Tile[TileType.Vec, float, 16, 16]
     DstT = Tile[TileType.Vec, uint8_t, 16, 32, BLayout.RowMajor, -1, -1]
     src = SrcT()
@@ -71,6 +73,7 @@ def tcmps_manual() -> dict[str, TileInstance]:
 
 @example
 def tcmps_tile() -> dict[str, TileInstance]:
+    """tile form: every element compared (GE) with src1[0, 0]."""
     SrcT = Tile[TileType.Vec, float, 16, 16]
     DstT = Tile[TileType.Vec, uint8_t, 16, 32, BLayout.RowMajor, -1, -1]
     src0, src1 = _ramp(SrcT(), -100.0), _ramp(SrcT(), 5.0)
@@ -82,6 +85,7 @@ def tcmps_tile() -> dict[str, TileInstance]:
 # --- TCI ---------------------------------------------------------------------------------------------------
 @example
 def tci_auto() -> dict[str, TileInstance]:
+    """TCI: 0, 1, ..., 15 into a 1x16 int32 tile."""
     TileT = Tile[TileType.Vec, int32_t, 1, 16]
     dst = TileT()
     TCI[TileT, int32_t, 0](dst, 0)
@@ -90,6 +94,7 @@ def tci_auto() -> dict[str, TileInstance]:
 
 @example
 def tci_auto_tmp() -> dict[str, TileInstance]:
+    """TCI with its float tmp tile (checked on a2a3, ignored elsewhere)."""
     TileT = Tile[TileType.Vec, int32_t, 1, 16]
     TmpT = Tile[TileType.Vec, float, 1, 512]
     dst, tmp = TileT(), TmpT()
@@ -99,6 +104,7 @@ def tci_auto_tmp() -> dict[str, TileInstance]:
 
 @example
 def tci_manual() -> dict[str, TileInstance]:
+    """TCI descending from 100 into a placed tile."""
     TileT = Tile[TileType.Vec, int32_t, 1, 16]
     dst = TileT()
     TASSIGN(dst, 0x1000)
@@ -108,6 +114,7 @@ def tci_manual() -> dict[str, TileInstance]:
 
 @example
 def tci_manual_tmp() -> dict[str, TileInstance]:
+    """TCI descending with tmp (a2a3 reproduces its -(100 + k) erratum)."""
     TileT = Tile[TileType.Vec, int32_t, 1, 16]
     TmpT = Tile[TileType.Vec, float, 1, 512]
     dst, tmp = TileT(), TmpT()
@@ -120,6 +127,7 @@ def tci_manual_tmp() -> dict[str, TileInstance]:
 # --- TPARTMUL ----------------------------------------------------------------------------------------------
 @example
 def tpartmul_auto() -> dict[str, TileInstance]:
+    """TPARTMUL of two fully valid 16x16 float tiles."""
     TileT = Tile[TileType.Vec, float, 16, 16]
     src0, src1, dst = _ramp(TileT()), _ramp(TileT(), 1.0, 0.5), TileT()
     TPARTMUL(dst, src0, src1)
@@ -128,6 +136,7 @@ def tpartmul_auto() -> dict[str, TileInstance]:
 
 @example
 def tpartmul_manual() -> dict[str, TileInstance]:
+    """the same product with TASSIGN-placed tiles."""
     TileT = Tile[TileType.Vec, float, 16, 16]
     src0, src1, dst = TileT(), TileT(), TileT()
     TASSIGN(src0, 0x1000)
@@ -142,6 +151,7 @@ def tpartmul_manual() -> dict[str, TileInstance]:
 # --- TEXPANDS ----------------------------------------------------------------------------------------------
 @example
 def texpands_auto() -> dict[str, TileInstance]:
+    """TEXPANDS 0.0 over a 16x16 float tile."""
     TileT = Tile[TileType.Vec, float, 16, 16]
     dst = TileT()
     TEXPANDS(dst, 0.0)
@@ -150,6 +160,7 @@ def texpands_auto() -> dict[str, TileInstance]:
 
 @example
 def texpands_manual() -> dict[str, TileInstance]:
+    """the same fill into a placed tile."""
     TileT = Tile[TileType.Vec, float, 16, 16]
     dst = TileT()
     TASSIGN(dst, 0x1000)
@@ -160,6 +171,7 @@ def texpands_manual() -> dict[str, TileInstance]:
 # --- TGATHER -----------------------------------------------------------------------------------------------
 @example
 def tgather_auto() -> dict[str, TileInstance]:
+    """index TGATHER without tmp, reversing a tile (a5 and cpu only)."""
     SrcT = Tile[TileType.Vec, float, 16, 16]
     IdxT = Tile[TileType.Vec, int32_t, 16, 16]
     DstT = Tile[TileType.Vec, float, 16, 16]
@@ -171,6 +183,7 @@ def tgather_auto() -> dict[str, TileInstance]:
 
 @example
 def tgather_manual() -> dict[str, TileInstance]:
+    """mask TGATHER P0101 into a 1x16 dst, which the selection overflows (refused)."""
     SrcT = Tile[TileType.Vec, float, 16, 16]
     DstT = Tile[TileType.Vec, float, 1, 16]
     src, dst = SrcT(), DstT()

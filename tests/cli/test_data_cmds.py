@@ -87,3 +87,40 @@ def test_show_image_writes_a_png_when_matplotlib_is_there(tmp_path, capsys):
     assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     code, _, err = _run(capsys, "show", str(tmp_path / "m.npy"), "--image", str(tmp_path / "m.npy"))
     assert code == 2 and "input" in err
+
+
+def test_files_that_are_not_npy_arrays_are_named_as_such(tmp_path, capsys):
+    (tmp_path / "text.npy").write_text("hello")
+    np.save(tmp_path / "obj.npy", np.array([{}], dtype=object), allow_pickle=True)
+    code, _, err = _run(capsys, "show", str(tmp_path / "text.npy"))
+    assert code == 2 and "not a NumPy .npy file" in err and "pickle" not in err
+    code, _, err = _run(capsys, "show", str(tmp_path / "obj.npy"))
+    assert code == 2 and "Python objects" in err and "allow_pickle" not in err
+
+
+def test_bfloat16_npy_files_read_back_without_a_dtype(tmp_path, capsys):
+    import ml_dtypes
+
+    values = np.array([[1.5, -2.0, 3.25]], dtype=ml_dtypes.bfloat16)
+    np.save(tmp_path / "bf.npy", values)  # NumPy stores it as raw 2-byte void
+    code, out, _ = _run(capsys, "show", str(tmp_path / "bf.npy"))
+    assert code == 0 and "bfloat16[1, 3]" in out and "-2" in out and "3.25" in out
+
+
+def test_compare_reads_a_golden_bin_through_its_manifest(tmp_path, capsys):
+    from pathlib import Path
+
+    kernel = Path(__file__).resolve().parents[2] / "examples" / "pto" / "run_scale_compare.pto"
+    data = kernel.parent / "data" / "x_64x16_f32.npy"
+    assert main(["run", str(kernel), str(data), "zeros:64x16", "zeros:64x2", "2.0", "100.0", "-q",
+                 "--out", str(tmp_path / "g"), "--golden"]) == 0
+    capsys.readouterr()
+    code, out, err = _run(capsys, "compare", str(tmp_path / "g" / "scaled.bin"), str(tmp_path / "g" / "scaled.npy"))
+    assert code == 0 and "identical: 1024 elements of float32" in out, err
+
+
+def test_compare_says_how_to_compare_with_a_float64_reference(tmp_path, capsys):
+    np.save(tmp_path / "a.npy", np.ones((2, 3), np.float32))
+    np.save(tmp_path / "b.npy", np.ones((2, 3)))
+    code, _, err = _run(capsys, "compare", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
+    assert code == 2 and "astype(np.float32)" in err

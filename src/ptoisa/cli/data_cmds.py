@@ -19,9 +19,10 @@ COMPARE_DOC = """\
 Compare two arrays element by element. Exit 0 when they are bit-identical, or within the tolerances given;
 1 when they differ; 2 when a file cannot be read or the shapes do not agree.
 
-Files: FILE.npy (dtype and shape from the file; bfloat16/fp8 arrays saved by NumPy as raw void need --dtype), or
-FILE.bin[:DTYPE[:SHAPE]] raw little-endian data as NPU test suites store golden data (--dtype and --shape apply
-to both when the spec does not say).
+Files: FILE.npy (dtype and shape from the file; a 2-byte raw-void array, which is how NumPy stores bfloat16, is
+read as bfloat16; fp8 arrays need --dtype), or FILE.bin[:DTYPE[:SHAPE]] raw little-endian data as NPU test
+suites store golden data (--dtype and --shape apply to both when the spec does not say; a .bin written by
+`ptoisa run --golden` takes them from the manifest.json beside it).
 
 examples:
   ptoisa compare out/scaled.npy golden/scaled.npy
@@ -72,11 +73,18 @@ def load_array(spec: str, dtype: str | None = None, shape: str | None = None) ->
     from ..dtypes import as_dtype
     from ..errors import PtoError
 
+    from .files import manifest_entry, read_npy
+
     path, *rest = spec.split(":")
     if len(rest) > 2:
         raise DataError(f"{spec}: write FILE.bin[:DTYPE[:SHAPE]]")
     dtype = rest[0] if rest and rest[0] else dtype
     shape = rest[1] if len(rest) == 2 else shape
+    if path.endswith(".bin") and (dtype is None or shape is None):  # `run --golden` wrote a manifest beside it
+        entry = manifest_entry(path)
+        if entry is not None:
+            dtype = dtype or str(entry.get("dtype"))
+            shape = shape or "x".join(str(d) for d in entry.get("shape", ()))
     if not os.path.isfile(path):
         raise DataError(f"cannot read {path}: " + ("not a regular file" if os.path.exists(path) else "no such file"))
     try:
@@ -85,9 +93,11 @@ def load_array(spec: str, dtype: str | None = None, shape: str | None = None) ->
         raise DataError(str(exc)) from None
     if path.endswith(".npy"):
         try:
-            array = np.load(path, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as exc:
-            raise DataError(f"cannot read {path}: {exc}") from None
+            array = read_npy(path)
+        except (OSError, ValueError) as exc:
+            raise DataError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        if np_dtype is None and array.dtype.kind == "V" and array.dtype.itemsize == 2:
+            np_dtype = as_dtype("bf16").np  # NumPy stores ml_dtypes' bfloat16 as raw 2-byte void: read it back
         if np_dtype is not None and array.dtype != np_dtype:
             if array.dtype.kind == "V" and array.dtype.itemsize == np_dtype.itemsize:
                 array = array.view(np_dtype)
@@ -125,8 +135,12 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     if expected.shape != actual.shape and expected.size == actual.size and expected.ndim == 1:
         expected = expected.reshape(actual.shape)
     if actual.shape != expected.shape or actual.dtype.itemsize != expected.dtype.itemsize:
+        hint = ""
+        if actual.shape == expected.shape and _is_float(actual) and _is_float(expected):
+            hint = (f" (a bit-exact comparison needs one element type: convert the reference first, e.g. "
+                    f"np.save(path, reference.astype(np.{actual.dtype.name})), then compare with --ulp or --atol)")
         sys.stderr.write(f"ptoisa: error: cannot compare {actual.dtype}{list(actual.shape)} with "
-                         f"{expected.dtype}{list(expected.shape)}\n")
+                         f"{expected.dtype}{list(expected.shape)}{hint}\n")
         return EXIT_USAGE
     if actual.tobytes() == expected.tobytes():
         out.write(f"identical: {actual.size} elements of {actual.dtype}, bit for bit\n")

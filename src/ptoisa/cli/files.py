@@ -97,3 +97,40 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes,
     with sink as f:
         f.write(data)
     return sink.replaced
+
+
+NPY_MAGIC = b"\x93NUMPY"
+
+
+def read_npy(path: str) -> Any:
+    """The array of a `.npy` file; ValueError with a plain reason when the file is not one ptoisa can read (not
+    a .npy at all, Python objects, truncated)."""
+    import numpy as np
+
+    with open(path, "rb") as f:
+        head = f.read(len(NPY_MAGIC))
+    if head != NPY_MAGIC:
+        raise ValueError("not a NumPy .npy file (it does not start with the .npy magic bytes)")
+    try:
+        return np.load(path, allow_pickle=False)
+    except ValueError as exc:
+        if "pickle" in str(exc):
+            raise ValueError("it holds Python objects (an object array), not numbers") from None
+        raise ValueError(str(exc) or "truncated or damaged .npy data") from None
+    except EOFError:
+        raise ValueError("truncated .npy data") from None
+
+
+def manifest_entry(path: str) -> dict[str, Any] | None:
+    """What `ptoisa run --golden` recorded for `path` in manifest.json beside it (dtype, shape), if anything."""
+    import json
+
+    manifest = Path(path).parent / "manifest.json"
+    try:
+        doc = json.loads(manifest.read_text(encoding="utf-8"))
+        for entry in doc.get("outputs", {}).values():
+            if Path(path).name in entry.get("files", ()):
+                return entry  # type: ignore[no-any-return]
+    except (OSError, ValueError, AttributeError, TypeError):
+        return None
+    return None

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from .._names import DEFAULT_TARGET_NAME, ENV_VAR, TARGET_NAMES
-from ..errors import PtoError, VectorFormatError
+from ..errors import PtoError, TargetError, VectorFormatError
 from .wording import for_cli
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ input, 3 a bug in ptoisa (rerun with PTOISA_DEBUG=1 and report the traceback).""
 
 
 def _add_target_options(parser: argparse.ArgumentParser, fallback: str = DEFAULT_TARGET_NAME) -> None:
-    parser.add_argument("--target", "-t", choices=TARGET_NAMES, default=None,
+    parser.add_argument("--target", "-t", type=str.lower, choices=TARGET_NAMES, default=None,
                         help=f"target profile (default: ${ENV_VAR}, else {fallback})")
     parser.set_defaults(fallback_target=fallback)
     parser.add_argument("--no-errata", action="store_true",
@@ -94,8 +94,15 @@ def build_parser() -> argparse.ArgumentParser:
     text_cmds.register(sub)
     data_cmds.register(sub)
 
-    tg = sub.add_parser("targets", help="describe the target profiles")
-    tg.add_argument("names", nargs="*", metavar="TARGET", help="targets to describe (default: all)")
+    tg = sub.add_parser("targets", help="describe the target profiles",
+                        description="Describe each target profile: its on-chip buffers, the element types the seed "
+                                    "instructions take, how many instructions it has and every erratum it "
+                                    "reproduces, with the backend source that shows it.",
+                        epilog="examples:\n  ptoisa targets                   every target\n"
+                               "  ptoisa targets a5 --instructions every instruction's element types on A5",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    tg.add_argument("names", nargs="*", metavar="TARGET", type=str.lower,
+                    help=f"targets to describe: {', '.join(TARGET_NAMES)} (default: all)")
     tg.add_argument("--instructions", action="store_true",
                     help="also list every vector instruction's element types on each target (from its record)")
     tg.set_defaults(func=cmd_targets)
@@ -204,6 +211,9 @@ def cmd_vectors_run(args: argparse.Namespace, out: TextIO) -> int:
         sys.stderr.write(f"results: {args.results}{' (replaced the old file)' if sink_file.replaced else ''}\n")
     out.write(f"target: {config.name}{'' if config.errata == frozenset(config.profile.errata) else ' (errata off)'}\n")
     out.write(summary.table() + "\n")
+    if config.name != "cpu" and summary.failed:
+        out.write(f"note: conformance vectors record the reference CPU simulator's bytes; on {config.name} the "
+                  "cases its errata or tables change do not match them (run them with --target cpu)\n")
     return EXIT_PROBLEMS if summary.failed else EXIT_OK
 
 
@@ -307,9 +317,26 @@ class _PipeSafe:
         _silence_stdout()
 
 
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """parse_args, except that an unknown option is reported with the usage of the command it was given to
+    (`ptoisa run: error: unrecognized arguments: --bogus`), not the top-level one."""
+    def mark(p: argparse.ArgumentParser) -> None:
+        for action in p._actions:  # noqa: SLF001 - argparse keeps its subparsers there
+            if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+                for child in action.choices.values():
+                    child.set_defaults(usage_parser=child)
+                    mark(child)
+
+    mark(parser)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        getattr(args, "usage_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     out = _PipeSafe(sys.stdout)
     try:
         status = int(args.func(args, out))
@@ -317,6 +344,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except (_UsageError, VectorFormatError) as exc:
         sys.stderr.write(f"ptoisa: error: {exc}\n")
+        return EXIT_USAGE
+    except TargetError as exc:  # a target name is usage, wherever it came from
+        named = os.environ.get(ENV_VAR)
+        origin = f" (from ${ENV_VAR}={named})" if named and f"'{named}'" in str(exc) else ""
+        sys.stderr.write(f"ptoisa: error: {exc}{origin}\n")
         return EXIT_USAGE
     except PtoError as exc:
         sys.stderr.write(f"ptoisa: error: {for_cli(str(exc))}\n")

@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     run.add_argument("--golden", action="store_true",
                      help="with --out: golden data as NPU test suites keep it: NAME.bin (raw little-endian) next "
                           "to NAME.npy for every output, and manifest.json describing them")
-    run.add_argument("--target", "-t", choices=TARGET_NAMES,
+    run.add_argument("--target", "-t", type=str.lower, choices=TARGET_NAMES,
                      help="target profile (default: the module's pto.target_arch, else $PTOISA_TARGET, else a2a3)")
     run.add_argument("--no-errata", action="store_true",
                      help="give the contract's results instead of reproducing the target's errata")

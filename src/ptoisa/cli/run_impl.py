@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import PtoError
 from ..targets import ENV_VAR, Config, make_config
+from .files import read_npy
 from .wording import for_cli
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -326,8 +327,8 @@ def _tensor(param: Any, text: str, max_bytes: int | None = None) -> np.ndarray:
     if text.endswith(".npy"):
         _regular_file(text, what)
         try:
-            array = np.load(text, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as exc:
+            array = read_npy(text)
+        except (OSError, ValueError) as exc:
             raise _Usage(f"{what}: cannot read {text}: {getattr(exc, 'strerror', None) or exc}") from None
         return _npy_dtype(array, param, what, text)
     path, *rest = text.split(":")

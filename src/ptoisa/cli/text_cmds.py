@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                                        "target: structure and the target's legality tables.",
                            epilog=CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     check.add_argument("files", nargs="+", metavar="FILE")
-    check.add_argument("--target", "-t", choices=targets,
+    check.add_argument("--target", "-t", type=str.lower, choices=targets,
                        help="target profile (default: the module's pto.target_arch, else $PTOISA_TARGET or a2a3)")
     check.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     check.add_argument("--no-errata", action="store_true",
@@ -65,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     conv.add_argument("--to", required=True, choices=FORMS, help="the form to write")
     conv.add_argument("--flavour", choices=("aug", "apr"), default="aug",
                       help="PTOAS spelling of DPS ops: August (default) or April")
-    conv.add_argument("--target", "-t", choices=targets, help="target to verify the input for")
+    conv.add_argument("--target", "-t", type=str.lower, choices=targets, help="target to verify the input for")
     conv.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
     conv.set_defaults(func=cmd_convert)
 

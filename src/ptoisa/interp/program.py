@@ -170,6 +170,18 @@ class RunResult:
     def __getitem__(self, name: str) -> np.ndarray:
         return self.outputs[name]
 
+    def __repr__(self) -> str:
+        """One line: what ran and what it wrote (the arrays themselves are in `outputs`)."""
+        def brief(value: Any) -> str:
+            if isinstance(value, np.ndarray):
+                return f"{value.dtype}[{'x'.join(map(str, value.shape))}]"
+            return repr(value) if isinstance(value, (int, float, np.generic)) else str(value)
+
+        outs = ", ".join(f"{k}: {brief(v)}" for k, v in self.outputs.items())
+        rets = ", ".join(brief(v) for v in self.returns)
+        return (f"RunResult(entry={self.entry!r}, target={self.target!r}, ops_executed={self.ops_executed}, "
+                f"outputs={{{outs}}}, returns=({rets}))")
+
 
 class Program:
     """A loaded module. Functions are decoded once, on first use, and reused by every later run."""

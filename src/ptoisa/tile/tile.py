@@ -128,17 +128,25 @@ class Tile:
         return logical_copy(self.storage, self.spec)
 
     def set_logical(self, values: Any) -> None:
-        """Write a logical array: shape (rows, cols) fills the tile, a smaller 2-D array fills its top-left corner."""
+        """Write a logical array: shape (rows, cols) fills the tile, a smaller 2-D array fills its top-left corner.
+        Values convert to the element type as C++ converts them; a NarrowingWarning says when one changed (an
+        integer wrapped or lost its fraction, a finite number overflowed to infinity)."""
         arr = np.asarray(values)
         if arr.ndim == 0:
             arr = np.broadcast_to(arr, (self.spec.rows, self.spec.cols))
         if arr.ndim != 2 or arr.shape[0] > self.spec.rows or arr.shape[1] > self.spec.cols:
             raise TileSpecError(f"cannot store an array of shape {arr.shape} into {self.spec}")
+        if arr.dtype.kind not in "biufV" and arr.dtype != self.spec.np_dtype:
+            raise TileSpecError(f"cannot store an array of {arr.dtype} into {self.spec}: numbers expected")
         if self.spec.dtype is DType.HIF8 and arr.dtype != self.spec.np_dtype:  # hifloat8: numbers through its table
             from ..hifloat8 import from_float
 
             arr = from_float(arr).view(self.spec.np_dtype)
-        write_region(self.storage, self.spec, arr.shape[0], arr.shape[1], arr.astype(self.spec.np_dtype))
+        with np.errstate(all="ignore"):
+            converted = arr.astype(self.spec.np_dtype)
+        if arr.dtype != converted.dtype and arr.dtype.kind in "biuf":
+            _warn_if_narrowed(arr, converted, self.spec)
+        write_region(self.storage, self.spec, arr.shape[0], arr.shape[1], converted)
 
     def tobytes(self) -> bytes:
         """The raw storage bytes, in physical order."""
@@ -153,6 +161,33 @@ class Tile:
     def __repr__(self) -> str:
         where = f" @ {self.binding}" if self.binding is not None else ""
         return f"{self.spec} valid=({self._valid_row}, {self._valid_col}){where}"
+
+
+def _warn_if_narrowed(arr: np.ndarray, converted: np.ndarray, spec: TileSpec) -> None:
+    """NarrowingWarning when a value did not survive the conversion into the tile's type: an integer type that
+    does not hold it, or a float type it overflows (rounding to the nearest float is the ordinary meaning)."""
+    import warnings
+
+    from ..errors import NarrowingWarning
+
+    with np.errstate(all="ignore"):
+        if converted.dtype.kind in "iu":
+            back = converted.astype(np.float64) if arr.dtype.kind == "f" else converted.astype(arr.dtype)
+            changed = back != arr
+        elif arr.dtype.kind in "biu" or converted.dtype.kind != "f" and converted.dtype.kind != "V":
+            return
+        else:
+            changed = np.isinf(converted.astype(np.float64)) & np.isfinite(arr)
+    if changed.any():
+        at = tuple(int(i) for i in np.argwhere(changed)[0])
+        warnings.warn(NarrowingWarning(
+            f"set_logical: {int(changed.sum())} value(s) changed when stored as {spec.dtype.cname}, as a C++ "
+            f"conversion would change them (e.g. {_plain(arr[at])} at {list(at)} became {_plain(converted[at])})"),
+            stacklevel=3)
+
+
+def _plain(value: Any) -> str:
+    return repr(float(value)) if np.asarray(value).dtype.kind in "fV" else repr(int(value))
 
 
 _STAGGER = itertools.cycle(range(0, 4096, 256))

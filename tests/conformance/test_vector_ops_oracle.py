@@ -1,6 +1,7 @@
 """The vector instructions against the reference C++ CPU simulator: every case in tests/data/vectors (made by
 tools/oracle/generate.py from the simulator at pto-isa 3186c381) must match byte for byte on the cpu profile,
-or be refused where the case says the simulator's result is undefined."""
+or be refused where the case says the simulator's result is undefined or ptoisa's contract refuses it. The seed
+instructions' vectors (seed_<op>.jsonl.gz) run through the conformance runners of tests/data/conformance."""
 
 from __future__ import annotations
 
@@ -18,13 +19,29 @@ FOLDER = Path(__file__).resolve().parents[1] / "data" / "vectors"
 CASES = [pytest.param(case, id=case.case_id) for path in sorted(FOLDER.glob("*.jsonl.gz")) for case in read_cases(path)]
 
 
+SEEDS = {"TEXPANDS", "TCMPS", "TCI", "TPARTMUL", "TGATHER"}  # seed_<op>.jsonl.gz: the seed instructions' overloads
+
+
 def test_the_vectors_cover_the_records():
     ops = {p.values[0].op.upper() for p in CASES}
     # every generated record that writes a tile has the simulator's vectors (TPRINT writes text: its output is
-    # checked against the simulator's in tests/isa/test_tprint.py)
+    # checked against the simulator's in tests/isa/test_tprint.py), and so has each seed instruction
     records = {name for name, rec in REGISTRY.items() if rec.generated and rec.outputs}
-    assert ops == records, sorted(records - ops)
-    assert len(CASES) >= 1600
+    assert ops - SEEDS == records, sorted(records - ops)
+    assert SEEDS <= ops, sorted(SEEDS - ops)
+    assert len(CASES) >= 3300
+
+
+def test_every_seed_overload_has_matching_and_refused_vectors():
+    kinds = {(p.values[0].op, p.values[0].record.get("overload"), p.values[0].expect) for p in CASES
+             if p.values[0].op.upper() in SEEDS}
+    for op, overload in [("texpands", "vec_rowmajor"), ("texpands", "vec_colmajor"), ("texpands", "vec_boxed"),
+                         ("texpands", "mat"), ("texpands", "other_loc"), ("tcmps", "scalar"), ("tci", "no_tmp"),
+                         ("tpartmul", "partmul"), ("tgather", "index"), ("tgather", "mask")]:
+        assert (op, overload, "match") in kinds, (op, overload)
+    for op, overload in [("tcmps", "scalar"), ("tci", "no_tmp"), ("tpartmul", "partmul"), ("tgather", "index"),
+                         ("tgather", "mask")]:
+        assert (op, overload, "reject") in kinds, (op, overload)
 
 
 @pytest.mark.parametrize("case", CASES)

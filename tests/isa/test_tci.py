@@ -338,6 +338,21 @@ def test_cpu_accepts_float_dst():
     assert dst.data[0].tolist() == [0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5]
 
 
+def test_cpu_half_converts_the_index_before_adding():
+    """include/pto/cpu/TCI.hpp:23, 25: `dst[idx] = start - j` / `start + j` with `int j`; C++ converts j to the
+    element type first, so for a half dst j = 2049 becomes half(2049) = 2048 (a tie, to even) and j = 3001 becomes
+    3000. Worked by hand, start 0.5 ascending: j = 2049 -> 0.5 + 2048 = 2048.5 -> 2048 (tie, even); the exact
+    2049.5 would give 2050. j = 3001 -> 3000.5 -> 3000 (exact: 3001.5 -> 3002). j = 2050 -> 2050.5 -> 2050.
+    Descending from -0.5 mirrors it. (The g++ 12 simulator's bytes agree: tests/data/vectors/seed_tci.jsonl.gz.)"""
+    for descending, start, sign in ((False, 0.5, 1.0), (True, -0.5, -1.0)):
+        dst = Tile[TileType.Vec, half, 1, 4096]()
+        TCI(dst, np.float16(start), descending=descending, target="cpu")
+        got = dst.data[0].astype(np.float64)
+        for j, want in ((2047, 2048.0), (2048, 2048.0), (2049, 2048.0), (2050, 2050.0), (3001, 3000.0),
+                        (4095, 4096.0)):
+            assert got[j] == sign * want, (descending, j, got[j])
+
+
 @pytest.mark.parametrize("dtype", list(INT_DTYPES.values()))
 @pytest.mark.parametrize("blayout", [BLayout.RowMajor, BLayout.ColMajor])
 def test_cols_one_is_impossible_for_every_tci_dtype(dtype, blayout):

@@ -48,6 +48,7 @@ class TileDesc:
     loc: str = "Vec"
     slayout: str = "NoneBox"
     fractal: int = 512
+    valid_kind: str = "dynamic"  # static | dynamic | dyn_row | dyn_col: which valid sizes are runtime values
 
     @property
     def nbytes(self) -> int:
@@ -58,13 +59,19 @@ class TileDesc:
         if self.pad != "Null" or self.slayout != "NoneBox" or self.fractal != 512:
             rest = f", SLayout::{self.slayout}, {self.fractal}" + (f", PadValue::{self.pad}" if self.pad != "Null"
                                                                       else "")
+        vr = self.valid_row if self.valid_kind in ("static", "dyn_col") else -1
+        vc = self.valid_col if self.valid_kind in ("static", "dyn_row") else -1
         return (f"Tile<TileType::{self.loc}, {CPP[self.dtype]}, {self.rows}, {self.cols}, BLayout::{self.blayout}, "
-                f"-1, -1{rest}>")
+                f"{vr}, {vc}{rest}>")
+
+    def ctor_args(self) -> list[int]:
+        return {"dynamic": [self.valid_row, self.valid_col], "dyn_row": [self.valid_row],
+                "dyn_col": [self.valid_col], "static": []}[self.valid_kind]
 
     def record(self) -> dict:
         return {"loc": self.loc, "dtype": self.dtype, "rows": self.rows, "cols": self.cols,
                 "blayout": self.blayout, "slayout": self.slayout, "fractal_size": self.fractal,
-                "valid_row": self.valid_row, "valid_col": self.valid_col, "valid_kind": "dynamic", "pad": self.pad}
+                "valid_row": self.valid_row, "valid_col": self.valid_col, "valid_kind": self.valid_kind, "pad": self.pad}
 
 
 @dataclass
@@ -78,6 +85,9 @@ class Case:
     data: dict[str, bytes] = field(default_factory=dict)
     expect: str = "match"
     reason: str = ""
+    overload: str = "default"
+    compiles: bool = True  # False: the simulator refuses it at compile time (checked, then recorded unrun)
+    outputs: tuple[str, ...] = ()  # roles written or scratch, when they are not simply the roles not read
 
 
 # --- data -----------------------------------------------------------------------------------------------------
@@ -523,7 +533,539 @@ def _with_tmp(rng, cases: list[Case], call: str) -> list[Case]:
     return cases
 
 
+# --- the seed instructions (TEXPANDS TCMPS TCI TPARTMUL TGATHER) ---------------------------------------------
+# Written to seed_<op>.jsonl.gz, in the record layout of tests/data/conformance (overload names, `params` keys).
+# `expect` follows ptoisa's contract (docs/semantics.md), worked out here from the shapes, not from ptoisa.
+SEED_OPS = ("texpands", "tcmps", "tci", "tpartmul", "tgather")
+ALL = FLOAT + INTS
+KINDS = ("static", "dynamic", "dyn_row", "dyn_col")
+BOXES = [("ColMajor", "RowMajor"), ("RowMajor", "ColMajor"), ("RowMajor", "RowMajor"), ("ColMajor", "ColMajor")]
+PATTERNS = {"P0101": (0, 2), "P1010": (1, 2), "P0001": (0, 4), "P0010": (1, 4), "P0100": (2, 4), "P1000": (3, 4),
+            "P1111": (0, 1)}  # MaskSelect (include/pto/cpu/TGather.hpp:37-59): index % period == phase
+
+
+def _item(dtype: str) -> int:
+    return np.dtype(NP[dtype]).itemsize
+
+
+def _pick(rng, options):
+    return options[int(rng.integers(len(options)))]
+
+
+def _count(rng, n: int, zero: bool = True) -> int:
+    """A valid size out of n: all, some, one, or (dynamic only) none."""
+    roll = rng.random()
+    if roll < 0.4 or n == 1 and not zero:
+        return n
+    if roll < 0.75:
+        return int(rng.integers(1, n + 1))
+    if roll < 0.9 or not zero:
+        return 1
+    return 0
+
+
+def _kind(rng, vr: int, vc: int) -> str:
+    """Which valid sizes are runtime values; a static valid size must be positive."""
+    return _pick(rng, [k for k in KINDS if (vr > 0 or k in ("dynamic", "dyn_row"))
+                       and (vc > 0 or k in ("dynamic", "dyn_col"))])
+
+
+def _inner(dtype: str, slayout: str, fractal: int = 512) -> tuple[int, int]:
+    """A box's (InnerRows, InnerCols) (pto_tile.hpp getInnerRow/getInnerCol)."""
+    if fractal == 1024:
+        return 16, 16
+    return (16, 32 // _item(dtype)) if slayout == "RowMajor" else (32 // _item(dtype), 16)
+
+
+def _shaped(rng, dtype: str, layout: str, loc: str = "Vec", rows=(1, 2, 3, 4, 5, 8, 16), mult=(1, 2, 3, 4),
+            vr: int | None = None, vc: int | None = None, kind: str | None = None, zero: bool = True) -> TileDesc:
+    """A tile of a layout: "RowMajor", "ColMajor" (plain) or "Nz", "Zn", "Zz", "Nn" (boxed, fractal 512), with
+    random legal storage and valid sizes (given ones are kept, growing the storage to hold them)."""
+    per = 32 // _item(dtype)
+    if layout in ("RowMajor", "ColMajor"):
+        free, aligned = int(_pick(rng, rows)), per * int(_pick(rng, mult))
+        r, c = (free, aligned) if layout == "RowMajor" else (aligned, free)
+        if vr is not None and vr > r:
+            r = vr if layout == "RowMajor" else -(-vr // per) * per
+        if vc is not None and vc > c:
+            c = -(-vc // per) * per if layout == "RowMajor" else vc
+        bl, sl = layout, "NoneBox"
+    else:
+        bl, sl = BOXES[["Nz", "Zn", "Zz", "Nn"].index(layout)]
+        ir, ic = _inner(dtype, sl)
+        r, c = ir * int(_pick(rng, (1, 2))), ic * int(_pick(rng, (1, 2, 3)))
+        r = max(r, -(-(vr or 0) // ir) * ir)
+        c = max(c, -(-(vc or 0) // ic) * ic)
+    vr = _count(rng, r, zero) if vr is None else vr
+    vc = _count(rng, c, zero) if vc is None else vc
+    return TileDesc(dtype, r, c, vr, vc, bl, loc=loc, slayout=sl, valid_kind=kind or _kind(rng, vr, vc))
+
+
+def filler(rng, desc: TileDesc) -> bytes:
+    """Initial bytes of a written tile: a byte ramp from a random start (changed bytes show; it compresses)."""
+    start, step = (int(x) for x in rng.integers(0, 256, 2))
+    return ((np.arange(desc.nbytes) * (step | 1) + start) % 256).astype(np.uint8).tobytes()
+
+
+FLOAT_SPECIALS = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-40, -1e-45, 6e-8, -6.1e-5, 65504.0, -65504.0, 3.4e38,
+                  -3.4e38, 1e-9, -1e-9, 1.0, -1.0, 0.5, 2049.0]
+NAN_BITS = {"f32": [0x7FC00001, 0x7F800001, 0xFFC00000, 0xFFFFFFFF], "f16": [0x7E01, 0x7C01, 0xFE00, 0xFFFF]}
+
+
+def seed_scalar(rng, dtype: str) -> np.ndarray:
+    """One value of the type: specials (NaN payloads, infinities, signed zeros, denormals, extremes) or random."""
+    t = NP[dtype]
+    roll = rng.random()
+    if np.dtype(t).kind == "f":
+        if roll < 0.1:
+            bits = np.array([_pick(rng, NAN_BITS[dtype])], dtype=np.uint32 if dtype == "f32" else np.uint16)
+            return bits.view(t)
+        if roll < 0.5:
+            with np.errstate(over="ignore"):
+                return np.array([_pick(rng, FLOAT_SPECIALS)]).astype(t)
+        return values(rng, dtype, 1, _pick(rng, ["random", "small"]))
+    info = np.iinfo(t)
+    if roll < 0.4:
+        return np.array([_pick(rng, [info.min, info.max, 0, 1, info.max - 1, info.min + 1])]).astype(t)
+    return values(rng, dtype, 1, _pick(rng, ["random", "small"]))
+
+
+def seed_values(rng, desc: TileDesc, mode: str, near: np.ndarray | None = None) -> bytes:
+    """Tile data: `values` modes, "tiny" (around 1e-9, the simulator's EQ tolerance) and "near" (the scalar
+    `near` itself, its neighbours and the tolerance's edges mixed into random data)."""
+    n = desc.rows * desc.cols
+    t = NP[desc.dtype]
+    if mode == "tiny" and np.dtype(t).kind == "f":
+        pool = np.array([0.0, -0.0, 1e-10, -5e-10, 9.9e-10, 1e-9, -1e-9, 1.0001e-9, 2e-9, 1e-40, 1e-45, 1e-30])
+        return pool[rng.integers(0, pool.size, n)].astype(t).tobytes()
+    x = values(rng, desc.dtype, n, "special" if mode == "special" else ("small" if mode == "near" else mode))
+    if mode == "near" and near is not None:
+        s = near.astype(t)
+        with np.errstate(all="ignore"):
+            if np.dtype(t).kind == "f":
+                around = [s, np.nextafter(s, t(np.inf)), np.nextafter(s, t(-np.inf)), s + t(1e-9), s - t(1e-9),
+                          s + t(5e-10)]
+            else:
+                info = np.iinfo(t)
+                around = [s, s + t(1) if s < info.max else s, s - t(1) if s > info.min else s]
+        around = np.concatenate([np.asarray(a, dtype=t).reshape(-1) for a in around])
+        pick = rng.random(n) < 0.5
+        x = np.where(pick, around[rng.integers(0, around.size, n)], x).astype(t)
+    return x.tobytes()
+
+
+def _box_layouts(dtype: str) -> list[str]:
+    return ["Nz", "Zn", "Zz", "Nn"]
+
+
+# TEXPANDS ---------------------------------------------------------------------------------------------------
+TEXPANDS_OVERLOADS = ["vec_rowmajor", "vec_rowmajor", "vec_colmajor", "vec_colmajor", "vec_boxed", "mat", "mat",
+                      "other_loc"]
+
+
+def texpands_cases(rng) -> list[Case]:
+    cases = []
+    for k in range(320):
+        dtype = ALL[k % len(ALL)]
+        overload = TEXPANDS_OVERLOADS[k // len(ALL) % len(TEXPANDS_OVERLOADS)]
+        dst = _texpands_tile(rng, dtype, overload)
+        case = Case("texpands", "TEXPANDS(dst, scalar)", {"dst": dst}, [], overload=overload)
+        case.data["dst"] = filler(rng, dst)
+        case.scalars["scalar"] = (dtype, seed_scalar(rng, dtype).tobytes())
+        case.params.update(dtype=dtype, valid_kind=dst.valid_kind)
+        cases.append(case)
+    return cases
+
+
+def _texpands_tile(rng, dtype: str, overload: str) -> TileDesc:
+    if overload == "vec_rowmajor":
+        return _shaped(rng, dtype, "RowMajor")
+    if overload == "vec_colmajor":
+        return _shaped(rng, dtype, "ColMajor", rows=(1, 2, 3, 5, 8, 16))
+    if overload == "vec_boxed":
+        return _shaped(rng, dtype, _pick(rng, _box_layouts(dtype)))
+    if overload == "mat":
+        return _shaped(rng, dtype, _pick(rng, ["Nz", "Zn", "Zz", "Nn", "Nz", "RowMajor"]), loc="Mat")
+    loc = _pick(rng, ["Left", "Right", "Acc", "Bias", "Scaling"])
+    if loc in ("Bias", "Scaling"):
+        return _shaped(rng, dtype, "RowMajor", loc=loc, rows=(1,))
+    tile = _shaped(rng, dtype, _pick(rng, ["Nz", "Zn"]), loc=loc)
+    if loc == "Acc" and _item(dtype) == 4:  # the accumulator's 16x16 boxes
+        tile.fractal = 1024
+        tile.rows, tile.cols = 16 * -(-tile.rows // 16), 16 * -(-tile.cols // 16)
+    return tile
+
+
+# TCMPS ------------------------------------------------------------------------------------------------------
+CMP_MODES = ["EQ", "NE", "LT", "LE", "GT", "GE"]
+DST_VARIANTS = ["rowpacked", "rowpacked", "linear", "mismatch", "mismatch", "other_dtype", "fewer_rows",
+                "narrow", "dst_layout", "src_layout"]
+
+
+def tcmps_cases(rng) -> list[Case]:
+    cases = []
+    for k in range(360):
+        dtype = ALL[k % len(ALL)]
+        mode = CMP_MODES[k // len(ALL) % len(CMP_MODES)]
+        variant = DST_VARIANTS[int(rng.integers(len(DST_VARIANTS)))]
+        value_mode = _pick(rng, ["random", "special", "small", "near", "near"] +
+                           (["tiny", "tiny"] if dtype in FLOAT else []))
+        cases.append(_tcmps_case(rng, dtype, mode, variant, value_mode))
+    for k, dtype in enumerate(ALL):  # Mat operands: the simulator runs them, the contract refuses (DECISIONS 27)
+        case = _tcmps_case(rng, dtype, CMP_MODES[k % 6], "rowpacked", "random")
+        case.tiles["src0"].loc = "Mat"
+        case.tiles["src0"].blayout, case.tiles["src0"].slayout = "ColMajor", "RowMajor"
+        ir, ic = _inner(dtype, "RowMajor")
+        case.tiles["src0"].rows = ir * -(-case.tiles["src0"].rows // ir)
+        case.tiles["src0"].cols = ic * -(-case.tiles["src0"].cols // ic)
+        case.data["src0"] = seed_values(rng, case.tiles["src0"], "random")
+        case.expect, case.reason = "reject", "TCMPS operands must be Vec tiles on every profile (DECISIONS 27)"
+        cases.append(case)
+    return cases
+
+
+def _tcmps_case(rng, dtype: str, mode: str, variant: str, value_mode: str) -> Case:
+    layout = "RowMajor"
+    if variant == "src_layout":
+        layout = _pick(rng, ["ColMajor", "Nz", "Zn", "Zz", "Nn"])
+    src = _shaped(rng, dtype, layout)
+    need = -(-src.valid_col // 8)
+    ddtype = "u8" if variant != "other_dtype" else _pick(rng, ["i8", "u16", "i16", "u32", "i32", "f32", "f16"])
+    dvr = src.valid_row
+    if variant == "fewer_rows":
+        dvr = _pick(rng, [x for x in range(max(src.rows, 2) + 1) if x != src.valid_row])
+    dvc = need
+    if variant == "linear":
+        dvc = max(need, 32 // _item(ddtype) * int(_pick(rng, (1, 2))))
+    elif variant == "mismatch":
+        dvc = int(rng.integers(max(0, need - 2), need + 6))
+    elif variant == "narrow":
+        dvc = max(0, need - 1)
+    dlayout = _pick(rng, ["ColMajor", "Nz", "Zz", "RowMajor"]) if variant == "dst_layout" else "RowMajor"
+    dst = _shaped(rng, ddtype, dlayout, rows=(max(dvr, 1),), mult=(1,), vr=dvr, vc=dvc,
+                  kind=_pick(rng, ["dynamic", "dynamic", "dyn_col"]) if dvr else "dynamic")
+    if dst.valid_kind == "dyn_col" and dst.valid_row == 0:
+        dst.valid_kind = "dynamic"
+    case = Case("tcmps", f"TCMPS(dst, src0, scalar, CmpMode::{mode})", {"src0": src, "dst": dst}, ["src0"],
+                overload="scalar")
+    scalar = seed_scalar(rng, dtype)
+    if value_mode == "tiny":
+        scalar = np.array([_pick(rng, [0.0, 1e-9, -1e-9, 5e-10, 1e-40, 2e-9])]).astype(NP[dtype])
+    case.scalars["scalar"] = (dtype, scalar.tobytes())
+    case.data["src0"] = seed_values(rng, src, value_mode, scalar)
+    case.data["dst"] = filler(rng, dst)
+    case.params.update(dtype=dtype, cmp_mode=mode, dst_variant=variant, value_mode=value_mode)
+    if dst.valid_row != src.valid_row:
+        case.expect, case.reason = "reject", "dst and src0 valid rows differ"
+    elif dst.valid_col < need:
+        case.expect, case.reason = "reject", "dst valid cols cannot hold the packed predicate"
+    return case
+
+
+# TCI --------------------------------------------------------------------------------------------------------
+def tci_cases(rng) -> list[Case]:
+    cases = []
+    for k in range(300):
+        dtype = ALL[k % len(ALL)]
+        descending = k // len(ALL) % 2
+        per = 32 // _item(dtype)
+        dst = _shaped(rng, dtype, "RowMajor", rows=(1,), mult=(1, 2, 3, 4, 8))
+        if k % 37 == 5 or k % 16 == 9:  # sequences past 2048: half cannot hold every index (C++ converts j first)
+            n = 4096 if dtype in FLOAT else 4096 // _item(dtype)
+            dst = TileDesc(dtype, 1, n, 1, n - int(rng.integers(0, 5)))
+        if k % 29 == 3:
+            dst = _shaped(rng, dtype, "Nz", rows=(1,), vr=1)  # one box row: (0, j) is element j
+            dst.rows = 1
+        cases.append(_tci_case(rng, dst, descending))
+    for k in range(16):  # not a single-row tile, or the start's type is not dst's: refused at compile time
+        dtype = ALL[k % len(ALL)]
+        if k < 8:
+            dst = _shaped(rng, dtype, "RowMajor", rows=(2, 3, 4, 8))
+            case = _tci_case(rng, dst, k % 2)
+            case.expect, case.reason = "reject", "TCI needs a single-row dst (cpu/TCI.hpp:32)"
+        else:
+            dst = _shaped(rng, dtype, "RowMajor", rows=(1,))
+            case = _tci_case(rng, dst, k % 2, start_dtype=_pick(rng, [d for d in ALL if d != dtype]))
+            case.expect, case.reason = "reject", "TCI's start must have dst's element type (cpu/TCI.hpp:33)"
+        case.compiles = False
+        cases.append(case)
+    return cases
+
+
+def _tci_case(rng, dst: TileDesc, descending: int, start_dtype: str | None = None) -> Case:
+    dtype = dst.dtype
+    start_dtype = start_dtype or dtype
+    t = NP[start_dtype]
+    if np.dtype(t).kind in "iu":
+        info, n = np.iinfo(t), dst.valid_col
+        start = np.array([_pick(rng, [info.min, info.min + 1, info.min + n // 2, info.max, info.max - 2,
+                                      info.max - n // 2, 0, 1, int(rng.integers(info.min, info.max))])]).astype(t)
+    elif dst.cols >= 4096:
+        start = np.array([_pick(rng, [0.5, -0.5, 1.5, 0.25, -3.0, 1000.5, 0.0])]).astype(t)
+    else:
+        start = seed_scalar(rng, start_dtype) if rng.random() < 0.5 else \
+            np.array([_pick(rng, [0.5, -0.5, 16777215.0, 16777216.0, 1e8, 65500.0, -65500.0, 2040.25, 0.1,
+                                  -0.0])]).astype(t)
+    case = Case("tci", f"TCI<T_dst, {CPP[start_dtype]}, {descending}>(dst, start)", {"dst": dst}, [],
+                overload="no_tmp")
+    case.scalars["start"] = (start_dtype, start.tobytes())
+    case.data["dst"] = filler(rng, dst)
+    case.params.update(dtype=dtype, descending=descending)
+    return case
+
+
+# TPARTMUL ---------------------------------------------------------------------------------------------------
+PART_PATTERNS = ["equal", "src0_less_rows", "src0_less_cols", "src0_less_both", "src1_less_rows",
+                 "src1_less_cols", "src1_less_both", "dst_zero", "src_exceeds_dst", "cross", "neither_equal",
+                 "dst_less_than_both"]
+
+
+def tpartmul_cases(rng) -> list[Case]:
+    cases = []
+    types = ["f32", "f16", "i32", "i16", "i8", "u8"]
+    for k in range(330):
+        dtype = types[k % len(types)]
+        pattern = PART_PATTERNS[k // len(types) % len(PART_PATTERNS)]
+        cases.append(_tpartmul_case(rng, dtype, pattern, _pick(rng, ["random", "special", "small"])))
+    for k, (a, b) in enumerate([("u16", "u16"), ("u32", "u32"), ("f32", "f16"), ("i32", "u32"), ("i16", "f16"),
+                                ("u16", "u16")]):
+        case = _tpartmul_case(rng, a, "equal", "random")
+        src1 = case.tiles["src1"]
+        src1.dtype = b
+        if src1.slayout == "NoneBox":  # keep the storage 32-byte aligned for the new element size
+            per = 32 // _item(b)
+            if src1.blayout == "RowMajor":
+                src1.cols = -(-src1.cols // per) * per
+            else:
+                src1.rows = -(-src1.rows // per) * per
+        case.data["src1"] = seed_values(rng, case.tiles["src1"], "random")
+        case.compiles = False
+        case.expect = "reject"
+        case.reason = "TPARTMUL: dtype not allowed on cpu, or operand dtypes differ (cpu/TPartOp.hpp:79-86)"
+        cases.append(case)
+    return cases
+
+
+def _tpartmul_case(rng, dtype: str, pattern: str, value_mode: str) -> Case:
+    layout = _pick(rng, ["RowMajor"] * 6 + ["ColMajor", "ColMajor", "Nz", "Zz"])
+    dst = _shaped(rng, dtype, layout, rows=(2, 3, 4, 5, 8), mult=(1, 2), zero=False)
+    dst.valid_row, dst.valid_col = max(dst.valid_row, 2), max(dst.valid_col, 2)
+    dst.valid_row, dst.valid_col = min(dst.valid_row, dst.rows), min(dst.valid_col, dst.cols)
+    d = (dst.valid_row, dst.valid_col)
+    less_r, less_c = int(rng.integers(1, d[0])) if d[0] > 1 else 1, int(rng.integers(1, d[1])) if d[1] > 1 else 1
+    more_r, more_c = d[0] + int(rng.integers(1, 3)), d[1] + int(rng.integers(1, 5))
+    a, b = d, d
+    if pattern.startswith(("src0_less", "src1_less")):
+        small = (less_r if "rows" in pattern or "both" in pattern else d[0],
+                 less_c if "cols" in pattern or "both" in pattern else d[1])
+        a, b = (small, d) if pattern.startswith("src0") else (d, small)
+    elif pattern == "src_exceeds_dst":
+        a, b = _pick(rng, [(d, (more_r, d[1])), ((d[0], more_c), d), (d, (more_r, more_c))])
+    elif pattern == "cross":
+        a, b = ((less_r, d[1]), (d[0], less_c)) if rng.random() < 0.5 else ((d[0], less_c), (less_r, d[1]))
+    elif pattern == "neither_equal":
+        a, b = (less_r, less_c), (less_r, d[1]) if d[0] > 1 else (d[0], less_c)
+    elif pattern == "dst_less_than_both":
+        a, b = (more_r, more_c), (more_r, d[1] + 1)
+    srcs = []
+    for vr, vc in (a, b):
+        slayout = layout if rng.random() < 0.7 else _pick(rng, ["RowMajor", "ColMajor"])
+        src = _shaped(rng, dtype, slayout, rows=(dst.rows, dst.rows + 1), mult=(1, 2), vr=vr, vc=vc)
+        srcs.append(src)
+    if pattern == "dst_zero":
+        dst.valid_kind = "dynamic"
+        dst.valid_row, dst.valid_col = _pick(rng, [(0, dst.valid_col), (dst.valid_row, 0), (0, 0)])
+    case = Case("tpartmul", "TPARTMUL(dst, src0, src1)", {"src0": srcs[0], "src1": srcs[1], "dst": dst},
+                ["src0", "src1"], overload="partmul")
+    case.data = {"src0": seed_values(rng, srcs[0], value_mode), "src1": seed_values(rng, srcs[1], value_mode),
+                 "dst": filler(rng, dst)}
+    case.params.update(dtype=dtype, validity_pattern=pattern, value_mode=value_mode)
+    if not _partmul_legal((dst.valid_row, dst.valid_col), (srcs[0].valid_row, srcs[0].valid_col),
+                          (srcs[1].valid_row, srcs[1].valid_col)):
+        case.expect, case.reason = "reject", "unsupported partial-validity pattern"
+    return case
+
+
+def _partmul_legal(d: tuple[int, int], a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """DECISIONS 9: a zero dst returns at once; else one source equals dst, the other does not exceed it."""
+    if 0 in d:
+        return True
+    within = lambda s: s[0] <= d[0] and s[1] <= d[1]  # noqa: E731
+    return a == d and within(b) or b == d and within(a)
+
+
+# TGATHER ----------------------------------------------------------------------------------------------------
+def tgather_cases(rng) -> list[Case]:
+    cases = []
+    for k in range(170):
+        dtype = ALL[k % len(ALL)]
+        cases.append(_tgather_index_case(rng, dtype, "i32" if k // len(ALL) % 2 == 0 else "u32",
+                                         ["inrange", "inrange", "oob", "edge"][k // 16 % 4]))
+    for k, (dtype, idx) in enumerate([("f32", "i16"), ("f16", "u16"), ("i32", "i8"), ("u8", "u16")]):
+        case = _tgather_index_case(rng, dtype, idx, "inrange")
+        case.compiles = False
+        case.expect, case.reason = "reject", "TGATHER indices must be 32-bit (cpu/TGather.hpp:86)"
+        cases.append(case)
+    for k, dtype in enumerate(["f32", "i16"]):
+        case = _tgather_index_case(rng, dtype, "i32", "inrange")
+        case.tiles["dst"].dtype = {"f32": "i32", "i16": "f16"}[dtype]
+        case.data["dst"] = filler(rng, case.tiles["dst"])
+        case.compiles = False
+        case.expect, case.reason = "reject", "TGATHER dst and src0 must have one type (cpu/TGather.hpp:87-89)"
+        cases.append(case)
+    case = _tgather_index_case(rng, "f32", "f32", "inrange")
+    case.expect, case.reason = "reject", "TGATHER indices are int32 or uint32 (the contract)"
+    cases.append(case)
+    for k in range(190):
+        pattern = list(PATTERNS)[k % len(PATTERNS)]
+        axis = ["GATHER_ROW", "GATHER_COL"][k // len(PATTERNS) % 2]
+        cases.append(_tgather_mask_case(rng, ALL[k // 14 % len(ALL)], pattern, axis))
+    for k, (s, d, loc, layout) in enumerate([("i32", "i16", "Vec", "RowMajor"), ("f16", "u8", "Vec", "RowMajor"),
+                                             ("f16", "f16", "Mat", "RowMajor"), ("f32", "f32", "Vec", "ColMajor"),
+                                             ("u8", "u8", "Vec", "Nz")]):
+        case = _tgather_mask_case(rng, s, "P0101", ["GATHER_ROW", "GATHER_COL"][k % 2])
+        src = case.tiles["src"]
+        case.tiles["dst"].dtype = d
+        case.tiles["dst"].cols = max(case.tiles["dst"].cols, 32 // _item(d))
+        case.tiles["dst"].valid_col = min(case.tiles["dst"].valid_col, case.tiles["dst"].cols)
+        if layout != "RowMajor":
+            case.tiles["src"] = _shaped(rng, s, layout, vr=src.valid_row, vc=src.valid_col, kind=src.valid_kind)
+            case.tiles["src"].loc = loc
+        src = case.tiles["src"]
+        src.loc = loc
+        if loc == "Mat":
+            src.rows = 16 * -(-src.rows // 16)
+        case.data = {"src": seed_values(rng, src, "random"), "dst": filler(rng, case.tiles["dst"])}
+        case.compiles = False
+        case.expect = "reject"
+        case.reason = "TGATHER mask: Vec, row-major, same element size (cpu/TGather.hpp:165-168)"
+        cases.append(case)
+    return cases
+
+
+def _tgather_index_case(rng, dtype: str, idx_dtype: str, mode: str) -> Case:
+    src = _shaped(rng, dtype, _pick(rng, ["RowMajor"] * 4 + ["ColMajor", "Nz", "Zz"]), rows=(1, 2, 4, 5, 8))
+    src.valid_kind, src.valid_row, src.valid_col = "static", src.rows, src.cols
+    dst = _shaped(rng, dtype, _pick(rng, ["RowMajor"] * 5 + ["ColMajor", "Zz"]), rows=(1, 2, 3, 4, 8))
+    ilayout = _pick(rng, ["RowMajor"] * 5 + ["ColMajor", "Zn"])
+    idx = _shaped(rng, idx_dtype, ilayout, rows=(dst.rows, dst.rows + 1), vr=dst.valid_row, vc=dst.valid_col,
+                  kind="static" if dst.valid_row and dst.valid_col else "dynamic")
+    idx.valid_row, idx.valid_col = max(idx.valid_row, 1), max(idx.valid_col, 1)
+    if rng.random() < 0.2:  # the simulator reads indices over dst's valid region, whatever the indices' own
+        idx.valid_row = int(rng.integers(1, idx.valid_row + 1))
+        idx.valid_col = int(rng.integers(1, idx.valid_col + 1))
+    idx.valid_kind = "static"
+    tmp = TileDesc(idx_dtype, idx.rows, idx.cols, idx.rows, idx.cols, idx.blayout, slayout=idx.slayout,
+                   valid_kind="static")
+    numel = src.rows * src.cols
+    n = idx.rows * idx.cols
+    if np.dtype(NP[idx_dtype]).kind == "f":
+        raw = rng.integers(0, numel, n).astype(np.float32) + rng.choice([0, 0.5, 0.99], n).astype(np.float32)
+    else:
+        info = np.iinfo(NP[idx_dtype])
+        raw = rng.integers(0, numel, n).astype(np.int64)
+        if mode == "oob":
+            wild = rng.integers(max(info.min, -2 ** 31), min(info.max, 2 ** 32 - 1), n, endpoint=True)
+            raw = np.where(rng.random(n) < 0.3, wild, raw)
+            raw = np.where(rng.random(n) < 0.2, numel + rng.integers(0, 4, n), raw)
+        elif mode == "edge":
+            edges = np.array([0, numel - 1, numel, numel + 1, -1, info.max, info.min, 2 ** 31 - 1])
+            edges = edges[(edges >= info.min) & (edges <= info.max)]
+            raw = np.where(rng.random(n) < 0.6, edges[rng.integers(0, edges.size, n)], raw)
+        raw = raw.astype(NP[idx_dtype])
+    tiles = {"src0": src, "indices": idx, "tmp": tmp, "dst": dst}
+    case = Case("tgather", "TGATHER(dst, src0, indices, tmp)", tiles, ["src0", "indices"], overload="index")
+    case.data = {"src0": seed_values(rng, src, _pick(rng, ["random", "special"])), "indices": raw.tobytes(),
+                 "tmp": filler(rng, tmp), "dst": filler(rng, dst)}
+    case.params.update(dtype=dtype, index_dtype=idx_dtype, index_mode=mode, src_blayout=src.blayout,
+                       scratch_roles=["tmp"])
+    return case
+
+
+MASK_VARIANTS = ["exact", "exact", "partial_src", "partial_src", "dst_bigger", "dst_smaller", "dst_valid_lt_cols",
+                 "cross_dtype", "boxed"]
+
+
+def _tgather_mask_case(rng, dtype: str, pattern: str, axis: str) -> Case:
+    variant = _pick(rng, MASK_VARIANTS)
+    phase, period = PATTERNS[pattern]
+    src = _shaped(rng, dtype, "Zz" if variant == "boxed" else "RowMajor", rows=(1, 2, 4, 5, 8, 9),
+                  zero=variant == "partial_src")
+    if variant not in ("partial_src", "boxed"):
+        src.valid_row, src.valid_col, src.valid_kind = src.rows, src.cols, "static"
+    ddtype = dtype
+    if variant == "cross_dtype":
+        ddtype = _pick(rng, [d for d in ALL if _item(d) == _item(dtype) and d != dtype])
+    per = 32 // _item(ddtype)
+    svr, svc = src.valid_row, src.valid_col
+    if axis == "GATHER_ROW":
+        size = svr * len(range(phase, svc, period))
+        cols = per * int(_pick(rng, (1, 2)))
+        rows = max(1, -(-size // cols))
+        if variant == "dst_bigger":
+            rows += int(rng.integers(1, 3))
+        elif variant == "dst_smaller" and size > per:
+            rows, cols = max(1, size // cols - 1) if size // cols > 1 else 1, per
+        dst = TileDesc(ddtype, rows, cols, int(_pick(rng, range(1, rows + 1))), cols,
+                       valid_kind=_pick(rng, ["static", "dyn_row", "dynamic"]))
+        if variant == "dst_valid_lt_cols":
+            dst.cols, dst.valid_col, dst.valid_kind = cols + per, cols, "dynamic"
+            dst.rows = max(1, -(-size // dst.cols))
+            dst.valid_row = min(dst.valid_row, dst.rows)
+        if variant == "boxed" and rng.random() < 0.5:
+            box = _shaped(rng, ddtype, "Zz", vr=dst.rows, vc=dst.cols)
+            dst = TileDesc(ddtype, box.rows, box.cols, box.rows, box.cols, box.blayout, slayout=box.slayout,
+                           valid_kind="static")
+    else:
+        count = len(range(phase, svr, period))
+        cols = max(svc, per * int(_pick(rng, (1, 2))))
+        cols = -(-cols // per) * per
+        rows = max(count, 1)
+        if variant == "dst_bigger":
+            rows += int(rng.integers(1, 3))
+        elif variant == "dst_smaller" and count > 1:
+            rows -= 1
+        elif variant == "dst_smaller":
+            cols = max(per, -(-(svc - per) // per) * per) if svc > per else cols
+        vr = rows if variant != "dst_bigger" or rng.random() < 0.5 else count
+        dst = TileDesc(ddtype, rows, cols, vr, cols, valid_kind="static" if vr else "dynamic")
+        if variant == "dst_valid_lt_cols":
+            dst.cols += per
+            dst.valid_kind = "dynamic"
+    case = Case("tgather", f"TGATHER<T_dst, T_src, MaskPattern::{pattern}, GatherAxis::{axis}>(dst, src)",
+                {"src": src, "dst": dst}, ["src"], overload="mask")
+    case.data = {"src": seed_values(rng, src, _pick(rng, ["random", "special"])), "dst": filler(rng, dst)}
+    case.params.update(dtype=dtype, mask_pattern=pattern, gather_axis=axis, dst_variant=variant)
+    reason = _mask_refusal(dst, (svr, svc), phase, period, axis)
+    if reason:
+        case.expect, case.reason = "reject", reason
+    return case
+
+
+def _mask_refusal(dst: TileDesc, src_valid: tuple[int, int], phase: int, period: int, axis: str) -> str:
+    """The contract's mask-form shape rules for cpu (docs/semantics.md, TGATHER; DECISIONS 14, 15)."""
+    svr, svc = src_valid
+    if axis == "GATHER_ROW":
+        if dst.valid_col != dst.cols:
+            return "GATHER_ROW: dst valid cols must equal its Cols (reference asserts)"
+        if svr * len(range(phase, svc, period)) > dst.rows * dst.cols:
+            return "result does not fit dst"
+        return ""
+    count = len(range(phase, svr, period))
+    if dst.valid_row != count or dst.valid_row != dst.rows:
+        return "GATHER_COL: dst valid rows must equal the selected rows and its Rows (reference asserts)"
+    if svc > dst.cols:
+        return "result does not fit dst"
+    return ""
+
+
+SEED_BUILDERS = {"texpands": texpands_cases, "tcmps": tcmps_cases, "tci": tci_cases, "tpartmul": tpartmul_cases,
+                 "tgather": tgather_cases}
+
+
 def build_cases(rng, op: str) -> list[Case]:
+    if op in SEED_OPS:
+        return SEED_BUILDERS[op](rng)
     if op in ("tadd", "tsub", "tmul", "tmax", "tmin"):
         return binary(rng, op, FLOAT + INTS)
     if op == "tdiv":
@@ -641,7 +1183,8 @@ def cpp_case(index: int, case: Case) -> str:
     address = 0
     for role, t in case.tiles.items():
         lines.append(f"  using T_{role} = {t.cpp()};")
-        lines.append(f"  T_{role} {role}({t.valid_row}, {t.valid_col});")
+        args = ", ".join(map(str, t.ctor_args()))
+        lines.append(f"  T_{role} {role}({args});" if args else f"  T_{role} {role};")
         lines.append(f"  TASSIGN({role}, 0x{address:x});")
         address += -(-t.nbytes // 256) * 256
     for role, t in case.tiles.items():
@@ -655,20 +1198,37 @@ def cpp_case(index: int, case: Case) -> str:
     return "\n".join(lines)
 
 
-def build(include: Path, op: str, cases: list[Case], work: Path) -> Path:
-    body = [PRELUDE] + [cpp_case(i, c) for i, c in enumerate(cases)]
+GXX = ["g++", "-std=c++20", "-O2", "-DNDEBUG", "-D__CPU_SIM"]
+
+
+def build(include: Path, op: str, cases: list[Case], work: Path, indices: list[int] | None = None) -> Path:
+    """One executable running case k (of `indices`, default all) when given k as its argument."""
+    indices = list(range(len(cases))) if indices is None else indices
+    body = [PRELUDE] + [cpp_case(i, cases[i]) for i in indices]
     body.append("int main(int argc, char** argv) { int k = atoi(argv[1]); switch (k) {")
-    body += [f"  case {i}: case_{i}(); break;" for i in range(len(cases))]
+    body += [f"  case {i}: case_{i}(); break;" for i in indices]
     body.append("} return 0; }")
     source = work / f"{op}.cpp"
     source.write_text("\n".join(body))
     exe = work / op
-    done = subprocess.run(["g++", "-std=c++20", "-O2", "-DNDEBUG", "-D__CPU_SIM", f"-I{include}", "-o", str(exe), str(source)],
-                          capture_output=True, text=True)
+    done = subprocess.run([*GXX, f"-I{include}", "-o", str(exe), str(source)], capture_output=True, text=True)
     if done.returncode:
         first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr[:200])
         raise RuntimeError(first)
     return exe
+
+
+def refusal(include: Path, index: int, case: Case, work: Path) -> str | None:
+    """The simulator's first compile error for this case alone (relative to include/), or None if it builds."""
+    source = work / f"refused_{case.op}_{index}.cpp"
+    source.write_text("\n".join([PRELUDE, cpp_case(index, case), "int main() { return 0; }"]))
+    done = subprocess.run([*GXX, "-fsyntax-only", f"-I{include}", str(source)], capture_output=True, text=True)
+    if not done.returncode:
+        return None
+    lines = done.stderr.splitlines()
+    first = next((line for line in lines if "error" in line and str(include) in line),
+                 next((line for line in lines if "error" in line), done.stderr[:200]))
+    return first.replace(f"{include}/", "")
 
 
 def patched_include(checkout: Path, work: Path) -> Path:
@@ -697,18 +1257,20 @@ NAN_PAYLOAD_ANY = {"tadd", "tsub", "tmul", "tdiv", "tadds", "tsubs", "tmuls", "t
                    *(f"t{axis}expand{op}" for axis in ("row", "col") for op in ("add", "sub", "mul", "div"))}
 
 
-def record(index: int, case: Case, after: dict[str, bytes]) -> dict:
+def record(index: int, case: Case, after: dict[str, bytes] | None, message: str = "") -> dict:
+    """The case's line; `after` is None for a case the simulator refused to compile (`message`: its error)."""
     params = {"tiles": {r: t.record() for r, t in case.tiles.items()}, **case.params}
     for name, (dtype, raw) in case.scalars.items():
         value = np.frombuffer(raw, NP[dtype])[0]
         params[name] = {"dtype": dtype, "hex": raw.hex(), "value": str(value.item())}
     inputs = {r: _tile_hex(case.tiles[r], case.data[r]) for r in case.inputs}
     outputs_roles = [r for r in case.tiles if r not in case.inputs]
+    done = {"status": "ok"} if after is not None else {"status": "rejected", "reject_messages": [message]}
     return {
-        "op": case.op, "case_id": f"{case.op}_{index:04d}", "overload": "default", "status": "ok",
+        "op": case.op, "case_id": f"{case.op}_{index:04d}", "overload": case.overload, **done,
         "params": params, "inputs": inputs,
         "initial_outputs": {r: _tile_hex(case.tiles[r], case.data[r]) for r in outputs_roles},
-        "outputs": {r: _tile_hex(case.tiles[r], after[r]) for r in outputs_roles},
+        **({"outputs": {r: _tile_hex(case.tiles[r], after[r]) for r in outputs_roles}} if after is not None else {}),
         "oracle": ORACLE, "expect": case.expect, **({"expect_reason": case.reason} if case.reason else {}),
         **({"nan_payload": "any"} if case.op in NAN_PAYLOAD_ANY else {}),
     }
@@ -733,20 +1295,27 @@ def main(argv: list[str] | None = None) -> int:
         for op in args.ops:
             rng = np.random.default_rng([args.seed, sum(map(ord, op))])
             cases = build_cases(rng, op)
+            refused = {i: refusal(include, i, c, work) for i, c in enumerate(cases) if not c.compiles}
+            for i, message in refused.items():
+                if message is None:
+                    print(f"{op}: case {i} was expected not to compile, but it does", file=sys.stderr)
+            runnable = [i for i in range(len(cases)) if refused.get(i) is None]
             try:
-                exe = build(include, op, cases, work)
+                exe = build(include, op, cases, work, runnable)
             except RuntimeError as exc:
                 print(f"{op}: the simulator does not compile these cases ({exc}); skipped", file=sys.stderr)
                 continue
             lines = []
             for i, c in enumerate(cases):
                 try:
-                    lines.append(json.dumps(record(i, c, run_case(exe, i, c)), separators=(",", ":")))
+                    after = run_case(exe, i, c) if refused.get(i) is None else None
+                    lines.append(json.dumps(record(i, c, after, refused.get(i) or ""), separators=(",", ":")))
                 except subprocess.CalledProcessError as exc:
                     print(f"{op}: case {i} stopped the simulator ({exc.returncode}); left out", file=sys.stderr)
             data = ("\n".join(lines) + "\n").encode()
-            (args.out / f"{op}.jsonl.gz").write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
-            print(f"{op}: {len(lines)} cases", file=sys.stderr)
+            name = f"seed_{op}" if op in SEED_OPS else op
+            (args.out / f"{name}.jsonl.gz").write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
+            print(f"{op}: {len(lines)} cases ({len(refused)} refused at compile time)", file=sys.stderr)
     return 0
 
 

@@ -141,14 +141,18 @@ def _static(dst: TileSpec, tmp: TileSpec | None, config: Config) -> None:
 
 
 def _sequence(start: np.generic, count: int, descending: bool, spec: TileSpec) -> np.ndarray:
-    """start +/- k in the element type: integers wrap, floats round once from the exact value."""
+    """start +/- k in the element type: integers wrap; for floats k is first converted to the element type (C++'s
+    usual arithmetic conversions in the simulator's `start - j` / `start + j` with `int j`, cpu/TCI.hpp:23, 25:
+    a half holds every integer only up to 2048, so k = 2049 becomes 2048), then start +/- k rounds once."""
     if not spec.dtype.is_float:
         # Integer arithmetic in the element type wraps exactly like the hardware's.
         ramp = _ramp(count, spec.np_dtype)
         return np.subtract(start, ramp) if descending else np.add(ramp, start)
-    k = np.arange(count, dtype=np.float64)
-    exact = float(start) + (-k if descending else k)
     with quiet():
+        k = np.arange(count, dtype=np.float64).astype(spec.np_dtype).astype(np.float64)
+        # Two values of the type add exactly in float64 (or within its rounding, which float32's 24 bits survive:
+        # 53 >= 2 * 24 + 2), so the one rounding to the element type is the C++ operation's.
+        exact = float(start) - k if descending else float(start) + k
         return exact.astype(spec.np_dtype)
 
 

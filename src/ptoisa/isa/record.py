@@ -228,11 +228,14 @@ class Instruction:
         """Every overload, C++ order: `TDIVS(dst, src0, scalar, *events) | TDIVS(dst, scalar, src0, *events)`."""
         attrs = [f"{a.name}={a.enum.__name__}.{a.default.name}" if a.default is not None else f"{a.name}=None"
                  for a in self.attrs]
-        forms = []
-        for form in self.forms:
-            parts = [f"[{o.name}]" if o.optional else o.name for o in form] + attrs
-            forms.append(f"{self.name}({', '.join(parts)}, *events)")
-        return " | ".join(forms)
+        def render(form: tuple[Operand, ...], kinds: bool) -> str:
+            names = [o.name + (" (a number)" if kinds and o.kind == "scalar" else "") for o in form]
+            parts = [f"[{n}]" if o.optional else n for o, n in zip(form, names, strict=True)] + attrs
+            return f"{self.name}({', '.join(parts)}, *events)"
+
+        plain = [render(form, False) for form in self.forms]
+        clash = len(set(plain)) < len(plain)  # forms told apart only by an operand's kind (TCMPS's src1)
+        return " | ".join(render(form, True) for form in self.forms) if clash else " | ".join(plain)
 
     # --- calls ----------------------------------------------------------------------------------------------
     def bind(self, config: Config, args: tuple[Any, ...], kwargs: Mapping[str, Any]

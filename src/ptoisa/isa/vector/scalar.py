@@ -5,7 +5,7 @@
 
 The scalar converts to the tiles' element type first, as the C++ parameter `typename TileDataSrc::DType scalar`
 does (a narrowing conversion warns); dst and src0 share element type and valid shape. Arithmetic as in
-`binary.py` (the simulator's include/pto/cpu/ElementOp.h, OP_ADDS...OP_SHRS).
+the element-wise binary family (TADD, ...: the simulator's include/pto/cpu/ElementOp.h, OP_ADDS...OP_SHRS).
 
     >>> from ptoisa import *
     >>> T = Tile[TileType.Vec, float, 1, 8]

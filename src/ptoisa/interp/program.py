@@ -38,7 +38,7 @@ from ..ir.legality import module_target
 from ..ir.types import PtrType, TileBufType
 from ..memory import OnChipMemory
 from ..targets import Config, current_config, make_config, resolve
-from . import ops_arith, ops_control, ops_pto, ops_record  # noqa: F401 - register the op handlers
+from . import ops_arith, ops_control, ops_pipe, ops_pto, ops_record  # noqa: F401 - register the op handlers
 from .decode import CompiledFunction, decode_function
 from .errors import ArgumentError, ExecutionError, UnknownEntryError
 from .memory import GlobalTensor, TileArgument, View
@@ -86,7 +86,7 @@ class Env:
     """What every step of one run can see (slot 0 of each frame)."""
 
     __slots__ = ("block_idx", "block_num", "config", "deadline", "depth", "fill_byte", "max_bytes", "max_steps",
-                 "memory", "ops", "poison", "subblock_idx", "subblock_num", "timeout")
+                 "memory", "ops", "pipes", "poison", "subblock_idx", "subblock_num", "timeout")
 
     def __init__(self, config: Config, byte: int, block: tuple[int, int], subblock: tuple[int, int],
                  limits: Limits | None = None) -> None:
@@ -99,6 +99,7 @@ class Env:
         self.block_idx, self.block_num = block
         self.subblock_idx, self.subblock_num = subblock
         self.ops = 0
+        self.pipes: dict[tuple[str, int], Any] = {}  # cross-core FIFOs (ops_pipe), per run
         self.depth = 0  # func.call nesting
         self.max_steps, self.max_bytes, self.timeout = limits.max_steps, limits.max_bytes, limits.timeout
         self.deadline = monotonic() + limits.timeout if limits.timeout else 0.0

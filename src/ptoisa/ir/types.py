@@ -468,4 +468,12 @@ class HiFloat8Type(ParametrizedAttribute, TypeAttribute):
     name = "pto.hif8"
 
 
-PTO_TYPES = (TileBufType, PtoTileType, PtrType, TensorViewType, PartitionTensorViewType, HiFloat8Type)
+@irdl_attr_definition
+class PipeType(ParametrizedAttribute, TypeAttribute):
+    """`!pto.pipe`: the opaque handle of a cube/vector FIFO (made by initialize_l2l_pipe / initialize_l2g2l_pipe;
+    what the pipe is lives in the attributes of the op that made it)."""
+
+    name = "pto.pipe"
+
+
+PTO_TYPES = (TileBufType, PtoTileType, PtrType, TensorViewType, PartitionTensorViewType, HiFloat8Type, PipeType)

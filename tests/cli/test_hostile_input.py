@@ -100,3 +100,15 @@ def test_the_seed_comment_form_of_tassign_gets_a_pointer_to_the_real_syntax(tmp_
     path.write_text("func.func @f(%t: !pto.tile_buf<vec, 16x16xf32>) {\n  pto.tassign %t, @tile(0x1000)\n  return\n}\n")
     code, out, _ = _run(capsys, ["check", str(path)])
     assert code == 1 and "is a comment, not PTOAS syntax" in out and "%t2 = pto.tassign %t, %a : T -> T" in out
+
+
+def test_parse_errors_point_at_the_op_name_and_at_the_undefined_value(tmp_path, capsys):
+    v = "!pto.tile_buf<vec, 16x16xf32>"
+    path = tmp_path / "k.pto"
+    path.write_text(f"module {{\n  func.func @k(%x: {v}) {{\n    pto.tfoo ins(%x : {v})\n    return\n  }}\n}}\n")
+    code, out, _ = _run(capsys, ["check", str(path)])
+    assert code == 1 and f"{path}:3:5: error: Operation pto.tfoo is not registered" in out
+    path.write_text(f"module {{\n  func.func @k(%x: {v}) {{\n    pto.tadd ins(%x, %bbb : {v}, {v}) outs(%x : {v})\n"
+                    "    return\n  }\n}\n")
+    code, out, _ = _run(capsys, ["check", str(path)])
+    assert code == 1 and f"{path}:3:22: error: values used but not defined: [%bbb]" in out

@@ -167,7 +167,8 @@ def parse_source(text: str, path: str = "<string>", *, asm: bool | None = None) 
         if opening is not None:  # the parser ran off the end: point at the region that never closed
             message = "this '{' is never closed (the file ends inside its region)"
             raise SourceError(source, [source.diagnostic(opening, message)]) from None
-        raise SourceError(source, [source.diagnostic(exc.span.start, exc.msg + _did_you_mean(exc.msg))]) from None
+        at = _better_position(text, exc.span.start, exc.msg)
+        raise SourceError(source, [source.diagnostic(at, exc.msg + _did_you_mean(exc.msg))]) from None
     except RecursionError:
         raise SourceError(source, [source.diagnostic(_pos(parser), "nesting too deep")]) from None
     except Exception as exc:  # noqa: BLE001 - attribute constructors raise VerifyException/ValueError mid-parse
@@ -197,6 +198,25 @@ def _unclosed_brace(text: str) -> int | None:
 
 
 _UNKNOWN_OP = re.compile(r"Operation ([\w.]+) is not registered")
+_UNDEFINED_VALUES = re.compile(r"values used but not defined: \[(%[\w$.-]+)")
+
+
+def _better_position(text: str, at: int, message: str) -> int:
+    """Where a parse error is best shown: an unknown op at its name (the parser reports the character after
+    it), values used but never defined at the first use of the first one (the parser reports the end of the
+    region), else where the parser stopped."""
+    unknown = _UNKNOWN_OP.search(message)
+    if unknown is not None:
+        name = unknown.group(1).split(".", 1)[-1] if "spelling" in message else unknown.group(1)
+        start = text.rfind(name, 0, at + 1)
+        if start >= 0 and text[start:at].strip() == name:
+            return start
+    undefined = _UNDEFINED_VALUES.search(message)
+    if undefined is not None:
+        use = re.search(re.escape(undefined.group(1)) + r"(?![\w$.-])", text)  # never defined: any mention is a use
+        if use is not None:
+            return use.start()
+    return at
 
 
 def _did_you_mean(message: str) -> str:

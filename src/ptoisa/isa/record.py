@@ -273,6 +273,14 @@ class Instruction:
         """The overload positional arguments select: the first form whose tile/scalar kinds match them."""
         if len(self.forms) == 1:
             return 0
+        # The operands are the arguments before the first attribute (an enum member): a form whose operand
+        # count they fit exactly is preferred (TINSERT(dst, src, preQuantScalar, r, c) is not the index form).
+        operands = next((i for i, a in enumerate(args) if isinstance(a, Enum)), len(args))
+        for index, form in enumerate(self.forms):
+            required = sum(not o.optional for o in form)
+            if required <= operands <= len(form) and all(
+                    (o.kind == "tile") == isinstance(a, Tile) for o, a in zip(form, args[:operands], strict=False)):
+                return index
         for index, form in enumerate(self.forms):
             kinds_match = all((o.kind == "tile") == isinstance(a, Tile) for o, a in zip(form, args, strict=False))
             no_tile_after = not any(isinstance(a, Tile) for a in args[len(form):])

@@ -609,6 +609,44 @@ def insert_cases(rng, op: str) -> list[Case]:
     return cases
 
 
+def quant_cases(rng, op: str) -> list[Case]:
+    """TQUANT (INT8_SYM and INT8_ASYM; parameter tiles with fewer valid rows than src, so the last one repeats)
+    and TDEQUANT (int8 and int16 sources, parameter tiles of 1 or more valid columns)."""
+    cases = []
+    for k, shape in enumerate([(8, 32, 8, 32), (16, 64, 13, 50), (4, 16, 4, 9), (32, 32, 32, 32), (8, 16, 5, 16),
+                               (16, 32, 16, 17)]):
+        rows, cols, vr, vc = shape
+        if op == "tquant":
+            kind = "INT8_SYM" if k % 2 == 0 else "INT8_ASYM"
+            src = TileDesc("f32", rows, cols, vr, vc)
+            out = TileDesc("i8" if kind == "INT8_SYM" else "u8", rows, max(cols, 32), vr, vc)
+            fp = TileDesc("f32", rows, 8, max(1, vr - k % 3), 1)
+            tiles = {"dst": out, "src": src, "fp": fp}
+            call = f"TQUANT<QuantType::{kind}>(dst, src, fp)"
+            if kind == "INT8_ASYM":
+                tiles["offset"] = TileDesc("f32", rows, 8, fp.valid_row, 1)
+                call = f"TQUANT<QuantType::{kind}>(dst, src, fp, &offset)"
+            case = Case(op, call, tiles, [r for r in tiles if r != "dst"])
+            data = values(rng, "f32", rows * cols, ["random", "special", "small"][k % 3])
+            scale = (rng.choice([0.5, 2.0, 0.01, 10.0, 1.0, 127 / 8], rows * 8)).astype(np.float32)
+            case.data = {"dst": junk(rng, out), "src": data.tobytes(), "fp": scale.tobytes()}
+            if "offset" in tiles:
+                case.data["offset"] = rng.integers(-20, 140, rows * 8).astype(np.float32).tobytes()
+            case.params["quantType"] = kind
+        else:
+            s_type = "i8" if k % 2 == 0 else "i16"
+            src = TileDesc(s_type, rows, max(cols, 32), vr, vc)
+            out = TileDesc("f32", rows, max(cols, 32), vr, vc)
+            para = TileDesc("f32", rows, 8, vr, [1, 8, 3][k % 3])
+            tiles = {"dst": out, "src": src, "scale": para, "offset": TileDesc(**vars(para))}
+            case = Case(op, "TDEQUANT(dst, src, scale, offset)", tiles, ["src", "scale", "offset"])
+            case.data = {"dst": junk(rng, out), "src": fill(rng, src, "random"),
+                         "scale": (rng.standard_normal(rows * 8) * 0.1).astype(np.float32).tobytes(),
+                         "offset": rng.integers(-30, 30, rows * 8).astype(np.float32).tobytes()}
+        cases.append(case)
+    return cases
+
+
 def _index_params(case: Case, r0: int, c0: int) -> None:
     case.params["indexRow"] = {"dtype": "u16", "hex": np.uint16(r0).tobytes().hex(), "value": str(r0)}
     case.params["indexCol"] = {"dtype": "u16", "hex": np.uint16(c0).tobytes().hex(), "value": str(c0)}
@@ -699,6 +737,8 @@ def build_cases(rng, op: str) -> list[Case]:
         return expand_cases(rng, op, types)
     if op.startswith("tmatmul"):
         return matmul_cases(rng, op)
+    if op in ("tquant", "tdequant"):
+        return quant_cases(rng, op)
     if op in ("tinsert", "tinsert_fp", "textract_fp"):
         return insert_cases(rng, op)
     if op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
@@ -719,7 +759,7 @@ OPS = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "trem", "tand", "tor", "t
        "tsels", "tcmp", "tpartadd", "tpartmax", "tpartmin", "tfillpad", "textract", "tconcat", "ttrans", "taddc",
        "tsubc", "taddsc", "tsubsc", "tlrelu", "tsubrelu", "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu",
        "treshape", "tmatmul", "tmatmul_acc", "tmatmul_bias", "trowargmax", "trowargmin", "tcolargmax",
-       "tcolargmin", "taxpy", "ttri", "tfillpad_inplace", "tinsert", "tinsert_fp", "textract_fp"]
+       "tcolargmin", "taxpy", "ttri", "tfillpad_inplace", "tinsert", "tinsert_fp", "textract_fp", "tquant", "tdequant"]
 
 
 # --- C++ ------------------------------------------------------------------------------------------------------

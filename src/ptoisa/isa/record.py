@@ -170,6 +170,9 @@ class Instruction:
     errata_text: Mapping[str, str] = field(default_factory=dict)
     forms: tuple[tuple[Operand, ...], ...] = ()
     entry: Callable[..., RecordEvent] | None = None
+    text_rule: Callable[[Mapping[str, str], Mapping[str, Enum]], str | None] | None = None
+    """PTOAS's checks of the text op that hold even for memref operands: (role -> MLIR element type, attrs) ->
+    a message, or None."""
     text: str = ""
     """The `pto.*` op name when it is not `pto.` + the name in lower case (`pto.tmatmul.acc`)."""
     """A hand-written entry point (the seeds' five: their C++ template forms and overload parsing live in

@@ -149,3 +149,39 @@ def test_scalar_form_past_the_simulators_word_vector_is_undefined_on_cpu():
     acc = Tile[TileType.Acc, float, 16, 32, BLayout.ColMajor, 8, 32, SLayout.RowMajor, 1024]()
     with pytest.raises(UndefinedBehaviourError, match="scalar vector holds 8 words"):
         ptoisa.TINSERT(_mat(int8_t), acc, _fbits(1.0), 0, 0, target="cpu")
+
+
+def test_tmov_relu_clears_negatives_after_the_move_and_mode_rules():
+    acc = AccF()
+    values = np.zeros((16, 16), np.float32)
+    values[0, :4] = [-1.0, np.nan, -0.0, 2.0]
+    acc.set_logical(values)
+    vec = Tile[TileType.Vec, float, 16, 16]()
+    ptoisa.TMOV(vec, acc, ReluPreMode.NormalRelu, target="cpu")
+    # TMov.hpp: `if (v < 0) v = 0` after the copy, so NaN and -0.0 stay
+    assert vec.data[0, :4].view(np.uint32).tolist() == [0, values[0, 1:2].view(np.uint32)[0], 0x80000000,
+                                                         0x40000000]
+    with pytest.raises(IllegalInstructionError, match="applies to an Acc -> Vec move only"):
+        ptoisa.TMOV(Tile[TileType.Vec, float, 16, 16](), vec, ReluPreMode.NoRelu, AccToVecMode.SingleModeVec1,
+                    target="a5")
+
+
+def test_tstore_with_atomic_add_is_refused_before_running():
+    from ptoisa.errors import PtoError
+
+    text = """
+func.func @k(%p: !pto.ptr<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %tv = pto.make_tensor_view %p, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %pv = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<16x16xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+  pto.tstore ins(%t : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>) outs(%pv : !pto.partition_tensor_view<16x16xf32>) {atomicType = #pto<atomic_type atomic_add>}
+  return
+}
+"""
+    out = np.ones((16, 16), np.float32)
+    with pytest.raises(PtoError, match="atomicType = atomic_add is not modelled"):
+        ptoisa.load(text).run(out)
+    assert np.array_equal(out, np.ones((16, 16), np.float32))

@@ -44,7 +44,8 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time names load
         UninitializedReadError,
     )
     from .events import TSYNC, RecordEvent
-    from .enums import CmpMode, GatherAxis, MaskPattern, RoundMode, SaturationMode, TriangleMode
+    from .enums import (AccToVecMode, AtomicType, CmpMode, GatherAxis, MaskPattern, QuantType, ReluPreMode,
+                        RoundMode, SaturationMode, STPhase, TriangleMode)
     from .memory import NPU_MEMORY_CLEAR, TASSIGN
     from .targets import Config, Target, current_config, get_profile, target
     from typing import Protocol
@@ -72,7 +73,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "OutOfBoundsError", "PlacementError", "PtoError", "PtoWarning", "TargetError", "TileSpecError",
         "UndefinedBehaviourError", "UninitializedReadError"),
     ".events": ("TSYNC", "RecordEvent"),
-    ".enums": ("CmpMode", "GatherAxis", "MaskPattern", "RoundMode", "SaturationMode", "TriangleMode"),
+    ".enums": ("AccToVecMode", "AtomicType", "CmpMode", "GatherAxis", "MaskPattern", "QuantType", "ReluPreMode",
+        "RoundMode", "SaturationMode", "STPhase", "TriangleMode"),
     ".memory": ("NPU_MEMORY_CLEAR", "TASSIGN"),
     ".targets": ("Config", "Target", "current_config", "get_profile", "target"),
     ".tile": ("BLayout", "CompactMode", "ConvTile", "Layout", "PadValue", "SLayout", "Tile", "TileSpec",
@@ -123,7 +125,7 @@ def load(path_or_text, *, target=None, fill="zero"):  # noqa: ANN001, ANN201 - x
     return load_program(path_or_text, target=target, fill=fill)
 
 _ALL = [
-    "RoundMode", "SaturationMode", "TriangleMode",
+    "RoundMode", "SaturationMode", "TriangleMode", "AccToVecMode", "AtomicType", "QuantType", "ReluPreMode", "STPhase",
     "DYNAMIC", "TASSIGN", "TCI", "TCMPS", "TEXPANDS", "TGATHER", "TPARTMUL", "TSYNC", "NPU_MEMORY_CLEAR",
     "BLayout", "CmpMode", "CompactMode", "Config", "ConvTile", "DType", "ErratumWarning", "GatherAxis",
     "IllegalInstructionError", "Layout", "MaskPattern", "ModeFallbackWarning", "NarrowingWarning", "NotModelledError",

@@ -94,3 +94,41 @@ class TriangleMode(IntEnum):
 
     LOWER = 0
     UPPER = 1
+
+
+class ReluPreMode(IntEnum):
+    """The fixpipe's ReLU before a move or store out of Acc (include/pto/common/type.hpp `ReluPreMode`)."""
+
+    NoRelu = 0
+    NormalRelu = 1
+
+
+class AccToVecMode(IntEnum):
+    """Which vector core(s) an Acc -> Vec move writes (A5): one of the two, or both with the tile split."""
+
+    SingleModeVec0 = 0
+    SingleModeVec1 = 1
+    DualModeSplitM = 2
+    DualModeSplitN = 3
+
+
+class QuantType(IntEnum):
+    """TQUANT's quantisation (the INT8 forms; PTOAS's `#pto<quant_type INT8_SYM>`)."""
+
+    INT8_SYM = 2
+    INT8_ASYM = 3
+
+
+class STPhase(IntEnum):
+    """TSTORE's store phase (a scheduling hint; PTOAS's `#pto<st_phase final>`)."""
+
+    Unspecified = 0
+    Partial = 2
+    Final = 3
+
+
+class AtomicType(IntEnum):
+    """TSTORE's atomic mode (PTOAS's `#pto<atomic_type atomic_add>`)."""
+
+    AtomicNone = 0
+    AtomicAdd = 1

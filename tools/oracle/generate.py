@@ -30,9 +30,9 @@ import ml_dtypes  # noqa: F401 - registers nothing we use; numpy needs it only f
 import numpy as np
 
 CPP = {"f32": "float", "f16": "half", "i32": "int32_t", "u32": "uint32_t", "i16": "int16_t", "u16": "uint16_t",
-       "i8": "int8_t", "u8": "uint8_t"}
+       "i8": "int8_t", "u8": "uint8_t", "u64": "uint64_t"}
 NP = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "u32": np.uint32, "i16": np.int16, "u16": np.uint16,
-      "i8": np.int8, "u8": np.uint8}
+      "i8": np.int8, "u8": np.uint8, "u64": np.uint64}
 ORACLE = "pto-isa 3186c381 cpu simulator, g++ 12 -std=c++20 -O2 -DNDEBUG -D__CPU_SIM"
 
 
@@ -523,6 +523,143 @@ def matmul_cases(rng, op: str) -> list[Case]:
             case.data[role] = fill(rng, t, mode if role in inputs else "random") if role in inputs else junk(rng, t)
         cases.append(case)
     return cases
+
+
+def _quant_word(rng, vector: bool, src: str, dst: str) -> int:
+    """A quantisation word (include/pto/cpu/common.hpp quantize_element): a scale (float bits 0..31, or the
+    19-bit m1 at bits 13..31 for the fp tile's words), offset (bits 37..45), sign (bit 46), shift (32..35)."""
+    scale = float(rng.choice([0.5, 0.03125, 1.0, 3.0, 0.0078125, 300.0] if src == "i32" else
+                             [0.5, 1.0, 3.0, 0.25, 40.0, 1e-3]))
+    if vector:
+        bits = int(np.float32(scale).view(np.uint32))
+        m1 = ((bits >> 31) << 18) | (((bits >> 23) & 0xFF) << 10) | ((bits >> 13) & 0x3FF)
+        return m1 << 13
+    word = int(np.float32(scale).view(np.uint32))
+    word |= int(rng.integers(0, 16)) << 32
+    if dst in ("i8", "u8"):
+        word |= int(rng.integers(0, 3)) * int(rng.integers(0, 100)) << 37
+        word |= int(rng.integers(0, 2)) << 46
+    return word
+
+
+def insert_cases(rng, op: str) -> list[Case]:
+    """TINSERT (plain, ReLU, scalar-quantised, fp-quantised forms), TINSERT_FP and TEXTRACT_FP. Vec -> Vec ND for
+    the plain forms (same type and float -> half), Acc (NZ) -> Mat (NZ) for the quantised ones; the fp tile's
+    words are uint32 (bits 13..31 hold m1) or float (whole numbers) in a Vec tile (the simulator reads its row 0
+    whatever the location). Square Acc tiles: the scalar form's word vector holds valid-rows words."""
+    cases = []
+    if op == "tinsert":
+        for k, (s, d, shape) in enumerate([("f32", "f32", (8, 32, 3, 9)), ("f16", "f16", (16, 64, 5, 20)),
+                                           ("i32", "i32", (4, 16, 4, 16)), ("f32", "f16", (8, 32, 6, 7)),
+                                           ("i16", "i16", (8, 32, 8, 11)), ("f32", "f32", (16, 16, 16, 16))]):
+            rows, cols, vr, vc = shape
+            src = TileDesc(s, rows, cols, vr, vc)
+            out = TileDesc(d, 2 * rows, 2 * cols, 2 * rows - k % 2, 2 * cols - 1)
+            r0, c0 = int(rng.integers(0, out.valid_row - vr + 1)), int(rng.integers(0, out.valid_col - vc + 1))
+            relu = k % 3 == 1 or s == "f32" and k == 5
+            call = (f"TINSERT<T_dst, T_src, ReluPreMode::NormalRelu>(dst, src, (uint16_t){r0}, (uint16_t){c0})"
+                    if relu else f"TINSERT(dst, src, (uint16_t){r0}, (uint16_t){c0})")
+            case = Case(op, call, {"dst": out, "src": src}, ["src"])
+            case.data = {"dst": junk(rng, out), "src": fill(rng, src, ["random", "special"][k % 2])}
+            if relu:
+                case.params["reluMode"] = "NormalRelu"
+            _index_params(case, r0, c0)
+            cases.append(case)
+    pairs = [("f32", "i8"), ("f32", "u8"), ("f32", "f16"), ("i32", "i8"), ("i32", "u8"), ("i32", "f16"),
+             ("i32", "i16"), ("f32", "i8"), ("i32", "i8"), ("i32", "u8")]
+    for k, (s, d) in enumerate(pairs):
+        vector = op != "tinsert" or k % 2 == 1
+        if vector and (s, d) in (("f32", "f16"),):
+            continue
+        n = 16 if d != "i8" or k % 2 else 32
+        acc = TileDesc(s, n, n, n - k % 3, n - k % 3, "ColMajor", loc="Acc", slayout="RowMajor", fractal=1024)
+        m = 32
+        mat = TileDesc(d, m, m, m, m, "ColMajor", loc="Mat", slayout="RowMajor")
+        if op == "textract_fp":
+            mat = TileDesc(d, m, m, min(m, acc.valid_row - 2), min(m, acc.valid_col - 3), "ColMajor", loc="Mat",
+                           slayout="RowMajor")
+            r0, c0 = int(rng.integers(0, acc.valid_row - mat.valid_row + 1)), \
+                int(rng.integers(0, acc.valid_col - mat.valid_col + 1))
+        else:
+            r0, c0 = int(rng.integers(0, m - acc.valid_row + 1)), int(rng.integers(0, m - acc.valid_col + 1))
+        relu = "NormalRelu" if k % 3 == 2 else "NoRelu"
+        tiles = {"dst": mat, "src": acc}
+        if vector:
+            fp_type = "u32" if k % 4 != 3 else "f32"
+            fp = TileDesc(fp_type, 1, 32 if fp_type == "f32" else 32, 1, 32)
+            tiles["fp"] = fp
+            name = "TINSERT_FP" if op != "textract_fp" else "TEXTRACT_FP"
+            call = f"{name}<T_dst, T_src, T_fp, ReluPreMode::{relu}>(dst, src, fp, (uint16_t){r0}, (uint16_t){c0})"
+        else:
+            call = f"TINSERT<T_dst, T_src, ReluPreMode::{relu}>(dst, src, preQuantScalar, (uint16_t){r0}, (uint16_t){c0})"
+        case = Case(op, call, tiles, [r for r in tiles if r != "dst"])
+        mode = "small" if k % 2 else "random"
+        data = values(rng, s, acc.rows * acc.cols, mode)
+        if s == "i32":
+            data = (rng.integers(-3000, 3000, acc.rows * acc.cols) * (1 + (k % 3) * 500)).astype(np.int32)
+        case.data = {"dst": junk(rng, mat), "src": data.tobytes()}
+        if vector:
+            words = [_quant_word(rng, True, s, d) for _ in range(32)]
+            if fp_type == "f32":
+                words = [float(w >> 13 << 13) for w in words]  # a whole float whose bits 13.. carry m1
+                raw = np.array(words, np.float32)
+                raw = np.trunc(raw)
+            else:
+                raw = np.array(words, np.uint64).astype(np.uint32)
+            case.data["fp"] = raw.tobytes()
+            if op == "tinsert":
+                case.params["form"] = 2
+        else:
+            case.scalars["preQuantScalar"] = ("u64", np.uint64(_quant_word(rng, False, s, d)).tobytes())
+            case.params["form"] = 1
+        if relu != "NoRelu":
+            case.params["reluMode"] = relu
+        _index_params(case, r0, c0)
+        cases.append(case)
+    return cases
+
+
+def quant_cases(rng, op: str) -> list[Case]:
+    """TQUANT (INT8_SYM and INT8_ASYM; parameter tiles with fewer valid rows than src, so the last one repeats)
+    and TDEQUANT (int8 and int16 sources, parameter tiles of 1 or more valid columns)."""
+    cases = []
+    for k, shape in enumerate([(8, 32, 8, 32), (16, 64, 13, 50), (4, 16, 4, 9), (32, 32, 32, 32), (8, 16, 5, 16),
+                               (16, 32, 16, 17)]):
+        rows, cols, vr, vc = shape
+        if op == "tquant":
+            kind = "INT8_SYM" if k % 2 == 0 else "INT8_ASYM"
+            src = TileDesc("f32", rows, cols, vr, vc)
+            out = TileDesc("i8" if kind == "INT8_SYM" else "u8", rows, max(cols, 32), vr, vc)
+            fp = TileDesc("f32", rows, 8, max(1, vr - k % 3), 1)
+            tiles = {"dst": out, "src": src, "fp": fp}
+            call = f"TQUANT<QuantType::{kind}>(dst, src, fp)"
+            if kind == "INT8_ASYM":
+                tiles["offset"] = TileDesc("f32", rows, 8, fp.valid_row, 1)
+                call = f"TQUANT<QuantType::{kind}>(dst, src, fp, &offset)"
+            case = Case(op, call, tiles, [r for r in tiles if r != "dst"])
+            data = values(rng, "f32", rows * cols, ["random", "special", "small"][k % 3])
+            scale = (rng.choice([0.5, 2.0, 0.01, 10.0, 1.0, 127 / 8], rows * 8)).astype(np.float32)
+            case.data = {"dst": junk(rng, out), "src": data.tobytes(), "fp": scale.tobytes()}
+            if "offset" in tiles:
+                case.data["offset"] = rng.integers(-20, 140, rows * 8).astype(np.float32).tobytes()
+            case.params["quantType"] = kind
+        else:
+            s_type = "i8" if k % 2 == 0 else "i16"
+            src = TileDesc(s_type, rows, max(cols, 32), vr, vc)
+            out = TileDesc("f32", rows, max(cols, 32), vr, vc)
+            para = TileDesc("f32", rows, 8, vr, [1, 8, 3][k % 3])
+            tiles = {"dst": out, "src": src, "scale": para, "offset": TileDesc(**vars(para))}
+            case = Case(op, "TDEQUANT(dst, src, scale, offset)", tiles, ["src", "scale", "offset"])
+            case.data = {"dst": junk(rng, out), "src": fill(rng, src, "random"),
+                         "scale": (rng.standard_normal(rows * 8) * 0.1).astype(np.float32).tobytes(),
+                         "offset": rng.integers(-30, 30, rows * 8).astype(np.float32).tobytes()}
+        cases.append(case)
+    return cases
+
+
+def _index_params(case: Case, r0: int, c0: int) -> None:
+    case.params["indexRow"] = {"dtype": "u16", "hex": np.uint16(r0).tobytes().hex(), "value": str(r0)}
+    case.params["indexCol"] = {"dtype": "u16", "hex": np.uint16(c0).tobytes().hex(), "value": str(c0)}
 
 
 def _with_tmp(rng, cases: list[Case], call: str) -> list[Case]:
@@ -1142,6 +1279,10 @@ def build_cases(rng, op: str) -> list[Case]:
         return expand_cases(rng, op, types)
     if op.startswith("tmatmul"):
         return matmul_cases(rng, op)
+    if op in ("tquant", "tdequant"):
+        return quant_cases(rng, op)
+    if op in ("tinsert", "tinsert_fp", "textract_fp"):
+        return insert_cases(rng, op)
     if op in ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
         return arg_cases(rng, op)
     if op == "taxpy":
@@ -1160,7 +1301,7 @@ OPS = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "trem", "tand", "tor", "t
        "tsels", "tcmp", "tpartadd", "tpartmax", "tpartmin", "tfillpad", "textract", "tconcat", "ttrans", "taddc",
        "tsubc", "taddsc", "tsubsc", "tlrelu", "tsubrelu", "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu",
        "treshape", "tmatmul", "tmatmul_acc", "tmatmul_bias", "trowargmax", "trowargmin", "tcolargmax",
-       "tcolargmin", "taxpy", "ttri", "tfillpad_inplace"]
+       "tcolargmin", "taxpy", "ttri", "tfillpad_inplace", "tinsert", "tinsert_fp", "textract_fp", "tquant", "tdequant"]
 
 
 # --- C++ ------------------------------------------------------------------------------------------------------

@@ -212,6 +212,11 @@ def scalar_value(desc: dict[str, Any]) -> np.generic:
     """The exact scalar from its little-endian hex bytes in its dtype."""
     if not isinstance(desc, dict) or not isinstance(desc.get("hex"), str):
         raise VectorFormatError(f"a scalar must be an object with 'dtype' and 'hex' (got {desc!r})")
+    if desc.get("dtype") == "u64":  # a uint64_t bit pattern (preQuantScalar), not a tile element type
+        raw64 = bytes.fromhex(desc["hex"]) if len(desc["hex"]) == 16 else b""
+        if len(raw64) != 8:
+            raise VectorFormatError(f"scalar hex {desc['hex']!r} is not one uint64_t")
+        return int.from_bytes(raw64, "little")  # type: ignore[return-value]
     dtype = as_dtype(desc.get("dtype"))
     try:
         raw = bytes.fromhex(desc["hex"])

@@ -173,6 +173,12 @@ def _tload(d: FunctionDecoder, op: Operation) -> Step:
 @handler("pto.tstore")
 def _tstore(d: FunctionDecoder, op: Operation) -> Step:
     _spec(d, op, op.operands[0].type)
+    # stPhase orders nothing in a sequential run; the atomic add and the ReLU/quantised stores are not modelled
+    for name, neutral in (("atomicType", "atomic_none"), ("reluPreMode", "no_relu")):
+        value = op.attributes.get(name)
+        text = getattr(value, "text", None)
+        if value is not None and text != neutral:
+            raise d.fail(op, f"{name} = {text or value} is not modelled (pto.tstore runs plain stores only)")
     t, v = d.use(op.operands[0]), d.use(op.operands[1])
 
     def step(regs: list[Any]) -> None:

@@ -21,7 +21,8 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
-from ptoisa.enums import CmpMode, MaskPattern, SaturationMode
+from ptoisa.enums import (AccToVecMode, AtomicType, CmpMode, MaskPattern, QuantType, ReluPreMode, SaturationMode,
+                          STPhase)
 from ptoisa.tile.enums import BLayout, Layout, SLayout, TileType
 
 from .enums import AddressSpace, Event, FenceScope, KernelKind, PadMode, Pipe, RoundMode, SyncOpType
@@ -216,6 +217,52 @@ class PadModeAttr(WordEnumAttr[PadMode]):
     label = "::mlir::pto::PadMode"
 
 
+@irdl_attr_definition
+class ReluPreModeAttr(WordEnumAttr[ReluPreMode], SpacedOpaqueSyntaxAttribute):
+    """ReLU before a move or store out of Acc: `#pto<relu_pre_mode normal_relu>` (tmov, tstore, tinsert)."""
+
+    name = "pto.relu_pre_mode"
+    spellings = {ReluPreMode.NoRelu: "no_relu", ReluPreMode.NormalRelu: "normal_relu"}
+    label = "::mlir::pto::ReluPreMode"
+
+
+@irdl_attr_definition
+class AccToVecModeAttr(WordEnumAttr[AccToVecMode]):
+    """Acc -> Vec destination core(s): `#pto.acc_to_vec_mode<dual_mode_split_m>` (tmov, tinsert)."""
+
+    name = "pto.acc_to_vec_mode"
+    spellings = {AccToVecMode.SingleModeVec0: "single_mode_vec0", AccToVecMode.SingleModeVec1: "single_mode_vec1",
+                 AccToVecMode.DualModeSplitM: "dual_mode_split_m", AccToVecMode.DualModeSplitN: "dual_mode_split_n"}
+    label = "::mlir::pto::AccToVecMode"
+
+
+@irdl_attr_definition
+class STPhaseAttr(WordEnumAttr[STPhase], SpacedOpaqueSyntaxAttribute):
+    """tstore's phase `#pto<st_phase final>`."""
+
+    name = "pto.st_phase"
+    spellings = {STPhase.Unspecified: "unspecified", STPhase.Partial: "partial", STPhase.Final: "final"}
+    label = "::mlir::pto::STPhase"
+
+
+@irdl_attr_definition
+class AtomicTypeAttr(WordEnumAttr[AtomicType], SpacedOpaqueSyntaxAttribute):
+    """tstore's atomic mode `#pto<atomic_type atomic_add>`."""
+
+    name = "pto.atomic_type"
+    spellings = {AtomicType.AtomicNone: "atomic_none", AtomicType.AtomicAdd: "atomic_add"}
+    label = "::mlir::pto::AtomicType"
+
+
+@irdl_attr_definition
+class QuantTypeAttr(WordEnumAttr[QuantType], SpacedOpaqueSyntaxAttribute):
+    """tquant's `#pto<quant_type INT8_SYM>`."""
+
+    name = "pto.quant_type"
+    spellings = _names(QuantType)
+    label = "::mlir::pto::QuantType"
+
+
 # --- tile_buf fields: parameters of !pto.tile_buf / !pto.tile, spelled as in the tile_buf text --------------
 
 TILE_LOC_SPELLINGS: dict[TileType, str] = {
@@ -254,4 +301,5 @@ class SLayoutAttr(WordEnumAttr[SLayout]):
 ENUM_ATTRS = (
     CmpModeAttr, RoundModeAttr, SaturationModeAttr, MaskPatternAttr, FenceScopeAttr, LayoutAttr, AddressSpaceAttr, PipeAttr, EventAttr,
     PipeEventTypeAttr, SyncOpTypeAttr, KernelKindAttr, PadModeAttr, TileLocAttr, BLayoutAttr, SLayoutAttr,
+    ReluPreModeAttr, AccToVecModeAttr, STPhaseAttr, AtomicTypeAttr, QuantTypeAttr,
 )

@@ -51,7 +51,7 @@ def core_attr(attr_def: Any, value: Attribute | None) -> Enum:
     if isinstance(word, str):
         key = word.upper()
         for member in attr_def.enum:
-            if key in (member.name, member.name.removeprefix("CAST_")):
+            if key in (member.name.upper(), member.name.upper().removeprefix("CAST_")):
                 return member
     raise VerifyException(f"{attr_def.text_name} = {type_text(value)} is not one of "
                           f"{', '.join(m.name for m in attr_def.enum)}")
@@ -130,10 +130,24 @@ class RecordOp(DpsOp):
         return {a.name: core_attr(a, self.attributes.get(a.text_name)) for a in self.RECORD.attrs}
 
     def skips_verification(self) -> bool:
-        return any(is_memref(o.type) for o in self.operands)
+        if any(is_memref(o.type) for o in self.operands):
+            self.verify_types()  # PTOAS checks these before it lets a memref (April) op through
+            return True
+        return False
 
     def verify_form(self) -> None:
-        return None
+        self.verify_types()
+
+    def verify_types(self) -> None:
+        """The record's `text_rule`, if any: element types and attributes that PTOAS checks on every form."""
+        rule = self.RECORD.text_rule
+        if rule is None:
+            return
+        _, pairs = self.roles()
+        types = {o.name: type_text(getattr(v.type, "element_type", v.type)) for o, v in pairs if o.kind == "tile"}
+        problem = rule(types, self.core_attrs())
+        if problem:
+            self.fail_text(problem)
 
     def verify_structure(self, arch: Any) -> None:
         form, pairs = self.roles()

@@ -16,6 +16,31 @@ from ..hifloat8 import from_float
 from ._check import Check, _user_stacklevel
 
 
+class _Bits64:
+    """The type of a `uint64_t` operand that is a bit pattern, not a tile element (TINSERT's and TMOV's
+    `preQuantScalar`): an integer kept as a Python int in [0, 2**64)."""
+
+    cname = cpp = "uint64_t"
+    mlir = "i64"
+    is_float = False
+    itemsize = 8
+
+    def __repr__(self) -> str:
+        return "UINT64"
+
+
+UINT64: Any = _Bits64()
+
+
+def _bits64(value: Any, check: Check, operand: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        check.fail(operand, f"must be an integer (a uint64_t bit pattern; got {type(value).__name__})")
+    number = int(value)
+    if not -2**63 <= number < 2**64:
+        check.fail(operand, f"{number} does not fit in 64 bits")
+    return number % 2**64  # an int64 from the text forms (`i64`) wraps as C++'s conversion to uint64_t does
+
+
 def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.generic:
     """Convert `value` to `dtype` exactly as an implicit C++ conversion would, or refuse.
 
@@ -23,6 +48,8 @@ def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.gener
     2**bits (C++ narrowing); floats convert to float types with round-to-nearest-even and to integer types by
     truncation when the truncated value fits (otherwise the C++ conversion is undefined, so it is refused).
     """
+    if dtype is UINT64:
+        return _bits64(value, check, operand)  # type: ignore[return-value]
     np_dtype = dtype.np
     kind = type(value)
     if kind is float and dtype.is_float:

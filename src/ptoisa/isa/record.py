@@ -170,6 +170,9 @@ class Instruction:
     errata_text: Mapping[str, str] = field(default_factory=dict)
     forms: tuple[tuple[Operand, ...], ...] = ()
     entry: Callable[..., RecordEvent] | None = None
+    text_rule: Callable[[Mapping[str, str], Mapping[str, Enum]], str | None] | None = None
+    """PTOAS's checks of the text op that hold even for memref operands: (role -> MLIR element type, attrs) ->
+    a message, or None."""
     text: str = ""
     """The `pto.*` op name when it is not `pto.` + the name in lower case (`pto.tmatmul.acc`)."""
     """A hand-written entry point (the seeds' five: their C++ template forms and overload parsing live in
@@ -276,6 +279,14 @@ class Instruction:
         """The overload positional arguments select: the first form whose tile/scalar kinds match them."""
         if len(self.forms) == 1:
             return 0
+        # The operands are the arguments before the first attribute (an enum member): a form whose operand
+        # count they fit exactly is preferred (TINSERT(dst, src, preQuantScalar, r, c) is not the index form).
+        operands = next((i for i, a in enumerate(args) if isinstance(a, Enum)), len(args))
+        for index, form in enumerate(self.forms):
+            required = sum(not o.optional for o in form)
+            if required <= operands <= len(form) and all(
+                    (o.kind == "tile") == isinstance(a, Tile) for o, a in zip(form, args[:operands], strict=False)):
+                return index
         for index, form in enumerate(self.forms):
             kinds_match = all((o.kind == "tile") == isinstance(a, Tile) for o, a in zip(form, args, strict=False))
             no_tile_after = not any(isinstance(a, Tile) for a in args[len(form):])

@@ -40,6 +40,7 @@ from ...tile.enums import PadValue, TileType
 from ...tile.layout import store, write_region
 from ...tile.tile import Tile
 from .._check import Check, announce_fallback, commit_variant
+from ...enums import AccToVecMode, ReluPreMode
 from ..enums import CmpMode
 from ..record import TARGETS, Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
 from ._common import cpp_max, cpp_min, undefined, valid_of, write
@@ -60,11 +61,17 @@ def _equal_valid(check: Check, plan: Plan, tiles: Tiles) -> None:
 
 
 def _mov(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    from .insert import _not_modelled
+
+    _not_modelled(plan)
     values = np.array(valid_of(tiles["src"]))
     out = tiles["dst"]
     if values.dtype != out.spec.np_dtype:  # a converting move: C++'s implicit conversion, to nearest even
         with quiet():
             values = values.astype(np.float32).astype(out.spec.np_dtype)
+    if plan.attrs.get("reluMode") is ReluPreMode.NormalRelu:
+        # the simulator's TMOV_IMPL<reluMode>: after the move, `if (v < 0) v = 0` (NaN and -0.0 stay)
+        values = np.where(values < 0, np.zeros((), values.dtype), values)
     write(out, values)
 
 
@@ -93,8 +100,19 @@ def _mov_types(check: Check, config: object, specs: dict, attrs: dict, form: int
                           "Mat from float to half or bfloat16, Mat -> Bias from half to float)")
 
 
+def _mov_static(check: Check, config: object, specs: dict, attrs: dict, form: int) -> None:
+    _mov_types(check, config, specs, attrs, form)
+    s, d = specs["src"], specs["dst"]
+    mode = attrs.get("mode")
+    if mode is not None and not (s.loc is TileType.Acc and d.loc is TileType.Vec):
+        check.fail(None, f"mode (AccToVecMode.{mode.name}) applies to an Acc -> Vec move only")
+    if attrs.get("reluMode") is ReluPreMode.NormalRelu and s.loc is not TileType.Acc:
+        check.fail("src", f"the ReLU form needs an Acc source (got {s.loc.name})")
+
+
 TMOV = instruction("TMOV", operands=(dst(), src("src")), legality={t: Legality({}, locs=None) for t in TARGETS},
-                   static=_mov_types, dynamic=_equal_valid, family="move",
+                   attrs=(Attr("reluMode", ReluPreMode, ReluPreMode.NoRelu, "reluPreMode"),
+                          Attr("mode", AccToVecMode, None, "accToVecMode")), static=_mov_static, dynamic=_equal_valid, family="move",
                    summary="dst = src (a tile copy, any layouts; Acc -> Mat may cast float to half)")(_mov)
 
 

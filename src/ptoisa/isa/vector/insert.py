@@ -1,0 +1,212 @@
+"""Windows into and out of a tile through the fixpipe: TINSERT TINSERT_FP TEXTRACT_FP.
+
+    TINSERT(dst, src, indexRow, indexCol)                  dst[indexRow + i, indexCol + j] = src[i, j]
+    TINSERT(dst, src, preQuantScalar, indexRow, indexCol)  ... quantised with one scalar word
+    TINSERT(dst, src, fp, indexRow, indexCol)              ... quantised with one word per column (fp row 0)
+    TINSERT_FP(dst, src, fp, indexRow, indexCol)           the same, by its own name
+    TEXTRACT_FP(dst, src, fp, indexRow, indexCol)          dst[i, j] = q(src[indexRow + i, indexCol + j],
+                                                                        fp[0, indexCol + j])
+
+Attributes: `reluMode` (ReluPreMode; NormalRelu applies ReLU before the result is written) and `mode`
+(AccToVecMode, the A5 Acc -> Vec destination; the simulator ignores it). Over src's valid region (TINSERT) or
+dst's (TEXTRACT_FP); nothing else of dst changes. Meanings from include/pto/cpu/TInsert.hpp, TExtract.hpp and
+common.hpp `quantize_element` (see `ptoisa.isa.vector._prequant`); legality from docs/isa/TINSERT.md and
+PTOAS's verifiers.
+
+    >>> from ptoisa import *
+    >>> big = Tile[TileType.Vec, float, 4, 16]()
+    >>> small = Tile[TileType.Vec, float, 2, 8]()
+    >>> small.set_logical([[1.0] * 8, [-2.0] * 8])
+    >>> _ = TINSERT(big, small, 1, 8, ReluPreMode.NormalRelu, target="cpu"); big.data[1:3, 7:10].tolist()
+    [[0.0, 1.0, 1.0], [0.0, 0.0, 0.0]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ...dtypes import STANDARD_DTYPES
+from ...dtypes import DType as D
+from ...enums import AccToVecMode, ReluPreMode
+from ...errors import NotModelledError
+from ...tile.enums import SLayout, TileType
+from ...tile.layout import region
+from ...tile.spec import TileSpec
+from .._check import Check
+from .._scalar import UINT64
+from ..record import TARGETS, Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src
+from . import _prequant
+from ._common import valid_of, write
+
+Acc, Mat, Vec, Scaling = TileType.Acc, TileType.Mat, TileType.Vec, TileType.Scaling
+ATTRS = (Attr("reluMode", ReluPreMode, ReluPreMode.NoRelu, "reluPreMode"),
+         Attr("mode", AccToVecMode, None, "accToVecMode"))
+_INDEX = (scalar("indexRow", fixed=D.U16, optional=True), scalar("indexCol", fixed=D.U16, optional=True))
+_PLAIN = (dst(), src("src"), *_INDEX)
+_SCALAR = (dst(), src("src"), scalar("preQuantScalar", fixed=UINT64), *_INDEX)
+_VECTOR = (dst(), src("src"), src("fp"), *_INDEX)
+
+# --- per-target legality, as data -----------------------------------------------------------------------------
+_F8 = (D.F8E4M3,)
+# (src loc, dst loc) -> {"plain" | "quant": {src dtype: dst dtypes}} (docs/isa/TINSERT.md, PTOAS TInsertOp)
+_A2A3 = {(Acc, Mat): {"plain": {D.F32: (D.F16, D.BF16)},
+                      "quant": {D.F32: (D.I8,), D.I32: (D.I8, D.U8, D.F16, D.I16)}}}
+_A5_ACC = {"plain": {D.F32: (D.F16, D.BF16, D.F32), D.I32: (D.I32,)},
+           "quant": {D.F32: (D.I8, D.U8, D.HIF8, D.F16, D.BF16, *_F8), D.I32: (D.I8, D.U8, D.F16, D.BF16)}}
+_A5_SAME = (D.F16, D.BF16, D.F32, D.I32, D.I8, D.HIF8, D.F8E4M3, D.F8E5M2)
+_A5 = {(Acc, Mat): _A5_ACC, (Acc, Vec): _A5_ACC,
+       (Vec, Vec): {"plain": {t: (t,) for t in _A5_SAME}}, (Vec, Mat): {"plain": {t: (t,) for t in _A5_SAME}}}
+PATHS: Mapping[str, Mapping[tuple[TileType, TileType], Mapping[str, Mapping[D, tuple[D, ...]]]]] = {
+    "a2a3": _A2A3, "a5": _A5}
+"""The NPU targets' (src, dst) location paths and element-type pairs; the cpu profile takes any standard pair
+(the simulator's loop converts)."""
+
+
+def _nz(spec: TileSpec) -> bool:
+    return not spec.is_row_major and spec.slayout is SLayout.RowMajor
+
+
+def _nd(spec: TileSpec) -> bool:
+    return spec.is_row_major and spec.slayout is SLayout.NoneBox
+
+
+def _layout_name(spec: TileSpec) -> str:
+    return f"blayout={spec.blayout.name}, slayout={spec.slayout.name}"
+
+
+def _static(quant: bool, name: str):  # noqa: ANN202
+    """The signature's rule: location path, element types, layouts per target; `quant` for the scalar and
+    vector forms (form 1 and 2 of TINSERT, every form of TINSERT_FP / TEXTRACT_FP)."""
+
+    def rule(check: Check, config: Any, specs: Mapping[str, TileSpec], attrs: Mapping[str, Any], form: int) -> Any:
+        s, d = specs["src"], specs["dst"]
+        quantised = quant or form > 0
+        target = config.name
+        fp = specs.get("fp")
+        if fp is not None and target != "cpu" and fp.loc is not Scaling:
+            check.fail("fp", f"location {fp.loc.name} is not supported (allowed: Scaling)")
+        if target == "cpu":
+            for role, spec in specs.items():
+                if spec.dtype not in STANDARD_DTYPES:
+                    check.fail(role, f"dtype {spec.dtype.cname} is not supported on the simulator")
+            return None
+        paths = PATHS[target]
+        table = paths.get((s.loc, d.loc))
+        if table is None:
+            allowed = ", ".join(f"{a.name} -> {b.name}" for a, b in paths)
+            check.fail("dst", f"a {s.loc.name} -> {d.loc.name} {name} is not supported (paths: {allowed})")
+        kind = "quant" if quantised else "plain"
+        if kind not in table:
+            check.fail("src", f"the quantised forms need an Acc source (got {s.loc.name})")
+        allowed_dst = table[kind].get(s.dtype)
+        if allowed_dst is None:
+            check.fail("src", f"dtype {s.dtype.cname} is not supported (allowed: "
+                              f"{', '.join(t.cname for t in table[kind])})")
+        if d.dtype not in allowed_dst:
+            check.fail("dst", f"dtype {d.dtype.cname} is not supported for a {s.dtype.cname} {s.loc.name} source "
+                              f"(allowed: {', '.join(t.cname for t in allowed_dst)})")
+        if s.loc is Acc and not _nz(s):
+            check.fail("src", f"must be NZ (blayout=ColMajor, slayout=RowMajor; got {_layout_name(s)})")
+        if d.loc is Mat and not (_nz(d) or (s.loc is Vec and d.is_row_major and s.is_row_major
+                                            and s.slayout is SLayout.ColMajor and d.slayout is SLayout.ColMajor)):
+            check.fail("dst", f"must be NZ (blayout=ColMajor, slayout=RowMajor; got {_layout_name(d)})")
+        if target == "a2a3" and d.fractal_size != 512:
+            check.fail("dst", f"fractal size must be 512 (got {d.fractal_size})")
+        if s.loc is Vec and d.loc is Vec and not (_nd(s) and _nd(d) or _nz(s) and _nz(d)):
+            check.fail("src", f"and dst must both be ND or both NZ for a Vec -> Vec {name} (got {s.layout_name} "
+                              f"and {d.layout_name})")
+        if s.loc is Vec and d.loc is Mat and not (_nd(s) or _nz(s) or s.slayout is SLayout.ColMajor):
+            check.fail("src", f"must be ND or NZ for a Vec -> Mat {name} (got {s.layout_name})")
+        mode = attrs.get("mode")
+        if mode is not None and not (s.loc is Acc and d.loc is Vec):
+            check.fail(None, f"mode (AccToVecMode.{mode.name}) applies to an Acc -> Vec move only")
+        if mode in (AccToVecMode.DualModeSplitM, AccToVecMode.DualModeSplitN) and quantised:
+            check.fail(None, f"mode AccToVecMode.{mode.name} needs the unquantised form")
+        if attrs.get("reluMode") is ReluPreMode.NormalRelu and s.loc is not Acc:
+            check.fail("src", f"the ReLU form needs an Acc source (got {s.loc.name})")
+        return None
+
+    return rule
+
+
+_ANY = {t: Legality({}, locs=None) for t in TARGETS}
+
+
+# --- kernels -----------------------------------------------------------------------------------------------------
+def _not_modelled(plan: Plan) -> None:
+    """Dual and vector-1 Acc -> Vec modes write the other vector core's buffer on the NPU; the simulator (the
+    cpu profile) ignores the mode, ptoisa's single-core NPU model refuses it."""
+    mode = plan.attrs.get("mode")
+    if mode not in (None, AccToVecMode.SingleModeVec0) and plan.config.name != "cpu":
+        raise NotModelledError(f"{plan.record.name} on {plan.config.name}: mode=AccToVecMode.{mode.name} is not "
+                               "modelled (it writes the other vector core's buffer; only SingleModeVec0 runs)")
+
+
+def _words(plan: Plan, tiles: Tiles, scalars: Scalars, first: int, count: int, size: int) -> np.ndarray | None:
+    """The quantisation words of columns first .. first + count - 1: the scalar repeated, or fp's row 0."""
+    check = Check(plan.record.name, plan.config.name)
+    if "preQuantScalar" in scalars:
+        if first + count > size and plan.config.undefined != "emulate":
+            check.undefined("preQuantScalar", f"the simulator's scalar vector holds {size} words (src's valid rows,"
+                                              f" a column-major src) but {first + count} columns read it")
+        return np.full(count, scalars["preQuantScalar"], np.uint64)
+    fp = tiles.get("fp")
+    if fp is None:
+        return None
+    if first + count > fp.valid_col:
+        check.fail("fp", f"holds {fp.valid_col} words in its valid row 0, fewer than the {first + count} columns "
+                         "it quantises")
+    row = region(fp, 1, first + count)[0, first:]
+    if row.dtype.kind == "f" and not np.all((row >= 0) & (row < 2.0**64)):
+        check.undefined("fp", "a word that is negative, NaN or too large converts to uint64_t undefined")
+    return _prequant.words_of(np.asarray(row))
+
+
+def _insert(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    out, source = tiles["dst"], tiles["src"]
+    r0, c0 = int(scalars.get("indexRow", 0)), int(scalars.get("indexCol", 0))
+    rows, cols = source.valid_shape
+    limit = out.valid_shape if plan.config.name == "cpu" else (out.spec.rows, out.spec.cols)
+    if r0 + rows > limit[0] or c0 + cols > limit[1]:
+        what = "valid shape" if plan.config.name == "cpu" else "shape"
+        Check(plan.record.name, plan.config.name).fail(
+            "dst", f"src's valid {rows} x {cols} at ({r0}, {c0}) leaves dst's {what} {limit}")
+    _not_modelled(plan)
+    size = cols if source.spec.is_row_major else rows
+    words = _words(plan, tiles, scalars, 0, cols, size)
+    relu = plan.attrs.get("reluMode") is ReluPreMode.NormalRelu
+    values = _prequant.apply(np.array(valid_of(source)), out.spec.dtype, words, "fp" in tiles, relu)
+    if rows and cols:
+        whole = np.array(valid_of(out, (r0 + rows, c0 + cols)))
+        whole[r0:, c0:] = values
+        write(out, whole)
+
+
+def _extract_fp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    out, source = tiles["dst"], tiles["src"]
+    r0, c0 = int(scalars.get("indexRow", 0)), int(scalars.get("indexCol", 0))
+    rows, cols = out.valid_shape
+    if r0 + rows > source.valid_row or c0 + cols > source.valid_col:
+        Check(plan.record.name, plan.config.name).fail(
+            "src", f"the window at ({r0}, {c0}) of dst's valid shape {out.valid_shape} leaves src's valid shape "
+                   f"{source.valid_shape}")
+    _not_modelled(plan)
+    words = _words(plan, tiles, scalars, c0, cols, c0 + cols)
+    relu = plan.attrs.get("reluMode") is ReluPreMode.NormalRelu
+    window = np.array(valid_of(source, (r0 + rows, c0 + cols))[r0:, c0:])
+    write(out, _prequant.apply(window, out.spec.dtype, words, True, relu))
+
+
+TINSERT = instruction(
+    "TINSERT", operands=_PLAIN, forms=(_PLAIN, _SCALAR, _VECTOR), attrs=ATTRS, legality=_ANY,
+    static=_static(False, "TINSERT"), family="move",
+    summary="dst[indexRow + i, indexCol + j] = src[i, j] (optionally ReLU, quantised by a scalar or fp)")(_insert)
+TINSERT_FP = instruction(
+    "TINSERT_FP", operands=_VECTOR, attrs=ATTRS, legality=_ANY, static=_static(True, "TINSERT_FP"), family="move",
+    summary="TINSERT of an Acc tile quantised by the words in fp's row 0 (one per column)")(_insert)
+TEXTRACT_FP = instruction(
+    "TEXTRACT_FP", operands=_VECTOR, attrs=ATTRS, legality=_ANY, static=_static(True, "TEXTRACT_FP"),
+    family="move", summary="dst = the window of src at (indexRow, indexCol), quantised by fp's row 0")(_extract_fp)

@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time names load
     from .events import TSYNC, RecordEvent
     from .enums import CmpMode, GatherAxis, MaskPattern, RoundMode, SaturationMode, TriangleMode
     from .memory import NPU_MEMORY_CLEAR, TASSIGN
+    from .structs import MrgSortExecutedNumList
     from .targets import Config, Target, current_config, get_profile, target
     from typing import Protocol
 
@@ -74,6 +75,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ".events": ("TSYNC", "RecordEvent"),
     ".enums": ("CmpMode", "GatherAxis", "MaskPattern", "RoundMode", "SaturationMode", "TriangleMode"),
     ".memory": ("NPU_MEMORY_CLEAR", "TASSIGN"),
+    ".structs": ("MrgSortExecutedNumList",),
     ".targets": ("Config", "Target", "current_config", "get_profile", "target"),
     ".tile": ("BLayout", "CompactMode", "ConvTile", "Layout", "PadValue", "SLayout", "Tile", "TileSpec",
         "TileType"),
@@ -123,7 +125,7 @@ def load(path_or_text, *, target=None, fill="zero"):  # noqa: ANN001, ANN201 - x
     return load_program(path_or_text, target=target, fill=fill)
 
 _ALL = [
-    "RoundMode", "SaturationMode", "TriangleMode",
+    "RoundMode", "SaturationMode", "TriangleMode", "MrgSortExecutedNumList",
     "DYNAMIC", "TASSIGN", "TCI", "TCMPS", "TEXPANDS", "TGATHER", "TPARTMUL", "TSYNC", "NPU_MEMORY_CLEAR",
     "BLayout", "CmpMode", "CompactMode", "Config", "ConvTile", "DType", "ErratumWarning", "GatherAxis",
     "IllegalInstructionError", "Layout", "MaskPattern", "ModeFallbackWarning", "NarrowingWarning", "NotModelledError",

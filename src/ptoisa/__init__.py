@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time names load
     from .enums import (AccToVecMode, AtomicType, CmpMode, GatherAxis, MaskPattern, QuantType, ReluPreMode,
                         RoundMode, SaturationMode, STPhase, TriangleMode)
     from .memory import NPU_MEMORY_CLEAR, TASSIGN
+    from .structs import MrgSortExecutedNumList
     from .targets import Config, Target, current_config, get_profile, target
     from typing import Protocol
 
@@ -76,6 +77,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ".enums": ("AccToVecMode", "AtomicType", "CmpMode", "GatherAxis", "MaskPattern", "QuantType", "ReluPreMode",
         "RoundMode", "SaturationMode", "STPhase", "TriangleMode"),
     ".memory": ("NPU_MEMORY_CLEAR", "TASSIGN"),
+    ".structs": ("MrgSortExecutedNumList",),
     ".targets": ("Config", "Target", "current_config", "get_profile", "target"),
     ".tile": ("BLayout", "CompactMode", "ConvTile", "Layout", "PadValue", "SLayout", "Tile", "TileSpec",
         "TileType"),
@@ -126,6 +128,7 @@ def load(path_or_text, *, target=None, fill="zero"):  # noqa: ANN001, ANN201 - x
 
 _ALL = [
     "RoundMode", "SaturationMode", "TriangleMode", "AccToVecMode", "AtomicType", "QuantType", "ReluPreMode", "STPhase",
+    "MrgSortExecutedNumList",
     "DYNAMIC", "TASSIGN", "TCI", "TCMPS", "TEXPANDS", "TGATHER", "TPARTMUL", "TSYNC", "NPU_MEMORY_CLEAR",
     "BLayout", "CmpMode", "CompactMode", "Config", "ConvTile", "DType", "ErratumWarning", "GatherAxis",
     "IllegalInstructionError", "Layout", "MaskPattern", "ModeFallbackWarning", "NarrowingWarning", "NotModelledError",

@@ -22,6 +22,7 @@ _FAMILIES = {
     "expand": "Broadcasts (row and column expansion)",
     "move": "Moves, selections and reshaping",
     "compound": "Compound element-wise (two operations in one)",
+    "sort": "Sorting (8-byte value-index pairs)",
 }
 
 

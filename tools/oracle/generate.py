@@ -662,6 +662,119 @@ def _index_params(case: Case, r0: int, c0: int) -> None:
     case.params["indexCol"] = {"dtype": "u16", "hex": np.uint16(c0).tobytes().hex(), "value": str(c0)}
 
 
+def _sort_values(rng, dtype: str, n: int, mode: str) -> np.ndarray:
+    """Sort inputs: many ties (small), specials (NaN, +-0, +-inf) or plain random values."""
+    if mode == "ties":
+        v = rng.integers(-3, 4, n).astype(np.float64)
+        if NP[dtype] in (np.float32, np.float16):
+            v = np.where(v == 0, rng.choice([0.0, -0.0], n), v)
+        return v.astype(NP[dtype])
+    return values(rng, dtype, n, "special" if mode == "special" else "random")
+
+
+def tsort32_cases(rng, op: str) -> list[Case]:
+    """TSORT32 (dst, src, idx[, tmp]): whole and partial blocks, several rows, ties in values and in indices,
+    NaN and signed zeros; a 3-argument call with a partial block (refused: the page needs validCol % 32 == 0) and a
+    1-row idx under a taller src (the simulator writes nothing: erratum tsort32_idx_shape_noop)."""
+    shapes = [(1, 32, 1, 32), (4, 64, 4, 64), (2, 128, 2, 96), (3, 96, 3, 96), (2, 64, 2, 40), (1, 256, 1, 200)]
+    cases = []
+    for dtype in ["f32", "f16", "i32", "i16"]:
+        coef = 8 // np.dtype(NP[dtype]).itemsize
+        for k, (rows, cols, vr, vc) in enumerate(shapes):
+            for mode in (["ties", "special", "random"] if dtype in FLOAT else ["ties", "random"]):
+                src = TileDesc(dtype, rows, cols, vr, vc)
+                idx = TileDesc("u32", rows, cols, vr, vc)
+                dst = TileDesc(dtype, rows, cols * coef, vr, vc * coef)
+                tiles = {"dst": dst, "src": src, "idx": idx}
+                call = "TSORT32(dst, src, idx)"
+                if vc % 32:
+                    tiles["tmp"] = TileDesc(dtype, 1, cols, 1, cols)
+                    call = "TSORT32(dst, src, idx, tmp)"
+                case = Case(op, call, tiles, ["src", "idx"] + (["tmp"] if "tmp" in tiles else []),
+                            params={"form": 1} if "tmp" in tiles else {})
+                case.data["src"] = _sort_values(rng, dtype, rows * cols, mode).tobytes()
+                ids = np.arange(rows * cols, dtype=np.uint32) if mode == "random" else \
+                    rng.integers(0, 6, rows * cols).astype(np.uint32)  # duplicate indices: stable order decides
+                case.data["idx"] = ids.tobytes()
+                case.data["dst"] = junk(rng, dst)
+                if "tmp" in tiles:
+                    case.data["tmp"] = junk(rng, tiles["tmp"])
+                cases.append(case)
+        src, idx = TileDesc(dtype, 1, 64, 1, 40), TileDesc("u32", 1, 64, 1, 40)
+        dst = TileDesc(dtype, 1, 64 * coef, 1, 40 * coef)
+        case = Case(op, "TSORT32(dst, src, idx)", {"dst": dst, "src": src, "idx": idx}, ["src", "idx"],
+                    expect="reject", reason="validCol % 32 != 0 without tmp (docs/isa/TSORT32.md constraints)")
+        case.data.update(src=_sort_values(rng, dtype, 64, "random").tobytes(),
+                         idx=np.arange(64, dtype=np.uint32).tobytes(), dst=junk(rng, dst))
+        cases.append(case)
+        src, idx = TileDesc(dtype, 2, 32, 2, 32), TileDesc("u32", 2, 32, 1, 32)
+        dst = TileDesc(dtype, 2, 32 * coef, 2, 32 * coef)
+        case = Case(op, "TSORT32(dst, src, idx)", {"dst": dst, "src": src, "idx": idx}, ["src", "idx"])
+        case.data.update(src=_sort_values(rng, dtype, 64, "random").tobytes(),
+                         idx=np.arange(64, dtype=np.uint32).tobytes(), dst=junk(rng, dst))
+        cases.append(case)
+    return cases
+
+
+def _sorted_pairs(rng, dtype: str, pairs: int, mode: str, presorted: bool = True) -> bytes:
+    """`pairs` 8-byte (value, index) structs; values sorted descending unless `presorted` is False."""
+    item = np.dtype(NP[dtype]).itemsize
+    k = 8 // item
+    v = _sort_values(rng, dtype, pairs, mode)
+    if presorted:
+        with np.errstate(invalid="ignore"):
+            v = v[np.argsort(-v.astype(np.float64), kind="stable")]
+    words = np.zeros(pairs * k, dtype=NP[dtype])
+    words[::k] = v
+    raw = bytearray(words.tobytes())
+    ids = rng.integers(0, 1 << 32, pairs, dtype=np.uint64).astype(np.uint32)
+    for p in range(pairs):
+        raw[p * 8 + 4:p * 8 + 8] = ids[p].tobytes()
+    return bytes(raw)
+
+
+def tmrgsort_cases(rng, op: str) -> list[Case]:
+    """TMRGSORT: the single-list merge (blockLen 64, 128, 256 over 1-4 groups) and the 2-4 list merges, exhausted
+    or not, with equal values across lists (the lower list first), NaN, unsorted lists, lists of unequal and zero
+    length and a dst shorter than the sources. `params.executed` holds the counts the simulator wrote."""
+    cases = []
+    for dtype in ["f32", "f16"]:
+        for block_len, groups, mode in [(64, 1, "random"), (64, 4, "ties"), (128, 2, "special"), (256, 1, "ties")]:
+            cols = 4 * block_len * groups
+            per = block_len * np.dtype(NP[dtype]).itemsize // 8
+            src, dst = TileDesc(dtype, 1, cols, 1, cols), TileDesc(dtype, 1, cols, 1, cols)
+            case = Case(op, "TMRGSORT(dst, src, blockLen)", {"dst": dst, "src": src}, ["src"])
+            case.data["src"] = b"".join(_sorted_pairs(rng, dtype, per, mode) for _ in range(4 * groups))
+            case.data["dst"] = junk(rng, dst)
+            case.scalars["blockLen"] = ("u32", np.uint32(block_len).tobytes())
+            cases.append(case)
+        k = 8 // np.dtype(NP[dtype]).itemsize
+        shapes = [(2, [32, 32], 64, False, "ties"), (2, [32, 16], 48, True, "ties"), (3, [16, 32, 24], 72, False,
+                  "special"), (3, [24, 24, 24], 72, True, "random"), (4, [16, 16, 16, 16], 64, False, "ties"),
+                  (4, [32, 8, 16, 24], 80, True, "ties"), (2, [32, 32], 40, False, "random"),
+                  (2, [32, 0], 32, True, "ties"), (4, [8, 8, 8, 8], 32, False, "unsorted"),
+                  (3, [8, 16, 8], 32, True, "special")]
+        for n, sizes, out_pairs, exhausted, mode in shapes:
+            tiles = {"dst": TileDesc(dtype, 1, max(out_pairs, 8) * k, 1, out_pairs * k)}
+            total = sum(max(s, 8) for s in sizes) * k
+            tiles["tmp"] = TileDesc(dtype, 1, total, 1, total)
+            names = [f"src{i}" for i in range(n)]
+            for name, size in zip(names, sizes):
+                tiles[name] = TileDesc(dtype, 1, max(size, 8) * k, 1, size * k)
+            types = ", ".join(["T_dst", "T_tmp", *[f"T_{nm}" for nm in names]])
+            call = (f"MrgSortExecutedNumList executed{{7, 7, 7, 7}}; TMRGSORT<{types}, {str(exhausted).lower()}>"
+                    f"(dst, executed, tmp, {', '.join(names)}); EXECUTED = executed")
+            case = Case(op, call, tiles, names, params={"form": n - 1, "exhausted": "TRUE" if exhausted else "FALSE"})
+            for name, size in zip(names, sizes):
+                t = tiles[name]
+                body = _sorted_pairs(rng, dtype, size, "ties" if mode == "unsorted" else mode, mode != "unsorted")
+                case.data[name] = body + junk(rng, t)[len(body):]
+            case.data["dst"] = junk(rng, tiles["dst"])
+            case.data["tmp"] = junk(rng, tiles["tmp"])
+            cases.append(case)
+    return cases
+
+
 def _with_tmp(rng, cases: list[Case], call: str) -> list[Case]:
     for c in cases:
         c.tiles["tmp"] = TileDesc(**vars(c.tiles["dst"]))
@@ -1289,6 +1402,10 @@ def build_cases(rng, op: str) -> list[Case]:
         return axpy_cases(rng, op)
     if op == "ttri":
         return ttri_cases(rng, op)
+    if op == "tsort32":
+        return tsort32_cases(rng, op)
+    if op == "tmrgsort":
+        return tmrgsort_cases(rng, op)
     raise SystemExit(f"no case builder for {op}")
 
 
@@ -1301,7 +1418,8 @@ OPS = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "trem", "tand", "tor", "t
        "tsels", "tcmp", "tpartadd", "tpartmax", "tpartmin", "tfillpad", "textract", "tconcat", "ttrans", "taddc",
        "tsubc", "taddsc", "tsubsc", "tlrelu", "tsubrelu", "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu",
        "treshape", "tmatmul", "tmatmul_acc", "tmatmul_bias", "trowargmax", "trowargmin", "tcolargmax",
-       "tcolargmin", "taxpy", "ttri", "tfillpad_inplace", "tinsert", "tinsert_fp", "textract_fp", "tquant", "tdequant"]
+       "tcolargmin", "taxpy", "ttri", "tfillpad_inplace", "tinsert", "tinsert_fp", "textract_fp", "tquant", "tdequant",
+       "tsort32", "tmrgsort"]
 
 
 # --- C++ ------------------------------------------------------------------------------------------------------
@@ -1314,6 +1432,7 @@ PRELUDE = """#include <cstdint>
 using namespace pto;
 static void rd(void* p, size_t n) { unsigned char* b = (unsigned char*)p; for (size_t i = 0; i < n; i++) {
     unsigned v = 0; if (scanf("%2x", &v) != 1) v = 0; b[i] = (unsigned char)v; } }
+static MrgSortExecutedNumList EXECUTED{0, 0, 0, 0};
 static void wr(const void* p, size_t n) { const unsigned char* b = (const unsigned char*)p;
     for (size_t i = 0; i < n; i++) printf("%02x", b[i]); printf("\\n"); }
 """
@@ -1335,6 +1454,8 @@ def cpp_case(index: int, case: Case) -> str:
     lines.append(f"  {case.call};")
     for role, t in case.tiles.items():
         lines.append(f"  wr({role}.data(), {t.nbytes});")
+    if "EXECUTED" in case.call:
+        lines.append("  wr(&EXECUTED, sizeof(EXECUTED));")
     lines.append("}")
     return "\n".join(lines)
 
@@ -1386,7 +1507,10 @@ def run_case(exe: Path, index: int, case: Case) -> dict[str, bytes]:
     feed = "".join(case.data[r].hex() for r in case.tiles) + "".join(b.hex() for _, b in case.scalars.values())
     out = subprocess.run([str(exe), str(index)], input=feed, capture_output=True, text=True, check=True).stdout
     rows = out.split()
-    return {role: bytes.fromhex(rows[k]) for k, role in enumerate(case.tiles)}
+    after = {role: bytes.fromhex(rows[k]) for k, role in enumerate(case.tiles)}
+    if "EXECUTED" in case.call:
+        after["__executed"] = bytes.fromhex(rows[len(case.tiles)])
+    return after
 
 
 # Ops where two float operands meet in + - * /: when both are NaN, x86 returns one of them, and which one is
@@ -1401,6 +1525,9 @@ NAN_PAYLOAD_ANY = {"tadd", "tsub", "tmul", "tdiv", "tadds", "tsubs", "tmuls", "t
 def record(index: int, case: Case, after: dict[str, bytes] | None, message: str = "") -> dict:
     """The case's line; `after` is None for a case the simulator refused to compile (`message`: its error)."""
     params = {"tiles": {r: t.record() for r, t in case.tiles.items()}, **case.params}
+    if "__executed" in after:  # TMRGSORT's MrgSortExecutedNumList: {7, 7, 7, 7} before the call, then these
+        params["executed"] = {"initial": [7, 7, 7, 7],
+                              "expected": np.frombuffer(after["__executed"], np.uint16).tolist()}
     for name, (dtype, raw) in case.scalars.items():
         value = np.frombuffer(raw, NP[dtype])[0]
         params[name] = {"dtype": dtype, "hex": raw.hex(), "value": str(value.item())}

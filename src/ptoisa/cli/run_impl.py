@@ -275,6 +275,8 @@ def _list(params: list[Any]) -> str:
 def _value(param: Any, text: str, max_bytes: int | None = None) -> Any:
     if param.kind == "scalar":
         return _scalar(param, text)
+    if param.kind == "vector":  # one number for every lane, or comma-separated lanes: 0 or 128,64,0,0
+        return [_scalar(param, part) for part in text.split(",")]
     if param.kind not in ("tensor", "tile"):
         raise _Usage(f"argument %{param.name} has type {param.type_text}, which cannot be given on the command line")
     return _tensor(param, text, max_bytes)

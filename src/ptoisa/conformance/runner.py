@@ -79,6 +79,13 @@ def _run_record(case: Case, tiles: dict[str, Tile], config: Config) -> Any:
             args.append(tiles[operand.name])
         elif operand.kind == "scalar" and operand.name in case.params:
             args.append(scalar_value(case.params[operand.name]))
+        elif operand.kind == "struct":  # TMRGSORT's executed counts: params.executed.initial, else zeros
+            from ..structs import MrgSortExecutedNumList
+
+            counts = MrgSortExecutedNumList()
+            initial = case.params.get(operand.name, {})
+            counts.set(tuple(initial.get("initial", ())) if isinstance(initial, dict) else ())
+            args.append(counts)
         elif not operand.optional:
             raise VectorFormatError(f"{case.case_id}: no {operand.name} for {rec.signature.split(' | ')[form]}")
         else:

@@ -14,6 +14,8 @@ from typing import Any
 
 from xdsl.ir import Operation
 
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, VectorType
+
 from .decode import FunctionDecoder, Step, constant_value, handler
 from .errors import ExecutionError
 from .scalars import ScalarKind, int_to_float
@@ -21,6 +23,12 @@ from .scalars import ScalarKind, int_to_float
 
 @handler("arith.constant")
 def _constant(d: FunctionDecoder, op: Operation) -> None:
+    if isinstance(op.results[0].type, VectorType):  # `dense<[128, 64, 0, 0]> : vector<4xi16>` (TMRGSORT's
+        attr = op.value  # type: ignore[attr-defined]  # executed counts): carried as a tuple, read by no op
+        if not isinstance(attr, DenseIntOrFPElementsAttr):
+            raise d.fail(op, f"constants of type {op.results[0].type} are not supported")
+        d.constant(op.results[0], tuple(attr.get_values()))
+        return
     value = constant_value(op)
     if value is None:
         raise d.fail(op, f"constants of type {op.results[0].type} are not supported")
@@ -296,3 +304,15 @@ def _convert(d: FunctionDecoder, op: Operation) -> Step:
     if op.name == "arith.bitcast":
         return _unary(d, op, _bitcast(src, dst))
     return _unary(d, op, fns[op.name])
+
+
+@handler("builtin.unrealized_conversion_cast")
+def _unrealized_cast(d: FunctionDecoder, op: Operation) -> Step:
+    """One integer scalar to an integer type of the same width (PTOAS writes `%c0_i32 : i32 to ui32` before a
+    pto.tci on uint32): the same bits, read as the new type. Anything else is refused."""
+    if len(op.operands) != 1 or len(op.results) != 1:
+        raise d.fail(op, "only a cast of one value to one value is supported")
+    src, dst = d.kind(op, op.operands[0]), d.kind(op, op.results[0])
+    if src.is_float or dst.is_float or src.width != dst.width:
+        raise d.fail(op, f"only casts between integer types of one width are supported ({src.name} to {dst.name})")
+    return _unary(d, op, lambda x: dst.norm(src.unsigned(x)))

@@ -12,6 +12,7 @@ from xdsl.ir import Operation
 from ..ir.record_ops import RECORD_OPS, RecordOp
 from ..ir.convert import tile_spec_of
 from ..ir.types import TileBufType
+from ..structs import MrgSortExecutedNumList
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ..isa._check import SITE
@@ -25,6 +26,7 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
     form, pairs = op.roles()
     tiles, scalars = [], []
     reads, writes = [], []
+    structs: list[str] = []  # TMRGSORT's executed counts (`vector<4xi16>` in text): written, never read back
     fresh: list[tuple[int, TileSpec]] = []  # results of a value-returning form: a new tile each time
     for operand, value in pairs:
         if isinstance(value.type, MemRefType):
@@ -36,6 +38,9 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
             fresh.append((slot, tile_spec_of(value.type)))
         else:
             slot = d.use(value)
+        if operand.kind == "struct":  # an SSA value cannot be written: each run gets a fresh struct
+            structs.append(operand.name)
+            continue
         (tiles if operand.kind == "tile" else scalars).append((operand.name, slot))
         if operand.kind == "tile" and operand.name != "tmp":
             (writes if operand.out else reads).append((operand.name, slot))
@@ -49,7 +54,8 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
     names = [o.name for o in rec.forms[form]]
     present = [n for n in names if n in slot_of]
     trailing_gap = names[:len(present)] == present
-    ordered = [slot_of[n] for n in present] if trailing_gap and (not rec.attrs or present == names) else None
+    ordered = [slot_of[n] for n in present] if trailing_gap and (not rec.attrs or present == names) and \
+        not structs else None
     extra = [attrs[a.name] for a in rec.attrs] if ordered is not None else []
     while extra and extra[-1] is None and rec.attrs[len(extra) - 1].default is None:
         extra.pop()  # a trailing attribute left at its None default is simply not passed (TCVT's satMode)
@@ -86,7 +92,10 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
             if run is not None:
                 run(args)
             else:
-                rec.call(config, {n: regs[s] for n, s in tiles}, {n: regs[s] for n, s in scalars}, attrs, form)
+                values = {n: regs[s] for n, s in scalars}
+                for name in structs:
+                    values[name] = MrgSortExecutedNumList()
+                rec.call(config, {n: regs[s] for n, s in tiles}, values, attrs, form)
         finally:
             SITE.reset(token)
         if poison is not None:

@@ -28,7 +28,7 @@ from time import monotonic
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType, MemRefType, Signedness
+from xdsl.dialects.builtin import IntegerType, MemRefType, Signedness, VectorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
@@ -365,6 +365,8 @@ def _describe(name: str, t: Any) -> Argument:
         return Argument(name, t, "tensor", _global_dtype(t.element_type))
     if kind_of(t) is not None:
         return Argument(name, t, "scalar")
+    if isinstance(t, VectorType) and kind_of(t.element_type) is not None:
+        return Argument(name, t, "vector")
     return Argument(name, t, "other")
 
 
@@ -377,6 +379,16 @@ def _convert(p: Argument, value: Any) -> Any:
             return from_python(kind, value, f"argument %{p.name}")  # type: ignore[arg-type]
         except ValueError as exc:
             raise ArgumentError(str(exc)) from None
+    if p.kind == "vector":  # e.g. TMRGSORT's executed counts: a number (every lane) or one number per lane
+        count = 1
+        for dim in p.type.get_shape():  # type: ignore[attr-defined]
+            count *= dim
+        try:
+            lanes = np.broadcast_to(np.asarray(value, dtype=np.float64).reshape(-1), (count,))
+        except (TypeError, ValueError):
+            raise ArgumentError(f"argument %{p.name} ({p.type_text}) needs a number or {count} numbers") from None
+        integer = isinstance(p.type.element_type, IntegerType)  # type: ignore[attr-defined]
+        return tuple(int(v) if integer else v for v in lanes.tolist())
     if p.kind == "other":
         raise ArgumentError(f"argument %{p.name} has type {p.type_text}; an entry function takes global tensors "
                             "(!pto.ptr, memref), tiles (!pto.tile_buf) and scalars")

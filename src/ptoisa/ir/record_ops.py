@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr, VectorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, var_operand_def, var_result_def
 from xdsl.parser import Parser
@@ -183,11 +183,109 @@ def _is_tile(value: SSAValue) -> bool:
     return isinstance(value.type, TileBufType | PtoTileType) or is_memref(value.type)
 
 
+class MergeSortOp(RecordOp):
+    """`pto.tmrgsort`, PTOAS's two formats (lib/PTO/IR/PTO.cpp TMrgSortOp::parse/print):
+
+        pto.tmrgsort ins(%src, %blockLen : T, i32) outs(%dst : T)
+        pto.tmrgsort ins(%src0, %src1[, %src2[, %src3]], %tmp {exhausted = false} : T0, T1, ..., Ttmp)
+            outs(%dst, %executed : T, vector<4xi16>)
+
+    The operands are kept in text order (sources, blockLen or tmp, then dst and executed); `roles` maps them to
+    the C++ order `(dst, src, blockLen)` / `(dst, executedNumList, tmp, src0, ...)`. `exhausted` is an i1
+    attribute (absent: false)."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RecordOp:
+        ins = parse_group(parser, "ins", inner_attrs=True)
+        outs = parse_group(parser, "outs")
+        attrs = merge_attrs(parser, ins.attrs, parser.parse_optional_attr_dict())
+        if len(outs.operands) == 1:
+            if len(ins.operands) != 2:
+                parser.raise_error("pto.tmrgsort format1 expects ins(%src, %blockLen : T, i32)", ins.start, ins.end)
+        elif len(outs.operands) == 2:
+            if not 3 <= len(ins.operands) <= 5:
+                parser.raise_error("tmrgsort format2 expects 2 to 4 src operands plus one tmp operand", ins.start,
+                                   ins.end)
+        else:
+            parser.raise_error("pto.tmrgsort outs(...) expects %dst, or %dst and %executed", outs.start, outs.end)
+        if "exhausted" in attrs and not _is_bool(attrs["exhausted"]):
+            parser.raise_error("pto.tmrgsort: exhausted must be true or false")
+        operands = [*resolve_group(parser, ins), *resolve_group(parser, outs)]
+        return cls.create(operands=operands, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        values = list(self.operands)
+        attrs = dict(self.attributes)
+        exhausted = attrs.pop("exhausted", None)
+        if len(values) == 3:
+            print_group(printer, "ins", values[:2])
+            print_group(printer, "outs", values[2:])
+        else:
+            flag = "true" if exhausted is not None and _bool_of(exhausted) else "false"
+            ins = values[:-2]
+            printer.print_string(" ins(")
+            printer.print_list(ins, printer.print_operand)
+            printer.print_string(f" {{exhausted = {flag}}} : ")
+            printer.print_list([v.type for v in ins], printer.print_attribute)
+            printer.print_string(")")
+            print_group(printer, "outs", values[-2:])
+        if attrs:
+            printer.print_string(" ")
+            printer.print_attr_dict(attrs)
+
+    def roles(self) -> tuple[int, list[tuple[Operand, SSAValue]]]:
+        rec = self.RECORD
+        values = list(self.operands)
+        if len(values) == 3:
+            form = 0
+            ordered = [values[2], values[0], values[1]]
+        elif 5 <= len(values) <= 7:
+            form = len(values) - 4
+            sources, tmp_value, dst_value, executed = values[:-3], values[-3], values[-2], values[-1]
+            ordered = [dst_value, executed, tmp_value, *sources]
+        else:
+            self.fail_text(f"operands do not match {rec.signature}")
+        return form, list(zip(rec.forms[form], ordered, strict=True))
+
+    def core_attrs(self) -> dict[str, Enum]:
+        value = self.attributes.get("exhausted")
+        flag = value is not None and _bool_of(value)
+        attr = self.RECORD.attrs[0]
+        return {attr.name: attr.coerce(flag, Check(self.RECORD.name, "cpu"))}
+
+    def verify_structure(self, arch: Any) -> None:
+        form, pairs = self.roles()
+        for operand, value in pairs:
+            if operand.kind == "struct":
+                t = value.type
+                if not (isinstance(t, VectorType) and t.get_shape() == (4,) and isinstance(t.element_type, IntegerType)
+                        and t.element_type.width.data == 16):
+                    self.fail_text(f"format2 excuted must be vector<4xi16> (got {type_text(t)})")
+        if form and not self.results:
+            dst_t, tmp_t = pairs[0][1].type, pairs[2][1].type
+            if isinstance(dst_t, TileBufType) and isinstance(tmp_t, TileBufType) and \
+                    dst_t.shape != tmp_t.shape:
+                self.fail_text("format2 expects dst/tmp shapes to match")
+        super().verify_structure(arch)
+
+
+def _is_bool(attr: Attribute) -> bool:
+    return isinstance(attr, IntegerAttr) and isinstance(attr.type, IntegerType) and attr.type.width.data == 1
+
+
+def _bool_of(attr: Attribute) -> bool:
+    return bool(attr.value.data) if isinstance(attr, IntegerAttr) else False  # type: ignore[attr-defined]
+
+
+_CUSTOM: dict[str, type[RecordOp]] = {"TMRGSORT": MergeSortOp}
+"""Records whose PTOAS text is not the generic `ins(inputs) outs(outputs)` in C++ order."""
+
+
 def _make(rec: Instruction) -> type[RecordOp]:
     body = {"name": rec.mnemonic, "args": var_operand_def(), "res": var_result_def(), "RECORD": rec,
             "__doc__": f"{rec.name}: {rec.summary}\n\n    {rec.mnemonic} ins(...) outs(...)   ({rec.signature})",
             "__module__": __name__, "__annotations__": {"RECORD": ClassVar[Instruction]}}
-    cls = type(f"{rec.name.title()}Op", (RecordOp,), body)
+    cls = type(f"{rec.name.title()}Op", (_CUSTOM.get(rec.name, RecordOp),), body)
     return irdl_op_definition(cls)
 
 

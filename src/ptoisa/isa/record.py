@@ -40,7 +40,7 @@ from ._check import SITE, Check
 from ._scalar import to_element
 from .fastcall import specialise
 
-Kind = Literal["tile", "scalar"]
+Kind = Literal["tile", "scalar", "struct"]
 Tiles = dict[str, Tile]
 Scalars = dict[str, Any]
 VEC: frozenset[TileType] = frozenset({TileType.Vec})
@@ -51,7 +51,8 @@ TARGETS = ("a2a3", "a5", "cpu")
 class Operand:
     """One operand, named as the C++ intrinsic's parameter.
 
-    kind: a tile or a scalar. out: written by the instruction (`outs(...)` in text). optional: may be omitted
+    kind: a tile, a scalar, or a struct (a mutable C++ struct passed by reference, e.g. TMRGSORT's
+    MrgSortExecutedNumList: given as it is to the kernel, which writes its fields). out: written by the instruction (`outs(...)` in text). optional: may be omitted
     (trailing operands only). dtype_of: for a scalar, the tile role whose element type it converts to.
     """
 
@@ -73,6 +74,10 @@ def src(name: str = "src") -> Operand:
 
 def tmp(name: str = "tmp", optional: bool = False) -> Operand:
     return Operand(name, "tile", optional=optional)
+
+
+def struct(name: str, out: bool = True) -> Operand:
+    return Operand(name, "struct", out=out)
 
 
 def scalar(name: str = "scalar", dtype_of: str = "dst", fixed: DType | None = None,
@@ -98,6 +103,10 @@ class Attr:
             return None
         if isinstance(value, self.enum):
             return value
+        if isinstance(value, bool):  # a bool template argument (TMRGSORT's exhausted): the member of that value
+            for member in self.enum:
+                if member.value is value:
+                    return member
         if isinstance(value, str):
             key = value.upper()
             for member in self.enum:
@@ -268,6 +277,8 @@ class Instruction:
             value = values[operand.name]
             if operand.kind == "tile":
                 tiles[operand.name] = check.tile(operand.name, value)
+            elif operand.kind == "struct":
+                scalars[operand.name] = check_struct(check, operand.name, value)
             else:
                 if isinstance(value, Tile):
                     check.fail(operand.name, "must be a number (got a Tile)")
@@ -313,6 +324,7 @@ class Instruction:
         if scalars:
             check = Check(self.name, config.name)
             scalars = {name: to_element(value, self._scalar_type(name, tiles), check, name)
+                       if name in self._scalar_types else value  # type: ignore[attr-defined]
                        for name, value in scalars.items()}
         self.kernel(plan, tiles, scalars)
 
@@ -380,7 +392,8 @@ class Instruction:
         attrs_fixed = all(isinstance(args[position[a.name]], Enum) for a in self.attrs if a.name in position)
         if attrs_fixed and len(self._compiled) < 8192:  # type: ignore[attr-defined]
             plan = self.plan(config, tuple((n, t.spec) for n, t in tiles.items()), tuple(attrs.items()), form)
-            slots = [(o.name, position[o.name], self._scalar_type(o.name, tiles) if o.kind == "scalar" else None)
+            slots = [(o.name, position[o.name], self._scalar_type(o.name, tiles) if o.kind == "scalar" else
+                      _RAW if o.kind == "struct" else None)
                      for o in operands if o.name in tiles or o.name in scalars]
             if any(t.spec.dynamic_row or t.spec.dynamic_col for t in tiles.values()):
                 rule = self.dynamic
@@ -422,6 +435,8 @@ class Instruction:
 
 _SLOW = object()
 """The compiled-call cache's "not compiled yet" marker."""
+_RAW = object()
+"""The slot type of a struct operand in a compiled call: passed to the kernel as it is, never converted."""
 _ABSENT = object()
 """A None argument in a compiled-call key (an omitted optional operand), told apart from a scalar."""
 
@@ -432,12 +447,15 @@ def _bound_slots(kernel: Kernel, plan: Plan, slots: list[tuple[str, int, DType |
     given, is the run-time shape rule, run once per tuple of valid shapes met."""
     check = Check(plan.record.name, plan.config.name)
     tile_slots = [(name, i) for name, i, dtype in slots if dtype is None]
-    scalar_slots = [(name, i, dtype) for name, i, dtype in slots if dtype is not None]
+    scalar_slots = [(name, i, dtype) for name, i, dtype in slots if dtype is not None and dtype is not _RAW]
+    raw_slots = [(name, i) for name, i, dtype in slots if dtype is _RAW]
     seen: set[tuple[tuple[int, int], ...]] = set()
 
     def run(args: tuple[Any, ...]) -> None:
         tiles = {name: args[i] for name, i in tile_slots}
         scalars = {name: to_element(args[i], dtype, check, name) for name, i, dtype in scalar_slots}
+        for name, i in raw_slots:
+            scalars[name] = check_struct(check, name, args[i])
         if rule is not None:
             shapes = tuple([t.valid_shape for t in tiles.values()])
             if shapes not in seen:
@@ -612,6 +630,15 @@ def instruction(name: str, **fields: Any) -> Callable[[Kernel], Instruction]:
     return register
 
 
+def check_struct(check: Check, name: str, value: Any) -> Any:
+    """A struct operand: an instance of its C++ struct's Python class (only MrgSortExecutedNumList so far)."""
+    from ..structs import STRUCTS
+
+    if not isinstance(value, STRUCTS):
+        check.fail(name, f"must be a {' or '.join(c.__name__ for c in STRUCTS)} (got {type(value).__name__})")
+    return value
+
+
 def same_for_all(table: Legality) -> dict[str, Legality]:
     return {t: table for t in TARGETS}
 
@@ -631,4 +658,4 @@ def sited(where: str | None) -> Any:
 
 
 __all__ = ["Attr", "Erratum", "Instruction", "Legality", "Operand", "Plan", "REGISTRY", "TARGETS", "VEC",
-           "IllegalInstructionError", "dst", "instruction", "make_plan", "same_for_all", "scalar", "src", "tmp"]
+           "IllegalInstructionError", "dst", "instruction", "make_plan", "same_for_all", "scalar", "src", "struct", "tmp"]

@@ -74,10 +74,18 @@ PROFILE = TargetProfile(
         "texpands_mat_valid_only": "TEXPANDS on a Mat tile fills only the valid region, not the whole tile",
         "tfillpad_half_limits": "TFILLPAD pads a half tile with 0 for PadValue Max and Min (the simulator reads "
                                 "std::numeric_limits<_Float16>, which the C++ library leaves unspecialized)",
+        "tsort32_half_block_offset": "TSORT32 on a 2-byte type (half, int16) writes block b's pairs from dst column "
+                                     "64 * b instead of 128 * b: each block but the last keeps only its first 16 "
+                                     "pairs, and the row's pairs end at column 64 * blocks + 64",
+        "tsort32_idx_shape_noop": "TSORT32 writes nothing when idx's valid shape differs from src's (a 1-row idx "
+                                  "under a taller src is not broadcast)",
     },
     evidence={
         "tcmps_eq_tolerance": "include/pto/cpu/TCmps.hpp:30, 33, 48",
         "texpands_mat_valid_only": "include/pto/cpu/TExpands.hpp:29-44",
         "tfillpad_half_limits": "include/pto/cpu/TFillPad.hpp:37-46 (has_infinity / max() of _Float16)",
+        "tsort32_half_block_offset": "include/pto/cpu/TSort32.hpp TSort32: dstOffset = GetTileElementOffset(i, 2 * j) "
+                                     "for every type, while a 2-byte pair takes 4 elements",
+        "tsort32_idx_shape_noop": "include/pto/cpu/TSort32.hpp TSORT32_IMPL: returns when idx.GetValidRow/Col differ",
     },
 )

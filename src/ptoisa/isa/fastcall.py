@@ -2,14 +2,14 @@
 
 `Instruction.__call__` handles every way of calling an instruction: keywords, trailing wait events, optional
 operands, overloads, `target=`. Most calls use none of them: `TADD(dst, src0, src1)`. For such records the
-record's class is specialised with a `__call__` written for its exact operand list, which looks up the compiled
-call of the signature (the same cache the general entry fills) and runs it, and hands everything else to the
-general entry unchanged:
+record's class is specialised with a `__call__` written for its exact operand list (attributes, if the record
+has any, left at their defaults), which looks up the compiled call of the signature (the same cache the general
+entry fills) and runs it, and hands everything else to the general entry unchanged:
 
     def __call__(self, *args, target=None, **kwargs):
         if target is None and not kwargs and len(args) == 3:
             a0, a1, a2 = args
-            if type(a0) is Tile and type(a1) is Tile and type(a2) is not Tile and type(a2) is not RecordEvent:
+            if type(a0) is Tile and type(a1) is Tile and type(a2) in NUMBERS:
                 config = context_target() or current_config()
                 run = compiled.get((config, a0.spec, a1.spec, None))
                 if run is not None:
@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..events import RecordEvent, next_event_number
 from ..targets import context_target, current_config
 from ..tile.tile import Tile
@@ -35,12 +37,15 @@ if TYPE_CHECKING:
     from .record import Instruction
 
 _CLASSES: dict[tuple[type, tuple[str, ...]], type] = {}
+NUMBERS = frozenset({int, float, *(np.dtype(c).type for c in "bBhHiIlLqQefd")})
+"""Scalar argument types the fast entry passes on (Python's and NumPy's numbers, bool excluded: it is refused
+or converted by the general entry's rules)."""
 
 
 def specialise(rec: Instruction) -> None:
     """Give `rec` a class whose `__call__` is written for its single positional form (see the module doc)."""
     form = rec._simple  # type: ignore[attr-defined]
-    if rec.entry is not None or form is None or rec.attrs:
+    if rec.entry is not None or form is None:
         return
     kinds = tuple(o.kind for o in form)
     key = (type(rec), kinds)
@@ -58,11 +63,9 @@ def _make_class(base: type, kinds: tuple[str, ...]) -> type:
         if kind == "tile":
             tests.append(f"type({name}) is Tile")
             key.append(f"{name}.spec")
-        else:
-            tests.append(f"type({name}) is not Tile")
+        else:  # a plain number; anything else (a Tile, an enum, a wait event, None) goes the general way
+            tests.append(f"type({name}) in NUMBERS")
             key.append("None")
-    if kinds[-1] != "tile":  # a trailing wait event where a scalar stands: the general entry strips it
-        tests.append(f"type({names[-1]}) is not RecordEvent")
     unpack = f"{', '.join(names)}," if names else "()"
     source = f"""
 def __call__(self, *args, target=None, **kwargs):
@@ -78,7 +81,8 @@ def __call__(self, *args, target=None, **kwargs):
                 return new_event(RecordEvent, (self.name, self.pipe, next_event_number()))
     return general(self, *args, target=target, **kwargs)
 """
-    scope: dict[str, Any] = {"Tile": Tile, "RecordEvent": RecordEvent, "context_target": context_target,
+    scope: dict[str, Any] = {"Tile": Tile, "NUMBERS": NUMBERS, "RecordEvent": RecordEvent,
+                             "context_target": context_target,
                              "current_config": current_config, "new_event": tuple.__new__,
                              "next_event_number": next_event_number, "general": base.__call__}
     exec(compile(source, f"<ptoisa fast call {'/'.join(kinds)}>", "exec"), scope)  # noqa: S102 - our own text

@@ -248,3 +248,33 @@ def test_help_shows_every_overload_the_element_types_and_the_rules():
     text = pydoc.render_doc(ptoisa.TDIVS, renderer=pydoc.plaintext)
     assert "TDIVS(dst, src0, scalar, *events)" in text and "TDIVS(dst, scalar, src0, *events)" in text
     assert "[a2a3]" in text and "Tile-scalar instructions" in text
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32])
+def test_shifts_are_cpp_shifts_after_promotion_for_every_admitted_count(dtype):
+    """C++ promotes to int (64-bit here, wide enough for every type), shifts, and stores back wrapping; TSHL/TSHR
+    and TSHLS/TSHRS must give those bits for every count in [0, max(width, 32)), and refuse the rest."""
+    rng = np.random.default_rng(5)
+    info = np.iinfo(dtype)
+    bits = max(np.dtype(dtype).itemsize * 8, 32)
+    T = ptoisa.Tile[ptoisa.TileType.Vec, dtype, 4, 64 // np.dtype(dtype).itemsize]
+    values = rng.integers(info.min, info.max, T.numel, endpoint=True)
+    values[:4] = [info.min, info.max, 0, 1]
+    a, b, d = T(), T(), T()
+    a.storage[:] = values.astype(dtype)
+    for count in range(min(bits, info.max + 1)):
+        b.storage[:] = count
+        wide = values.astype(np.int64)
+        mask = (1 << (8 * np.dtype(dtype).itemsize)) - 1
+        left = ((wide << count) & mask).astype(np.uint64).astype(dtype)  # two's complement wrap into the type
+        right = (wide >> count).astype(dtype)  # arithmetic for signed (values are signed), logical for unsigned
+        ptoisa.TSHL(d, a, b, target="cpu")
+        assert d.storage.tobytes() == left.tobytes(), count
+        ptoisa.TSHRS(d, a, count, target="cpu")
+        assert d.storage.tobytes() == right.tobytes(), count
+    if bits <= info.max:
+        b.storage[:] = bits
+        before = d.tobytes()
+        with pytest.raises(ptoisa.UndefinedBehaviourError, match="shift count"):
+            ptoisa.TSHR(d, a, b, target="cpu")
+        assert d.tobytes() == before

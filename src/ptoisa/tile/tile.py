@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _alloc  # noqa: F401 - tunes the allocator for kernels' temporaries (see its docstring)
 from ..dtypes import DType
 from ..errors import TileSpecError
 from .enums import DYNAMIC

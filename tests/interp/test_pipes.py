@@ -19,7 +19,7 @@ HALF = "!pto.tile_buf<vec, 8x16xf32>"
 SIDE = "!pto.tile_buf<vec, 16x8xf32>"
 
 # --- printing: every op in PTOAS's own spelling ----------------------------------------------------------------
-CANONICAL = f"""module {{
+CANONICAL = f"""module attributes {{pto.target_arch = "a5"}} {{
   func.func @cube(%gm : !pto.ptr<f32, gm>, %flags : memref<256xi64>) attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{
     pto.set_ffts %flags : memref<256xi64>
     %0 = pto.reserve_buffer{{name = "v2c_fifo", size = 4096, location = <mat>, auto = true}} -> i32
@@ -307,7 +307,7 @@ def test_front_end_round_trip_vector_to_cube_and_back(split: int, lane: int) -> 
     rng = np.random.default_rng(split)
     x = rng.integers(-6, 6, (16, 16)).astype(np.float32)
     out = np.zeros((16, 16), np.float32)
-    load(_front(split)).run(x, out, target="a5", subblock=(lane, 2))
+    load(_front(split), target="a5").run(x, out, target="a5", subblock=(lane, 2))
     product = x @ x
     if split == 0:
         assert np.array_equal(out, product)
@@ -331,3 +331,13 @@ def test_reserved_buffers_give_their_base() -> None:
 }
 """
     assert load(text).run("v").returns == (2048, 0)
+
+
+def test_a2a3_front_end_pipes_need_a_gm_slot_buffer() -> None:
+    """PTOAS lowers A2/A3 front-end pipes through global memory: an init without gm_slot_buffer is refused there
+    (PTOLowerFrontendPipeOpsPass), accepted on A5."""
+    text = CANONICAL.replace('pto.target_arch = "a5"', 'pto.target_arch = "a2a3"')
+    errors = _errors(text)
+    line = 1 + next(i for i, t in enumerate(text.splitlines()) if "pto.aiv_initialize_pipe" in t)
+    assert (line, 5, "'pto.aiv_initialize_pipe' op requires 'gm_slot_buffer' when lowering to a2/a3") in errors
+    assert not any("gm_slot_buffer" in m for _, _, m in _errors(CANONICAL))

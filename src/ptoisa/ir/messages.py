@@ -154,6 +154,7 @@ MESSAGES: dict[str, str] = {
     "pipe.one_init": "requires at most one matching initialize_pipe op per function",
     "pipe.dir_mask": "expects 'dir_mask' to be 1, 2, or 3",
     "pipe.slot_size": "expects 'slot_size' to be greater than 0",
+    "pipe.gm_slot_buffer": "requires 'gm_slot_buffer' when lowering to a2/a3",
     "pipe.slot_num": "expects 'slot_num' to be 4 or 8",
     "pipe.flag_base": "expects 'flag_base' to be non-negative when present",
     "pipe.local_slot_num": "expects 'local_slot_num' to be greater than 0",

@@ -415,6 +415,8 @@ class _FrontInitOp(PtoOp):
             self.fail("pipe.dir_mask")
         if _int(self, "slot_size") <= 0:  # type: ignore[operator]
             self.fail("pipe.slot_size")
+        if arch == "a2a3" and self.gm_slot_buffer is None:  # A2/A3 pipes go through global memory
+            self.fail("pipe.gm_slot_buffer")
 
 
 @irdl_op_definition

@@ -136,7 +136,7 @@ def as_dtype(value: Any) -> DType:
         if isinstance(value, str) and dtype.name != value:
             raise KeyError(value)  # a NumPy type code ("i1", "i4", "f2") is not an MLIR/C++ name: i1 is one bit
         return _ALIASES[dtype]
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, ValueError, SyntaxError, RecursionError):  # np.dtype parses any text it gets
         known = ", ".join(d.value for d in DType)
         hint = " (Python's int has no fixed width: write int32_t, int16_t, ...)" if value is int else ""
         raise TileSpecError(f"unknown element type {value!r}{hint} (known: {known})") from None

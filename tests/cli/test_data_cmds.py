@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -124,3 +126,37 @@ def test_compare_says_how_to_compare_with_a_float64_reference(tmp_path, capsys):
     np.save(tmp_path / "b.npy", np.ones((2, 3)))
     code, _, err = _run(capsys, "compare", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
     assert code == 2 and "astype(np.float32)" in err
+
+
+def _npy(path, header: bytes, data: bytes = b"") -> None:
+    header = header + b" " * (64 - (10 + len(header)) % 64 - 1) + b"\n"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + data)
+
+
+def test_hostile_npy_and_raw_files_are_usage_errors(tmp_path, capsys):
+    """Damaged headers, headers promising more data than the file has, non-numeric arrays, bad dtype and shape
+    text: exit 2 with a reason, never a crash or a huge allocation."""
+    _npy(tmp_path / "tok.npy", b"{'descr': '<f4', 'fortran_order': False, 'shape': ((4, 4), }")
+    _npy(tmp_path / "huge.npy", b"{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000,), }", b"\0" * 64)
+    np.save(tmp_path / "s.npy", np.array([b"ab", b"cd"]))
+    np.save(tmp_path / "v.npy", np.zeros(4, "V4"))
+    np.save(tmp_path / "st.npy", np.zeros(4, [("a", "<f2"), ("b", "<f2")]))
+    np.save(tmp_path / "good.npy", np.zeros(4, np.float32))
+    (tmp_path / "x.bin").write_bytes(b"\0" * 16)
+    cases = [(["show", "tok.npy"], "damaged .npy header"), (["show", "huge.npy"], "promises 4000000000000 bytes"),
+             (["compare", "s.npy", "good.npy"], "not numbers"), (["compare", "v.npy", "good.npy"], "--dtype"),
+             (["show", "st.npy"], "not numbers"), (["show", "x.bin", "--dtype", "(2,"], "unknown element type"),
+             (["show", "x.bin:f32:-2x-2"], "cannot be negative"), (["show", "x.bin:(1,2)V"], "unknown element type")]
+    for argv, reason in cases:
+        argv = [argv[0]] + [str(tmp_path / a) if "." in a and not a.startswith("(") else a for a in argv[1:]]
+        code, _, err = _run(capsys, *argv)
+        assert code == 2 and reason in err and "internal error" not in err, (argv, err)
+    kernel = str(Path(__file__).resolve().parents[2] / "examples" / "pto" / "run_softmax.pto")
+    code, _, err = _run(capsys, "run", kernel, str(tmp_path / "tok.npy"), "zeros:8x64")
+    assert code == 2 and "damaged .npy header" in err
+
+
+def test_an_empty_mask_shows_as_empty(tmp_path, capsys):
+    np.save(tmp_path / "m.npy", np.zeros((0, 5), np.uint8))
+    code, out, _ = _run(capsys, "show", str(tmp_path / "m.npy"), "--bits")
+    assert code == 0 and "no elements" in out

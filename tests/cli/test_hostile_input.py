@@ -112,3 +112,22 @@ def test_parse_errors_point_at_the_op_name_and_at_the_undefined_value(tmp_path, 
                     "    return\n  }\n}\n")
     code, out, _ = _run(capsys, ["check", str(path)])
     assert code == 1 and f"{path}:3:22: error: values used but not defined: [%bbb]" in out
+
+
+def test_an_integer_type_wider_than_mlir_allows_is_refused_at_once(tmp_path, capsys):
+    """xDSL would build the type's 2**width bounds first (gigabytes for i4294967296); MLIR's limit is 2^24 - 1."""
+    path = tmp_path / "k.pto"
+    path.write_text("module {\n  func.func @k(%x: i4294967296, %i99999999: i32) {\n    return\n  }\n}\n")
+    code, out, _ = _run(capsys, ["check", str(path)])
+    assert code == 1 and f"{path}:2:20: error: integer type i4294967296 is wider than MLIR allows" in out
+    path.write_text("module {\n  func.func @k(%x: i16777215, %i99999999: i32) {\n    return\n  }\n}\n")
+    code, out, _ = _run(capsys, ["check", str(path)])
+    assert "wider than MLIR allows" not in out  # the widest legal width, and a value named like a type
+
+
+def test_vectors_results_in_a_missing_folder_is_a_usage_error(tmp_path, capsys):
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "tests" / "data" / "conformance" / "tci.jsonl"
+    code, _, err = _run(capsys, ["vectors", "run", str(data), "--results", str(tmp_path / "no" / "r.jsonl")])
+    assert code == 2 and "cannot write" in err and "internal error" not in err

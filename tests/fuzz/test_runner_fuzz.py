@@ -29,7 +29,7 @@ PASSES = ("matched", "rejected as expected")
 
 def _mutate(record: dict, rng: random.Random) -> dict:
     record = copy.deepcopy(record)
-    kind = rng.randrange(8)
+    kind = rng.randrange(11)
     if kind == 0:
         record.pop(rng.choice(sorted(record)), None)
     elif kind == 1:
@@ -52,6 +52,16 @@ def _mutate(record: dict, rng: random.Random) -> dict:
     elif kind == 6 and isinstance(record.get("params"), dict):
         record["params"][rng.choice(["scalar", "cmp_mode", "start", "mask_pattern"])] = rng.choice(
             [None, {}, "GT", {"dtype": "f32", "hex": "zz"}, {"dtype": "f64", "hex": "00"}, 10**40])
+    elif kind == 7:  # hex damage that keeps the length: spaces (bytes.fromhex skips them), upper case
+        for section in ("inputs", "initial_outputs", "outputs"):
+            for entry in record.get(section, {}).values():
+                if isinstance(entry, dict) and isinstance(entry.get("hex"), str) and rng.random() < 0.5:
+                    entry["hex"] = rng.choice(["  " + entry["hex"][:-2], entry["hex"].upper()])
+    elif kind == 8 and isinstance(record.get("outputs"), dict) and record["outputs"]:
+        record["outputs"].pop(rng.choice(sorted(record["outputs"])))  # one expected output missing
+    elif kind == 9 and isinstance(record.get("params", {}).get("tiles"), dict) and record["params"]["tiles"]:
+        role = rng.choice(sorted(record["params"]["tiles"]))
+        record["params"]["tiles"][role]["dtype"] = rng.choice([{"dtype": "f32"}, "(2,", ",", [("a", "<f2")], "S4"])
     else:
         for section in ("outputs", "initial_outputs"):
             record.pop(section, None) if rng.random() < 0.5 else None
@@ -104,3 +114,40 @@ def test_a_match_case_without_outputs_is_an_error_not_a_pass():
     for outputs in (None, {}, {"dst": {}}, {"dst": {"hex": ""}}):
         broken = dict(record, outputs=outputs)
         assert run_case(Case(broken, "t", 1), CONFIG)["verdict"] == "errors"
+
+
+def _first(expect: str, op: str | None = None) -> dict:
+    return json.loads(next(line for line in LINES if f'"expect":"{expect}"' in line.replace(" ", "")
+                           and (op is None or f'"op":"{op}"' in line.replace(" ", ""))))
+
+
+def test_upper_case_hex_is_the_same_bytes():
+    """Hex digits in upper case are the same bytes: a matching case still matches, a refusal still counts."""
+    for expect in ("match", "reject"):
+        record = _first(expect)
+        for section in ("inputs", "initial_outputs", "outputs"):
+            for entry in record.get(section, {}).values():
+                entry["hex"] = entry["hex"].upper()
+        want = "matched" if expect == "match" else "rejected as expected"
+        assert run_case(Case(record, "t", 1), CONFIG)["verdict"] == want
+
+
+def test_hex_with_spaces_or_a_missing_output_is_malformed_not_a_pass():
+    for expect, section in (("match", "outputs"), ("reject", "inputs"), ("match", "inputs")):
+        record = _first(expect, "tpartmul")
+        role = sorted(record[section])[0]
+        record[section][role]["hex"] = "  " + record[section][role]["hex"][:-2]  # same length, one byte less
+        result = run_case(Case(record, "t", 1), CONFIG)
+        assert result["verdict"] == "errors" and "hexadecimal" in result["message"], result
+    record = _first("match", "tgather")
+    assert len(record["outputs"]) > 1
+    del record["outputs"][sorted(record["outputs"])[0]]
+    result = run_case(Case(record, "t", 1), CONFIG)
+    assert result["verdict"] == "errors" and "no expected bytes" in result["message"]
+
+
+def test_a_dtype_that_is_not_a_type_name_is_malformed():
+    record = _first("match", "tci")
+    record["params"]["tiles"]["dst"]["dtype"] = {"dtype": "f32", "hex": "0000803f"}
+    result = run_case(Case(record, "t", 1), CONFIG)
+    assert result["verdict"] == "errors" and "unknown element type" in result["message"]

@@ -110,11 +110,17 @@ def load_array(spec: str, dtype: str | None = None, shape: str | None = None) ->
         if size % np_dtype.itemsize:
             raise DataError(f"{path} holds {size} bytes, not a whole number of {np_dtype} elements")
         array = np.fromfile(path, dtype=np_dtype)
+    if not _numeric(array.dtype):
+        raise DataError(f"{path} holds {array.dtype}, not numbers ptoisa knows"
+                        + (" (raw bytes: give the element type with --dtype or FILE:DTYPE)"
+                           if array.dtype.kind == "V" and array.dtype.names is None else ""))
     if shape:
         try:
             dims = tuple(int(d) for d in shape.lower().replace(",", "x").split("x") if d)
         except ValueError:
             raise DataError(f"bad shape {shape!r} (write e.g. 16x16)") from None
+        if any(d < 0 for d in dims):
+            raise DataError(f"bad shape {shape!r}: sizes cannot be negative")
         if int(np.prod(dims)) != array.size:
             raise DataError(f"{path} holds {array.size} elements, not {'x'.join(map(str, dims))}")
         array = array.reshape(dims)
@@ -177,6 +183,11 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_DIFFERENT
 
 
+def _numeric(dtype: Any) -> bool:
+    """Integers, bools and floats, NumPy's or ml_dtypes' (bfloat16 and the 8-bit floats)."""
+    return dtype.kind in "biuf" or dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+
+
 def _is_float(array: Any) -> bool:
     import numpy as np
 
@@ -225,6 +236,9 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
             sys.stderr.write("ptoisa: error: --bits needs integer predicate bytes\n")
             return EXIT_USAGE
         raw = np.ascontiguousarray(array).view(np.uint8)
+        if raw.size == 0:
+            out.write(f"{args.file}: {raw.dtype}{list(raw.shape)}: no elements\n")
+            return EXIT_OK
         rows = raw.reshape(raw.shape[0], -1) if raw.ndim > 1 else raw.reshape(1, -1)
         grid = np.unpackbits(rows, axis=1, bitorder="little")
         for r, row in enumerate(grid):

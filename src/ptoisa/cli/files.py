@@ -104,21 +104,33 @@ NPY_MAGIC = b"\x93NUMPY"
 
 def read_npy(path: str) -> Any:
     """The array of a `.npy` file; ValueError with a plain reason when the file is not one ptoisa can read (not
-    a .npy at all, Python objects, truncated)."""
+    a .npy at all, a damaged header, Python objects, fewer data bytes than the header promises). The header is
+    read and checked against the file's size before any array is allocated, so a header promising terabytes is
+    refused instead of tried."""
     import numpy as np
 
+    size = os.path.getsize(path)
     with open(path, "rb") as f:
-        head = f.read(len(NPY_MAGIC))
-    if head != NPY_MAGIC:
-        raise ValueError("not a NumPy .npy file (it does not start with the .npy magic bytes)")
+        if f.read(len(NPY_MAGIC)) != NPY_MAGIC:
+            raise ValueError("not a NumPy .npy file (it does not start with the .npy magic bytes)")
+        f.seek(0)
+        try:
+            version = np.lib.format.read_magic(f)
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                np.lib.format.read_array_header_2_0  # 2.0 and 3.0 differ only in the header's text encoding
+            shape, _, dtype = read(f)
+        except Exception as exc:  # noqa: BLE001 - NumPy parses the header as Python literal text: any error
+            raise ValueError(f"damaged .npy header ({type(exc).__name__}: {exc})".replace("\n", " ")) from None
+        if dtype.hasobject:
+            raise ValueError("it holds Python objects (an object array), not numbers")
+        need = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if need > size - f.tell():
+            raise ValueError(f"truncated: its header promises {need} bytes of data, the file holds "
+                             f"{size - f.tell()}")
     try:
         return np.load(path, allow_pickle=False)
-    except ValueError as exc:
-        if "pickle" in str(exc):
-            raise ValueError("it holds Python objects (an object array), not numbers") from None
+    except (ValueError, EOFError) as exc:
         raise ValueError(str(exc) or "truncated or damaged .npy data") from None
-    except EOFError:
-        raise ValueError("truncated .npy data") from None
 
 
 def manifest_entry(path: str) -> dict[str, Any] | None:

@@ -184,7 +184,11 @@ def cmd_vectors_run(args: argparse.Namespace, out: TextIO) -> int:
         sink_file = AtomicFile(args.results) if args.results else None
     except OutputRefused as exc:
         raise _UsageError(str(exc)) from None
-    with sink_file or contextlib.nullcontext() as sink:
+    with contextlib.ExitStack() as stack:
+        try:
+            sink = stack.enter_context(sink_file) if sink_file else None
+        except OutputRefused as exc:  # e.g. its folder does not exist: nothing has run yet
+            raise _UsageError(str(exc)) from None
         for path in args.files:
             count = 0
             try:

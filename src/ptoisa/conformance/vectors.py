@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -66,10 +67,11 @@ class Case:
         return value if isinstance(value, dict) else {}
 
     def initial_hex(self, role: str) -> str:
+        """The tile's bytes before the op, as lower-case hex (the form tiles print theirs in)."""
         for section in ("inputs", "initial_outputs"):
             entry = self.section(section).get(role)
             if isinstance(entry, dict) and isinstance(entry.get("hex"), str):
-                return entry["hex"]
+                return entry["hex"].lower()
         raise VectorFormatError(f"{self.case_id}: no initial bytes for tile {role!r}")
 
     def output_roles(self) -> list[str]:
@@ -110,6 +112,9 @@ def check_case(case: Case, known_ops: Iterable[str]) -> None:
             _check_hex(where, f"outputs.{role}.hex", hex_text, sizes[role])
             if role not in case.section("initial_outputs"):
                 raise VectorFormatError(f"{where} output {role!r} has no initial_outputs entry")
+        unchecked = [r for r in case.section("initial_outputs") if r not in outputs]
+        if unchecked:  # a tile the op may write whose expected bytes are missing: it could never fail
+            raise VectorFormatError(f"{where} outputs has no expected bytes for {', '.join(unchecked)}")
 
 
 def _storage_bytes(where: str, role: str, desc: Any) -> int:
@@ -125,15 +130,17 @@ def _storage_bytes(where: str, role: str, desc: Any) -> int:
     return max(0, rows) * max(0, cols) * itemsize
 
 
+_HEX = re.compile(r"[0-9a-fA-F]*")
+
+
 def _check_hex(where: str, what: str, text: Any, size: int) -> None:
+    """Exactly the tile's storage as hex digits (either case; no spaces, which bytes.fromhex would skip)."""
     if not isinstance(text, str):
         raise VectorFormatError(f"{where} {what} is missing")
+    if not _HEX.fullmatch(text):
+        raise VectorFormatError(f"{where} {what} is not a string of hexadecimal digits")
     if len(text) != 2 * size:
-        raise VectorFormatError(f"{where} {what} holds {len(text) // 2} bytes, the tile's storage is {size}")
-    try:
-        bytes.fromhex(text)
-    except ValueError:
-        raise VectorFormatError(f"{where} {what} is not hexadecimal") from None
+        raise VectorFormatError(f"{where} {what} holds {len(text) / 2:g} bytes, the tile's storage is {size}")
 
 
 def read_cases(path: str | Path) -> Iterator[Case]:

@@ -158,6 +158,9 @@ def parse_source(text: str, path: str = "<string>", *, asm: bool | None = None) 
     source = Source(path, text)
     if (at := _unclosed_string_at(text)) is not None:
         raise SourceError(source, [source.diagnostic(at, "End of file reached before closing string literal.")])
+    if (wide := _too_wide(text)) is not None:  # xDSL would build the type's 2**width bounds first
+        raise SourceError(source, [source.diagnostic(wide.start(), (
+            f"integer type {wide.group(0)} is wider than MLIR allows (at most {_MAX_INT_WIDTH} bits)"))])
     parser: PtoParser | None = None
     try:
         parser = PtoParser(make_context(), text, path, asm=is_asm_path(path) if asm is None else asm)
@@ -195,6 +198,20 @@ def _unclosed_brace(text: str) -> int | None:
             stack.pop()
         i += 1
     return stack[-1] if stack else None
+
+
+_MAX_INT_WIDTH = (1 << 24) - 1  # MLIR's IntegerType::kMaxWidth
+_INTEGER_TYPE = re.compile(r"(?<![\w%@#$.-])[su]?i(\d+)(?![\w$.-])")
+"""An integer type token (i32, si8, ui16, ...), outside names (%x, @f, #a)."""
+
+
+def _too_wide(text: str) -> re.Match[str] | None:
+    """The first integer type of more than MLIR's 16777215 bits (its digits compared as text: no huge int)."""
+    for match in _INTEGER_TYPE.finditer(text):
+        digits = match.group(1).lstrip("0")
+        if len(digits) > 8 or (len(digits) == 8 and int(digits) > _MAX_INT_WIDTH):
+            return match
+    return None
 
 
 _UNKNOWN_OP = re.compile(r"Operation ([\w.]+) is not registered")

@@ -190,12 +190,33 @@ def tstore(tile: Tile, view: View) -> None:
     if values.dtype != dtype:
         _same_width("tstore", values.dtype, dtype)
         values = np.ascontiguousarray(values).view(dtype)
+    write_view(values, view)
+
+
+def write_view(values: np.ndarray, view: View) -> None:
+    """A tile's valid region (already in the view's element type) into the view: same shape, or the same number
+    of elements (row-major)."""
+    vr, vc = values.shape
+    rows, cols = view.matrix_shape
     if (rows, cols) != (vr, vc):
         if rows * cols != vr * vc:
             raise OutOfBoundsError(f"tstore: the tile's valid region is {vr}x{vc} but the view is {rows}x{cols}")
         values = np.ascontiguousarray(values).reshape(rows, cols)
     view.matrix()[:, :] = values
     view.tensor.written = True
+
+
+def tstore_quantised(tile: Tile, view: View, word: int, relu: bool) -> None:
+    """TSTORE(dst, src, preQuantScalar) as the simulator computes it (cpu/TStore.hpp): every element converted
+    with `ConvertStoreValue` under the (tile, tensor) pair's scalar pre-quantisation mode and the word, ReLU
+    where asked; a pair without a mode is ReLU and C++'s conversion."""
+    from ..dtypes import as_dtype
+    from ..isa.vector import _prequant
+
+    vr, vc = tile.valid_shape
+    values = np.array(region(tile, vr, vc))
+    words = np.full(vc, word & 0xFFFFFFFFFFFFFFFF, np.uint64)  # one word for all: its index does not matter
+    write_view(_prequant.apply(values, as_dtype(view.tensor.flat.dtype), words, False, relu), view)
 
 
 class TileArgument:

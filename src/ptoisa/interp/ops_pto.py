@@ -24,7 +24,7 @@ from ..tile.spec import TileSpec
 from ..tile.tile import Tile, window
 from .decode import FunctionDecoder, Step, handler
 from .errors import LimitError
-from .memory import GlobalTensor, View, tload, tstore
+from .memory import GlobalTensor, View, tload, tstore, tstore_quantised
 
 # --- tiles -------------------------------------------------------------------------------------------------
 
@@ -173,13 +173,26 @@ def _tload(d: FunctionDecoder, op: Operation) -> Step:
 @handler("pto.tstore")
 def _tstore(d: FunctionDecoder, op: Operation) -> Step:
     _spec(d, op, op.operands[0].type)
-    # stPhase orders nothing in a sequential run; the atomic add and the ReLU/quantised stores are not modelled
-    for name, neutral in (("atomicType", "atomic_none"), ("reluPreMode", "no_relu")):
+    pre = op.pre_quant_scalar  # type: ignore[attr-defined]
+    # stPhase orders nothing in a sequential run; the atomic add is not modelled, nor ReLU on a plain store
+    checks = (("atomicType", "atomic_none"),) + ((("reluPreMode", "no_relu"),) if pre is None else ())
+    for name, neutral in checks:
         value = op.attributes.get(name)
         text = getattr(value, "text", None)
         if value is not None and text != neutral:
-            raise d.fail(op, f"{name} = {text or value} is not modelled (pto.tstore runs plain stores only)")
+            raise d.fail(op, f"{name} = {text or value} is not modelled (pto.tstore runs plain and pre-quantised "
+                             "stores only)")
     t, v = d.use(op.operands[0]), d.use(op.operands[1])
+    if pre is not None:
+        relu = getattr(op.attributes.get("reluPreMode"), "text", "no_relu") == "normal_relu"
+        w = d.use(pre)
+
+        def quantised(regs: list[Any]) -> None:
+            if regs[0].poison is not None:
+                regs[0].poison.check(regs[t], "the stored tile")
+            tstore_quantised(regs[t], regs[v], int(regs[w]), relu)
+
+        return quantised
 
     def step(regs: list[Any]) -> None:
         if regs[0].poison is not None:

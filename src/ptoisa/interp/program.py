@@ -38,7 +38,7 @@ from ..ir.legality import module_target
 from ..ir.types import PtrType, TileBufType
 from ..memory import OnChipMemory
 from ..targets import Config, current_config, make_config, resolve
-from . import ops_arith, ops_control, ops_pipe, ops_pto, ops_record  # noqa: F401 - register the op handlers
+from . import ops_arith, ops_control, ops_misc, ops_pipe, ops_pto, ops_record  # noqa: F401 - register the op handlers
 from .decode import CompiledFunction, decode_function
 from .errors import ArgumentError, ExecutionError, UnknownEntryError
 from .memory import GlobalTensor, TileArgument, View

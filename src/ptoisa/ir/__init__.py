@@ -37,10 +37,12 @@ from .view_ops import VIEW_OPS
 from .support_ops import SUPPORT_OPS, AllocTileOp
 from .sync_ops import SYNC_OPS
 from .pipe_ops import PIPE_OPS
+from .misc_ops import MISC_OPS, MISC_TYPES
 from .syntax import Flavour, print_flavour
 from .types import PTO_TYPES, PartitionTensorViewType, PtoTileType, PtrType, TensorViewType, TileBufType
 
-PTO = Dialect("pto", [*FIVE_OPS, *SUPPORT_OPS, *SYNC_OPS, *RECORD_OPS, *VIEW_OPS, *PIPE_OPS], [*ENUM_ATTRS, *PTO_TYPES])
+PTO = Dialect("pto", [*FIVE_OPS, *SUPPORT_OPS, *SYNC_OPS, *RECORD_OPS, *VIEW_OPS, *PIPE_OPS, *MISC_OPS],
+              [*ENUM_ATTRS, *PTO_TYPES, *MISC_TYPES])
 
 
 def make_context() -> Context:

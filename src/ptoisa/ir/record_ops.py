@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr, VectorType
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import irdl_op_definition, var_operand_def, var_result_def
+from xdsl.irdl import irdl_op_definition, opt_prop_def, var_operand_def, var_result_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -29,7 +29,7 @@ from ptoisa.isa._check import Check
 from ptoisa.isa.record import REGISTRY, Instruction, Operand
 from ptoisa.tile.enums import DYNAMIC
 
-from .abstract_ops import DpsOp, type_text
+from .abstract_ops import SEGMENTS, DpsOp, type_text
 from .legality import _Sized, config_of, spec_of
 from .syntax import Group, merge_attrs, parse_group, print_group, resolve_group
 from .ssa import at_keyword, parse_ssa, print_ssa, resolve_ssa
@@ -94,14 +94,19 @@ class RecordOp(DpsOp):
     def print(self, printer: Printer) -> None:
         if self.results:
             return print_ssa(printer, list(self.operands), dict(self.attributes), list(self.results))
-        n_out = len(self.RECORD.outputs)
-        values = list(self.operands)
-        print_group(printer, "ins", values[:len(values) - n_out])
-        if n_out:
-            print_group(printer, "outs", values[len(values) - n_out:])
+        ins, outs = self.split_operands()
+        print_group(printer, "ins", ins)
+        if outs:
+            print_group(printer, "outs", outs)
         if self.attributes:
             printer.print_string(" ")
             printer.print_attr_dict(dict(self.attributes))
+
+    def split_operands(self) -> tuple[list[SSAValue], list[SSAValue]]:
+        """The DPS operands as (ins, outs), each in text order."""
+        n_out = len(self.RECORD.outputs)
+        values = list(self.operands)
+        return values[:len(values) - n_out], values[len(values) - n_out:]
 
     # --- operands by role ------------------------------------------------------------------------------------
     def roles(self) -> tuple[int, list[tuple[Operand, SSAValue]]]:
@@ -111,8 +116,7 @@ class RecordOp(DpsOp):
         if self.results:  # SSA: every operand is an input, the results are the outputs
             ins, outs = values, list(self.results)
         else:
-            n_out = len(rec.outputs)
-            ins, outs = values[:len(values) - n_out], values[len(values) - n_out:]
+            ins, outs = self.split_operands()
         for index, form in enumerate(rec.forms):
             inputs = [o for o in form if not o.out]
             required = [o for o in inputs if not o.optional]
@@ -277,7 +281,68 @@ def _bool_of(attr: Attribute) -> bool:
     return bool(attr.value.data) if isinstance(attr, IntegerAttr) else False  # type: ignore[attr-defined]
 
 
-_CUSTOM: dict[str, type[RecordOp]] = {"TMRGSORT": MergeSortOp}
+class MoveOp(RecordOp):
+    """`pto.tmov` (TMovOp): `ins(%src : T) outs(%dst : D)`, with PTOAS's optional quantisation operand written
+    with its own type, `ins(%src : T, %fp : F)` (an fp tile, one word per column) or `ins(%src : T, %pre : i64)`
+    (a scalar word). PTOAS's generic form orders the operands (src, dst, fp, preQuantScalar) with
+    `operandSegmentSizes`; such an op is read in that order and printed in the custom form."""
+
+    # what PTOAS's generic form puts in `<{...}>`
+    segments = opt_prop_def(Attribute, prop_name=SEGMENTS)
+    relu_pre_mode = opt_prop_def(Attribute, prop_name="reluPreMode")
+    acc_to_vec_mode = opt_prop_def(Attribute, prop_name="accToVecMode")
+
+    def split_operands(self) -> tuple[list[SSAValue], list[SSAValue]]:
+        values = list(self.operands)
+        segments = self.properties.get(SEGMENTS) or self.attributes.get(SEGMENTS)
+        if segments is None:
+            return super().split_operands()
+        sizes = list(segments.get_values())  # type: ignore[attr-defined]
+        if len(sizes) != 4 or sum(sizes) != len(values) or sizes[:2] != [1, 1] or sizes[2] + sizes[3] > 1:
+            self.fail_text(f"operandSegmentSizes {sizes} do not match (src, dst, fp, preQuantScalar)")
+        return [values[0], *values[2:]], [values[1]]
+
+    def print(self, printer: Printer) -> None:
+        if self.results:
+            return super().print(printer)
+        ins, outs = self.split_operands()
+        (print_group if len(ins) == 1 else print_each)(printer, "ins", ins)
+        print_group(printer, "outs", outs)
+        if attrs := self.all_attrs():
+            printer.print_string(" ")
+            printer.print_attr_dict(attrs)
+
+    def all_attrs(self) -> dict[str, Attribute]:
+        """Attributes, and the properties a generic `<{...}>` gave (without the segment sizes)."""
+        return {**{k: v for k, v in self.properties.items() if k != SEGMENTS}, **self.attributes}
+
+    def core_attrs(self) -> dict[str, Enum]:
+        attrs = self.all_attrs()
+        return {a.name: core_attr(a, attrs.get(a.text_name)) for a in self.RECORD.attrs}
+
+    def verify_(self) -> None:
+        if len(self.operands) == 3 and not self.results:
+            ins, _ = self.split_operands()
+            extra = ins[1].type
+            if not _is_tile(ins[1]) and not (isinstance(extra, IntegerType) and extra.width.data == 64):
+                self.fail_text(f"operand #{list(self.operands).index(ins[1])} must be 64-bit signless integer, "
+                               f"but got '{type_text(extra)}'")
+        super().verify_()
+
+
+def print_each(printer: Printer, keyword: str, values: list[SSAValue]) -> None:
+    """` keyword(%a : T, %b : U)`: PTOAS's spelling when optional operands follow."""
+    printer.print_string(f" {keyword}(")
+    for i, value in enumerate(values):
+        if i:
+            printer.print_string(", ")
+        printer.print_operand(value)
+        printer.print_string(" : ")
+        printer.print_attribute(value.type)
+    printer.print_string(")")
+
+
+_CUSTOM: dict[str, type[RecordOp]] = {"TMRGSORT": MergeSortOp, "TMOV": MoveOp}
 """Records whose PTOAS text is not the generic `ins(inputs) outs(outputs)` in C++ order."""
 
 

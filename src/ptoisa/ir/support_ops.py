@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i64
 from xdsl.ir import Attribute, OpResult, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -41,10 +41,10 @@ from xdsl.printer import Printer
 
 from ptoisa.tile.enums import BLOCK_BYTES, DYNAMIC, BLayout, SLayout
 
-from .abstract_ops import DpsOp, PtoOp
+from .abstract_ops import DpsOp, PtoOp, type_text
 from .legality import config_of, tile_type_problem
 from .messages import msg
-from .syntax import current_flavour, parse_group, print_group, print_trailing_attrs
+from .syntax import current_flavour, parse_group, print_group, print_trailing_attrs, resolve_group
 from .types import PartitionTensorViewType, PtrType, TensorViewType, TileBufType
 from .verify import Arch, byte_size, is_memref
 
@@ -393,8 +393,37 @@ class TStoreOp(_TransferOp):
     name = "pto.tstore"
     src = operand_def()
     dst = operand_def()
+    pre_quant_scalar = opt_operand_def()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TStoreOp:
+        """`ins(%t : T[, %pre : i64]) outs(%pv : PTV)`: PTOAS's optional preQuantScalar has its own type."""
+        ins = parse_group(parser, "ins")
+        if not 1 <= len(ins.operands) <= 2:
+            parser.raise_error(msg("dps.count", group="ins", count="1 or 2", got=len(ins.operands)), ins.start,
+                               ins.end)
+        values = resolve_group(parser, ins)
+        (dst,) = cls.take(parser, parse_group(parser, "outs"), 1)
+        return cls.create(operands=[values[0], dst, *values[1:]], attributes=parser.parse_optional_attr_dict())
+
+    def print(self, printer: Printer) -> None:
+        if self.pre_quant_scalar is None:
+            return super().print(printer)
+        printer.print_string(" ins(")
+        for i, value in enumerate((self.src, self.pre_quant_scalar)):
+            printer.print_string(", " if i else "")
+            printer.print_operand(value)
+            printer.print_string(" : ")
+            printer.print_attribute(value.type)
+        printer.print_string(")")
+        print_group(printer, "outs", [self.dst])
+        print_trailing_attrs(printer, self.attr_view())
 
     def verify_structure(self, arch: Arch) -> None:
+        pre = self.pre_quant_scalar
+        if pre is not None and not (isinstance(pre.type, IntegerType) and pre.type.width.data == 64):
+            raise VerifyException(f"'{self.name}' op operand #2 must be 64-bit signless integer, but got "
+                                  f"'{type_text(pre.type)}'")
         src = self.common("src", self.src)
         if not isinstance(self.dst.type, PartitionTensorViewType):
             self.fail("tstore.view")

@@ -73,7 +73,8 @@ def parse_type_list(parser: Parser) -> list[Attribute]:
 
 
 def parse_group(parser: Parser, keyword: str, *, inner_attrs: bool = False) -> Group:
-    """Parse `keyword(%a, ... [{attrs}] : T, ...)`."""
+    """Parse `keyword(%a, ... [{attrs}] : T, ...)`; operands after the types bring their own
+    (`ins(%a : T, %b : U)`, PTOAS's spelling of optional operands)."""
     parser.parse_keyword(keyword)
     start = parser.pos
     parser.parse_punctuation("(")
@@ -82,7 +83,13 @@ def parse_group(parser: Parser, keyword: str, *, inner_attrs: bool = False) -> G
         parser.raise_error("expected SSA value")
     attrs = parser.parse_optional_attr_dict() if inner_attrs else {}
     parser.parse_punctuation(":")
-    types = parse_type_list(parser)
+    types = [parser.parse_type()]
+    while parser.parse_optional_punctuation(",") is not None:
+        # PTOAS's optional trailing operands come with their own types: `ins(%src : T, %fp : F)`
+        if (operand := parser.parse_optional_unresolved_operand()) is not None:
+            operands.append(operand)
+            parser.parse_punctuation(":")
+        types.append(parser.parse_type())
     parser.parse_punctuation(")")
     return Group(keyword, operands, types, attrs, start, parser.pos)
 

@@ -42,6 +42,7 @@ from ...tile.tile import Tile
 from .._check import Check, announce_fallback, commit_variant
 from ...enums import AccToVecMode, ReluPreMode
 from ..enums import CmpMode
+from .._scalar import UINT64
 from ..record import TARGETS, Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
 from ._common import cpp_max, cpp_min, undefined, valid_of, write
 
@@ -61,15 +62,28 @@ def _equal_valid(check: Check, plan: Plan, tiles: Tiles) -> None:
 
 
 def _mov(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
-    from .insert import _not_modelled
+    from . import _prequant
+    from .insert import _not_modelled, _words
 
     _not_modelled(plan)
     values = np.array(valid_of(tiles["src"]))
     out = tiles["dst"]
-    if values.dtype != out.spec.np_dtype:  # a converting move: C++'s implicit conversion, to nearest even
-        with quiet():
-            values = values.astype(np.float32).astype(out.spec.np_dtype)
-    if plan.attrs.get("reluMode") is ReluPreMode.NormalRelu:
+    relu = plan.attrs.get("reluMode") is ReluPreMode.NormalRelu
+    cols = out.valid_col
+    if "fp" in tiles:
+        # TMOV(dst, src, fp): the simulator's TEXTRACT_FP(dst, src, fp, 0, 0) (cpu/TMov.hpp), one word per
+        # column from fp's row 0; the backends' fixpipe quantises per column alike
+        write(out, _prequant.apply(values, out.spec.dtype, _words(plan, tiles, scalars, 0, cols, cols), True, relu))
+        return
+    if "preQuantScalar" in scalars and plan.config.name != "cpu":
+        # the backends load the word with set_quant_pre and move through the fixpipe (npu/*/TMov.hpp)
+        words = np.full(cols, scalars["preQuantScalar"], np.uint64)
+        write(out, _prequant.apply(values, out.spec.dtype, words, False, relu))
+        return
+    # a plain move; the simulator's scalar form ignores the word (cpu/TMov.hpp: `(void)preQuantScalar`)
+    if values.dtype != out.spec.np_dtype:  # C++'s implicit conversion in SetElement
+        values = _prequant.apply(values, out.spec.dtype, None, False, False)
+    if relu:
         # the simulator's TMOV_IMPL<reluMode>: after the move, `if (v < 0) v = 0` (NaN and -0.0 stay)
         values = np.where(values < 0, np.zeros((), values.dtype), values)
     write(out, values)
@@ -100,8 +114,36 @@ def _mov_types(check: Check, config: object, specs: dict, attrs: dict, form: int
                           "Mat from float to half or bfloat16, Mat -> Bias from half to float)")
 
 
+def _mov_quant(check: Check, config: object, specs: dict, attrs: dict) -> None:
+    """The quantised forms (a preQuantScalar or an fp tile): an Acc source through the fixpipe, the element-type
+    pairs of the fixpipe's pre-quantisation per target (the table TINSERT's quantised forms use)."""
+    from .insert import PATHS
+
+    s, d, fp = specs["src"], specs["dst"], specs.get("fp")
+    target = getattr(config, "name", "")
+    if target == "cpu":
+        return
+    if fp is not None and fp.loc is not TileType.Scaling:
+        check.fail("fp", f"location {fp.loc.name} is not supported (allowed: Scaling)")
+    table = PATHS[target].get((s.loc, d.loc), {}).get("quant")
+    if table is None:
+        paths = ", ".join(f"{a.name} -> {b.name}" for (a, b), t in PATHS[target].items() if "quant" in t)
+        check.fail(None, f"a quantised {s.loc.name} -> {d.loc.name} move is not supported (paths: {paths})")
+    allowed = table.get(s.dtype)
+    if allowed is None:
+        check.fail("src", f"dtype {s.dtype.cname} is not supported (allowed: {', '.join(t.cname for t in table)})")
+    if d.dtype not in allowed:
+        check.fail("dst", f"dtype {d.dtype.cname} is not supported for a quantised {s.dtype.cname} move (allowed: "
+                          f"{', '.join(t.cname for t in allowed)})")
+    if attrs.get("mode") in (AccToVecMode.DualModeSplitM, AccToVecMode.DualModeSplitN):
+        check.fail(None, f"mode AccToVecMode.{attrs['mode'].name} needs the unquantised form")
+
+
 def _mov_static(check: Check, config: object, specs: dict, attrs: dict, form: int) -> None:
-    _mov_types(check, config, specs, attrs, form)
+    if form:
+        _mov_quant(check, config, specs, attrs)
+    else:
+        _mov_types(check, config, specs, attrs, form)
     s, d = specs["src"], specs["dst"]
     mode = attrs.get("mode")
     if mode is not None and not (s.loc is TileType.Acc and d.loc is TileType.Vec):
@@ -110,10 +152,14 @@ def _mov_static(check: Check, config: object, specs: dict, attrs: dict, form: in
         check.fail("src", f"the ReLU form needs an Acc source (got {s.loc.name})")
 
 
-TMOV = instruction("TMOV", operands=(dst(), src("src")), legality={t: Legality({}, locs=None) for t in TARGETS},
+_MOV_PLAIN = (dst(), src("src"))
+_MOV_SCALAR = (dst(), src("src"), scalar("preQuantScalar", fixed=UINT64))
+_MOV_VECTOR = (dst(), src("src"), src("fp"))
+TMOV = instruction("TMOV", operands=_MOV_PLAIN, forms=(_MOV_PLAIN, _MOV_SCALAR, _MOV_VECTOR), legality={t: Legality({}, locs=None) for t in TARGETS},
                    attrs=(Attr("reluMode", ReluPreMode, ReluPreMode.NoRelu, "reluPreMode"),
                           Attr("mode", AccToVecMode, None, "accToVecMode")), static=_mov_static, dynamic=_equal_valid, family="move",
-                   summary="dst = src (a tile copy, any layouts; Acc -> Mat may cast float to half)")(_mov)
+                   summary="dst = src (a tile copy, any layouts; Acc -> Mat may cast float to half, or quantise by a "
+                           "scalar word or fp's row 0)")(_mov)
 
 
 # --- TSEL, TSELS ---------------------------------------------------------------------------------------------

@@ -75,7 +75,7 @@ from ..record import Instruction, Legality, Operand, Plan, Scalars, Tiles, instr
 from ._common import valid_of, write
 
 _FP8 = (D.F8E4M3, D.F8E5M2)
-_SCALES = {"a2a3": (D.F8E8M0,), "a5": (D.F8E8M0, D.F16, D.BF16, D.F32), "cpu": (D.F8E8M0, D.F16, D.F32)}
+_SCALES = {"a2a3": (D.F8E8M0, D.F16, D.BF16, D.F32), "a5": (D.F8E8M0, D.F16, D.BF16, D.F32), "cpu": (D.F8E8M0, D.F16, D.F32)}
 _LIMIT = 4095
 _GROUP = 32  # k values per scale (MX_BLOCK_SIZE)
 _BASE_K = 64  # A's static Cols: a multiple of this (CheckMadMxValid's BASEK)
@@ -85,7 +85,7 @@ _SCALE_LOCS = {"aScaleMatrix": frozenset({TileType.ScaleLeft, TileType.Scaling})
 
 def _tables(out_role: str, bias: bool) -> dict[str, Legality]:
     def table(target: str) -> Legality:
-        inputs = () if target == "a2a3" else _FP8
+        inputs = _FP8  # a2a3: refused by _static, with its own message
         dtypes = {out_role: (D.F32,), "aMatrix": inputs, "bMatrix": inputs, "aScaleMatrix": _SCALES[target],
                   "bScaleMatrix": _SCALES[target]}
         if bias:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time names load
         bfloat16_t,
         float8_e4m3_t,
         float8_e5m2_t,
+        float8_e8m0_t,
         float32_t,
         half,
         int8_t,
@@ -67,7 +68,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time names load
 # Where each public name lives. Loading on first use keeps `import ptoisa.cli` (and `ptoisa --help`) free of NumPy.
 _EXPORTS: dict[str, tuple[str, ...]] = {
     ".api": ("TCI", "TCMPS", "TEXPANDS", "TGATHER", "TPARTMUL"),
-    ".dtypes": ("DType", "bfloat16_t", "float8_e4m3_t", "float8_e5m2_t", "float32_t", "half", "int8_t",
+    ".dtypes": ("DType", "bfloat16_t", "float8_e4m3_t", "float8_e5m2_t", "float8_e8m0_t", "float32_t", "half", "int8_t",
         "int16_t", "int32_t", "uint8_t", "uint16_t", "uint32_t"),
     ".errors": ("ErratumWarning", "IllegalInstructionError", "ModeFallbackWarning", "NarrowingWarning",
         "NotModelledError",
@@ -135,6 +136,6 @@ _ALL = [
     "OutOfBoundsError", "PadValue", "PlacementError", "PtoError", "PtoWarning", "RecordEvent", "SLayout", "Target",
     "TargetError", "Tile", "TileSpec", "TileSpecError", "TileType", "UndefinedBehaviourError",
     "UninitializedReadError", "bfloat16_t",
-    "current_config", "float32_t", "float8_e4m3_t", "float8_e5m2_t", "get_profile", "half", "int16_t", "int32_t",
+    "current_config", "float32_t", "float8_e4m3_t", "float8_e5m2_t", "float8_e8m0_t", "get_profile", "half", "int16_t", "int32_t",
     "int8_t", "load", "target", "uint16_t", "uint32_t", "uint8_t",
 ]

@@ -32,6 +32,7 @@ class DType(StrEnum):
     F8E4M3 = "f8e4m3"
     F8E5M2 = "f8e5m2"
     HIF8 = "hif8"
+    F8E8M0 = "f8e8m0"
 
     # Per-member attributes, set from the table below once the table exists (plain attributes, not properties:
     # they are read on every instruction call).
@@ -79,6 +80,11 @@ _INFO: dict[DType, DTypeInfo] = {
     DType.F8E5M2: DTypeInfo(np.dtype(ml_dtypes.float8_e5m2), True, True, "float8_e5m2", "float8_e5m2_t", "f8E5M2"),
     # No NumPy type holds HiFloat8: its bytes live as 1-byte voids (they move unchanged; ptoisa.hifloat8 converts).
     DType.HIF8: DTypeInfo(np.dtype("V1"), True, True, "hifloat8", "hifloat8_t", "!pto.hif8"),
+    # The MX scale type: an exponent byte e meaning 2**(e - 127) (OCP MX E8M0; 0xFF is NaN in ml_dtypes and the
+    # OCP format, 2**128 in the CPU simulator's MXType: the MX kernels decode the bytes per target).
+    DType.F8E8M0: DTypeInfo(
+        np.dtype(ml_dtypes.float8_e8m0fnu), True, False, "float8_e8m0", "float8_e8m0_t", "f8E8M0FNU"
+    ),
 }
 
 # The standard nine: every target has them; fp8 exists only where a table names it.
@@ -102,6 +108,9 @@ def _register_aliases() -> None:
         "float8_e4m3fn": DType.F8E4M3, "float8_e5m2": DType.F8E5M2, "f8E4M3FN": DType.F8E4M3,
         "f8e4m3fn": DType.F8E4M3, "f8E5M2": DType.F8E5M2, "si8": DType.I8, "si16": DType.I16,
         "si32": DType.I32, "hifloat8": DType.HIF8, "hif8": DType.HIF8,
+        # MLIR's IEEE-style f8E4M3 (PTOAS takes it for A5's fp8 as it takes f8E4M3FN): the same C++ float8_e4m3_t
+        "f8E4M3": DType.F8E4M3, "f8e4m3": DType.F8E4M3,
+        "float8_e8m0fnu": DType.F8E8M0, "f8E8M0FNU": DType.F8E8M0, "f8e8m0fnu": DType.F8E8M0, "e8m0": DType.F8E8M0,
     })
 
 
@@ -166,3 +175,4 @@ bfloat16_t = DType.BF16
 float32_t = DType.F32
 float8_e4m3_t = DType.F8E4M3
 float8_e5m2_t = DType.F8E5M2
+float8_e8m0_t = DType.F8E8M0

@@ -57,7 +57,7 @@ def test_dtype_members_pass_through_and_cpp_names():
 @pytest.mark.parametrize("bad", ["float64", np.float64, int, "i64", "int64_t", object(), None, "Float"])
 def test_as_dtype_unknown(bad):
     with pytest.raises(TileSpecError, match="unknown element type .* \\(known: i8, u8, i16, u16, i32, u32, f16, "
-                                            "bf16, f32, f8e4m3, f8e5m2, hif8\\)"):
+                                            "bf16, f32, f8e4m3, f8e5m2, hif8, f8e8m0\\)"):
         as_dtype(bad)
 
 

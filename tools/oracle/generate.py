@@ -30,9 +30,11 @@ import ml_dtypes  # noqa: F401 - registers nothing we use; numpy needs it only f
 import numpy as np
 
 CPP = {"f32": "float", "f16": "half", "i32": "int32_t", "u32": "uint32_t", "i16": "int16_t", "u16": "uint16_t",
-       "i8": "int8_t", "u8": "uint8_t", "u64": "uint64_t"}
+       "i8": "int8_t", "u8": "uint8_t", "u64": "uint64_t", "f8e4m3": "float8_e4m3_t", "f8e5m2": "float8_e5m2_t",
+       "f8e8m0": "float8_e8m0_t"}
 NP = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "u32": np.uint32, "i16": np.int16, "u16": np.uint16,
-      "i8": np.int8, "u8": np.uint8, "u64": np.uint64}
+      "i8": np.int8, "u8": np.uint8, "u64": np.uint64, "f8e4m3": np.uint8, "f8e5m2": np.uint8, "f8e8m0": np.uint8}
+MX_BYTES = ("f8e4m3", "f8e5m2", "f8e8m0")  # the simulator's MXType bytes: generated as raw bytes
 ORACLE = "pto-isa 3186c381 cpu simulator, g++ 12 -std=c++20 -O2 -DNDEBUG -D__CPU_SIM"
 
 
@@ -521,6 +523,111 @@ def matmul_cases(rng, op: str) -> list[Case]:
         case = Case(op, call, tiles, inputs)
         for role, t in tiles.items():
             case.data[role] = fill(rng, t, mode if role in inputs else "random") if role in inputs else junk(rng, t)
+        cases.append(case)
+    return cases
+
+
+def gemv_cases(rng, op: str) -> list[Case]:
+    """TGEMV, TGEMV_ACC, TGEMV_BIAS: TMATMUL's type pairs with a one-row A (valid 1 x k) and C (valid 1 x n)."""
+    sizes = [(32, 16, 16, 16), (64, 32, 40, 20), (32, 48, 32, 48), (96, 16, 77, 3)]
+    name = op.upper()
+    cases = []
+    for (c_t, a_t), (rows_k, cols_n, kk, n), mode in ((pair, size, mode) for pair in
+                                                      [("f32", "f16"), ("f32", "f32"), ("i32", "i8")]
+                                                      for size in sizes for mode in ["random", "small", "special"]
+                                                      if not (pair[1] == "i8" and mode == "special")):
+        # a one-row Acc tile holds one 16x16 box's first row: wider ones would place columns past its storage
+        rows = 1 if cols_n == 16 else 16
+        left = TileDesc(a_t, rows, rows_k, 1, kk, "ColMajor", loc="Left", slayout="RowMajor")
+        right = TileDesc(a_t, rows_k, cols_n, kk, n, "RowMajor", loc="Right", slayout="ColMajor")
+        acc = TileDesc(c_t, rows, cols_n, 1, n, "ColMajor", loc="Acc", slayout="RowMajor", fractal=1024)
+        if op == "tgemv":
+            tiles = {"cMatrix": acc, "aMatrix": left, "bMatrix": right}
+            call, inputs = f"{name}(cMatrix, aMatrix, bMatrix)", ["aMatrix", "bMatrix"]
+        elif op == "tgemv_acc":
+            tiles = {"cOutMatrix": acc, "cInMatrix": TileDesc(**vars(acc)), "aMatrix": left, "bMatrix": right}
+            call, inputs = f"{name}(cOutMatrix, cInMatrix, aMatrix, bMatrix)", ["cInMatrix", "aMatrix", "bMatrix"]
+        else:
+            bias = TileDesc(c_t, 1, cols_n, 1, n, "RowMajor", loc="Bias")
+            tiles = {"cMatrix": acc, "aMatrix": left, "bMatrix": right, "biasData": bias}
+            call, inputs = f"{name}(cMatrix, aMatrix, bMatrix, biasData)", ["aMatrix", "bMatrix", "biasData"]
+        case = Case(op, call, tiles, inputs)
+        for role, t in tiles.items():
+            case.data[role] = fill(rng, t, mode) if role in inputs else junk(rng, t)
+        cases.append(case)
+    return cases
+
+
+def _mx_bytes(rng, desc: TileDesc, mode: str) -> bytes:
+    """Raw fp8 / e8m0 bytes: any byte ("special": the simulator's MXType has no NaN or infinity), small values
+    ("small": exponents near the bias), or scales near 2**0 with a few extremes."""
+    n = desc.rows * desc.cols
+    if desc.dtype == "f8e8m0":
+        x = rng.integers(120, 135, n)
+        if mode == "special":
+            x = np.where(rng.random(n) < 0.2, rng.choice([0, 1, 254, 255, 127], n), x)
+        return x.astype(np.uint8).tobytes()
+    if mode == "special":
+        return rng.integers(0, 256, n).astype(np.uint8).tobytes()
+    bias = 7 if desc.dtype == "f8e4m3" else 15
+    man = 3 if desc.dtype == "f8e4m3" else 2
+    spread = 2 if mode == "small" else 5
+    e = rng.integers(bias - spread, bias + spread + 1, n)
+    x = (rng.integers(0, 2, n) << 7) | (e << man) | rng.integers(0, 1 << man, n)
+    return x.astype(np.uint8).tobytes()
+
+
+def mx_cases(rng, op: str) -> list[Case]:
+    """TMATMUL_MX and TGEMV_MX with their accumulate and bias overloads: the four fp8 pairs, e8m0 scales in
+    ScaleLeft (16x2 boxes) / ScaleRight tiles, and a few half and float scales in plain Scaling tiles."""
+    gemv = op.startswith("tgemv")
+    name = "TGEMV_MX" if gemv else "TMATMUL_MX"
+    kind = op.removeprefix("tgemv_mx").removeprefix("tmatmul_mx").lstrip("_") or "plain"
+    sizes = ([(1, 64, 16, 1, 64, 16), (16, 128, 32, 1, 100, 17), (1, 192, 16, 1, 33, 16), (16, 64, 48, 1, 64, 48)]
+             if gemv else
+             [(16, 64, 16, 16, 64, 16), (32, 128, 32, 20, 100, 17), (16, 64, 32, 5, 33, 32), (16, 192, 16, 16, 192, 9)])
+    pairs = [("f8e4m3", "f8e4m3"), ("f8e4m3", "f8e5m2"), ("f8e5m2", "f8e4m3"), ("f8e5m2", "f8e5m2")]
+    cases = []
+    for idx, ((a_t, b_t), (rows_m, rows_k, cols_n, m, kk, n), mode) in enumerate(
+            (pair, size, mode) for pair in pairs for size in sizes for mode in ["random", "small", "special"]):
+        scale_t = "f8e8m0" if idx % 6 else ("f16" if idx % 12 else "f32")
+        left = TileDesc(a_t, rows_m, rows_k, m, kk, "ColMajor", loc="Left", slayout="RowMajor")
+        right = TileDesc(b_t, rows_k, cols_n, kk, n, "RowMajor", loc="Right", slayout="ColMajor")
+        acc = TileDesc("f32", rows_m, cols_n, m, n, "ColMajor", loc="Acc", slayout="RowMajor", fractal=1024)
+        groups = rows_k // 32
+        # ScaleLeft/ScaleRight tiles of more than one 16x2 box column crash the simulator (heap corruption while
+        # the call runs): e8m0 scales for K > 64 and the other scale types sit in plain Scaling tiles
+        if scale_t == "f8e8m0" and groups == 2:
+            sa = TileDesc(scale_t, rows_m, groups, m, -(-kk // 32), "RowMajor", loc="ScaleLeft", slayout="RowMajor",
+                          fractal=32)
+            sb = TileDesc(scale_t, groups, cols_n, -(-kk // 32), n, "ColMajor", loc="ScaleRight", slayout="ColMajor",
+                          fractal=32)
+        else:
+            per = 32 // np.dtype(NP[scale_t]).itemsize
+            sa = TileDesc(scale_t, rows_m, -(-groups // per) * per, m, -(-kk // 32), loc="Scaling")
+            sb = TileDesc(scale_t, -(-groups // per) * per, cols_n, -(-kk // 32), n, "ColMajor", loc="Scaling")
+        tiles = {"aMatrix": left, "aScaleMatrix": sa, "bMatrix": right, "bScaleMatrix": sb}
+        operands = "aMatrix, aScaleMatrix, bMatrix, bScaleMatrix"
+        if kind == "plain":
+            tiles = {"cMatrix": acc, **tiles}
+            call, inputs = f"{name}(cMatrix, {operands})", list(tiles)[1:]
+        elif kind == "acc":
+            tiles = {"cOutMatrix": acc, "cInMatrix": TileDesc(**vars(acc)), **tiles}
+            call, inputs = f"{name}(cOutMatrix, cInMatrix, {operands})", list(tiles)[1:]
+        else:
+            tiles = {"cMatrix": acc, **tiles, "biasData": TileDesc("f32", 1, cols_n, 1, n, "RowMajor", loc="Bias")}
+            call, inputs = f"{name}(cMatrix, {operands}, biasData)", list(tiles)[1:]
+        case = Case(op, call, tiles, inputs)
+        for role, t in tiles.items():
+            if role not in inputs:
+                case.data[role] = junk(rng, t)
+            elif t.dtype in MX_BYTES:
+                case.data[role] = _mx_bytes(rng, t, mode)
+            elif role in ("aScaleMatrix", "bScaleMatrix"):
+                case.data[role] = (rng.choice([0.5, 1.0, 2.0, 0.75, 3.0, 1.5, -1.0, 0.1], t.rows * t.cols)
+                                   ).astype(NP[t.dtype]).tobytes()
+            else:
+                case.data[role] = fill(rng, t, "small" if mode == "special" else mode)
         cases.append(case)
     return cases
 
@@ -1390,6 +1497,10 @@ def build_cases(rng, op: str) -> list[Case]:
     if op.startswith(("trowexpand", "tcolexpand")):
         types = ["f32", "f16"] if op.endswith("expdif") else ["f32", "f16", "i32", "i16"]
         return expand_cases(rng, op, types)
+    if op.startswith(("tmatmul_mx", "tgemv_mx")):
+        return mx_cases(rng, op)
+    if op.startswith("tgemv"):
+        return gemv_cases(rng, op)
     if op.startswith("tmatmul"):
         return matmul_cases(rng, op)
     if op in ("tquant", "tdequant"):
@@ -1419,7 +1530,8 @@ OPS = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "trem", "tand", "tor", "t
        "tsubc", "taddsc", "tsubsc", "tlrelu", "tsubrelu", "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu",
        "treshape", "tmatmul", "tmatmul_acc", "tmatmul_bias", "trowargmax", "trowargmin", "tcolargmax",
        "tcolargmin", "taxpy", "ttri", "tfillpad_inplace", "tinsert", "tinsert_fp", "textract_fp", "tquant", "tdequant",
-       "tsort32", "tmrgsort"]
+       "tsort32", "tmrgsort", "tgemv", "tgemv_acc", "tgemv_bias", "tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias",
+       "tgemv_mx", "tgemv_mx_acc", "tgemv_mx_bias"]
 
 
 # --- C++ ------------------------------------------------------------------------------------------------------
@@ -1518,7 +1630,8 @@ def run_case(exe: Path, index: int, case: Case) -> dict[str, bytes]:
 NAN_PAYLOAD_ANY = {"tadd", "tsub", "tmul", "tdiv", "tadds", "tsubs", "tmuls", "tdivs", "trowsum", "tcolsum",
                    "trowprod", "tcolprod", "tpartadd", "taddc", "tsubc", "taddsc", "tsubsc", "tlrelu",
                    "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu", "tsubrelu", "tmatmul", "tmatmul_acc",
-                   "tmatmul_bias", "taxpy",
+                   "tmatmul_bias", "taxpy", "tgemv", "tgemv_acc", "tgemv_bias", "tmatmul_mx", "tmatmul_mx_acc",
+                   "tmatmul_mx_bias", "tgemv_mx", "tgemv_mx_acc", "tgemv_mx_bias",
                    *(f"t{axis}expand{op}" for axis in ("row", "col") for op in ("add", "sub", "mul", "div"))}
 
 

@@ -133,6 +133,9 @@ class Legality:
     locs: frozenset[TileType] | None = VEC
     row_major: tuple[str, ...] = ()
     evidence: str = ""
+    partial: tuple[str, ...] = ()
+    """Input roles of which the kernel reads a few elements only (the MX scale tiles): exempt from the
+    whole-layout fit check; the record's run-time rule checks the elements it reads."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtypes", MappingProxyType(dict(self.dtypes)))
@@ -184,6 +187,10 @@ class Instruction:
     a message, or None."""
     text: str = ""
     """The `pto.*` op name when it is not `pto.` + the name in lower case (`pto.tmatmul.acc`)."""
+    route: Callable[[tuple[Any, ...]], Instruction | None] | None = None
+    """C++ overloads that PTOAS spells as separate ops (TMATMUL_MX's accumulate and bias forms are
+    `pto.tmatmul.mx.acc` / `.bias`, each its own record): given the positional arguments (events removed), the
+    record that takes them, or None for this one. Only the Python entry point consults it."""
     """A hand-written entry point (the seeds' five: their C++ template forms and overload parsing live in
     `ptoisa.api`); None when the record itself is the entry point and its op and step are generated."""
 
@@ -343,6 +350,10 @@ class Instruction:
         if end < len(args):
             check_events(self.name, config.name, args[end:])
             args = args[:end]
+        if self.route is not None:
+            other = self.route(args)
+            if other is not None and other is not self:
+                return other(*args, target=config, **kwargs)
         simple = self._simple  # type: ignore[attr-defined]
         if simple is not None and not kwargs and len(args) == len(simple) and not self.attrs:
             key = (config, *[a.spec if type(a) is Tile else None for a in args])
@@ -609,7 +620,8 @@ def apply_legality(check: Check, table: Legality, specs: Mapping[str, TileSpec])
         if role in specs and not specs[role].is_row_major:
             check.fail(role, f"must be row-major (got {specs[role].layout_name})")
     for role, spec in specs.items():
-        check.fits(role, spec)
+        if role not in table.partial:
+            check.fits(role, spec)
 
 
 REGISTRY: dict[str, Instruction] = {}

@@ -140,6 +140,9 @@ class Legality:
     evidence: str = ""
     unavailable: str = ""
     """Non-empty: the instruction does not exist on this target (the reason, e.g. the backend has no header)."""
+    fit: bool = True
+    """Refuse tiles whose layout places elements past their storage (False: the instruction touches no element,
+    as TGET_SCALE_ADDR, which only binds an address)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtypes", MappingProxyType(dict(self.dtypes)))
@@ -618,7 +621,7 @@ def apply_legality(check: Check, table: Legality, specs: Mapping[str, TileSpec])
     for role in table.row_major:
         if role in specs and not specs[role].is_row_major:
             check.fail(role, f"must be row-major (got {specs[role].layout_name})")
-    for role, spec in specs.items():
+    for role, spec in specs.items() if table.fit else ():
         check.fits(role, spec)
 
 

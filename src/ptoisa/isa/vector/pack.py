@@ -108,10 +108,10 @@ def _scale_static(check: Check, config: Any, specs: Any, attrs: Any, form: int) 
                           "simulator dst becomes a view of src's bytes)")
 
 
-def _scale_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
-    if plan.config.name != "a5":
-        return
-    s, d = tiles["src"], tiles["dst"]
+def _scale_check(plan: Plan, s: Any, d: Any) -> int:
+    """The a5 address dst takes (src's offset >> 4), or the refusal: checked on every call, since a tile's
+    binding is not part of its type (a compiled call would not see it change)."""
+    check = Check(plan.record.name, plan.config.name)
     if s.binding is None:
         check.fail("src", "has no on-chip address (bind it with TASSIGN or pto.alloc_tile addr) to scale")
     rules = plan.config.profile.memory
@@ -121,6 +121,7 @@ def _scale_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     if addr + d.spec.nbytes > size:
         check.fail("dst", f"bytes [0x{addr:x}, 0x{addr + d.spec.nbytes:x}) at src's scaled address do not fit the "
                           f"{size}-byte {region_name}")
+    return addr
 
 
 def _tget_scale_addr(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
@@ -129,9 +130,8 @@ def _tget_scale_addr(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         d.attach(s.storage.view(np.uint8)[:d.spec.nbytes].view(d.spec.np_dtype))
         d.binding = s.binding
         return
-    rules = plan.config.profile.memory
-    name = rules.region_of[d.spec.loc]
-    addr = s.binding.offset >> SHIFT_MX_ADDR
+    addr = _scale_check(plan, s, d)
+    name = plan.config.profile.memory.region_of[d.spec.loc]
     buffer = memory_for(plan.config).region(name)
     d.attach(buffer[addr:addr + d.spec.nbytes].view(d.spec.np_dtype))
     d.binding = Binding(plan.config.profile.name, name, addr, buffer)
@@ -140,9 +140,9 @@ def _tget_scale_addr(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
 TGET_SCALE_ADDR = instruction(
     "TGET_SCALE_ADDR", operands=(dst(), src("src")),
     legality={"a2a3": Legality({}, unavailable=_NO_A2A3.format("TGetScaleAddr.hpp")),
-              "a5": Legality({}, locs=None, evidence="include/pto/npu/a5/TGetScaleAddr.hpp"),
-              "cpu": Legality({}, locs=None, evidence="include/pto/cpu/TGetScaleAddr.hpp")},
-    static=_scale_static, dynamic=_scale_rule, pipe=Pipe.S, family="pack",
+              "a5": Legality({}, locs=None, fit=False, evidence="include/pto/npu/a5/TGetScaleAddr.hpp"),
+              "cpu": Legality({}, locs=None, fit=False, evidence="include/pto/cpu/TGetScaleAddr.hpp")},
+    static=_scale_static, pipe=Pipe.S, family="pack",
     summary="bind dst at src's scale address (A5: src's offset >> 4 in dst's buffer; cpu: src's own bytes)",
 )(_tget_scale_addr)
 

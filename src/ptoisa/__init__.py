@@ -45,10 +45,10 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time names load
         UninitializedReadError,
     )
     from .events import TSYNC, RecordEvent
-    from .enums import (AccToVecMode, AtomicType, CmpMode, GatherAxis, MaskPattern, QuantType, ReluPreMode,
-                        RoundMode, SaturationMode, STPhase, TriangleMode)
+    from .enums import (AccToVecMode, AtomicType, CmpMode, GatherAxis, HistByte, MaskPattern, QuantType,
+                        ReluPreMode, RoundMode, SaturationMode, STPhase, TriangleMode)
     from .memory import NPU_MEMORY_CLEAR, TASSIGN
-    from .structs import MrgSortExecutedNumList
+    from .structs import MrgSortExecutedNumList, TRandomCounter, TRandomKey
     from .targets import Config, Target, current_config, get_profile, target
     from typing import Protocol
 
@@ -75,10 +75,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "OutOfBoundsError", "PlacementError", "PtoError", "PtoWarning", "TargetError", "TileSpecError",
         "UndefinedBehaviourError", "UninitializedReadError"),
     ".events": ("TSYNC", "RecordEvent"),
-    ".enums": ("AccToVecMode", "AtomicType", "CmpMode", "GatherAxis", "MaskPattern", "QuantType", "ReluPreMode",
+    ".enums": ("AccToVecMode", "AtomicType", "CmpMode", "GatherAxis", "HistByte", "MaskPattern", "QuantType", "ReluPreMode",
         "RoundMode", "SaturationMode", "STPhase", "TriangleMode"),
     ".memory": ("NPU_MEMORY_CLEAR", "TASSIGN"),
-    ".structs": ("MrgSortExecutedNumList",),
+    ".structs": ("MrgSortExecutedNumList", "TRandomCounter", "TRandomKey"),
     ".targets": ("Config", "Target", "current_config", "get_profile", "target"),
     ".tile": ("BLayout", "CompactMode", "ConvTile", "Layout", "PadValue", "SLayout", "Tile", "TileSpec",
         "TileType"),
@@ -129,7 +129,7 @@ def load(path_or_text, *, target=None, fill="zero"):  # noqa: ANN001, ANN201 - x
 
 _ALL = [
     "RoundMode", "SaturationMode", "TriangleMode", "AccToVecMode", "AtomicType", "QuantType", "ReluPreMode", "STPhase",
-    "MrgSortExecutedNumList",
+    "MrgSortExecutedNumList", "TRandomCounter", "TRandomKey", "HistByte",
     "DYNAMIC", "TASSIGN", "TCI", "TCMPS", "TEXPANDS", "TGATHER", "TPARTMUL", "TSYNC", "NPU_MEMORY_CLEAR",
     "BLayout", "CmpMode", "CompactMode", "Config", "ConvTile", "DType", "ErratumWarning", "GatherAxis",
     "IllegalInstructionError", "Layout", "MaskPattern", "ModeFallbackWarning", "NarrowingWarning", "NotModelledError",

@@ -106,6 +106,7 @@ def _register_aliases() -> None:
         float: DType.F32, "float32": DType.F32, "float16": DType.F16, "fp16": DType.F16, "fp32": DType.F32,
         "bfloat16": DType.BF16, "int": DType.I32, "short": DType.I16, "unsigned": DType.U32,
         "float8_e4m3fn": DType.F8E4M3, "float8_e5m2": DType.F8E5M2, "f8E4M3FN": DType.F8E4M3,
+        "f8E4M3": DType.F8E4M3,  # MLIR's IEEE-style E4M3: PTOAS lowers it to float8_e4m3_t like f8E4M3FN (PTOToEmitC)
         "f8e4m3fn": DType.F8E4M3, "f8E5M2": DType.F8E5M2, "si8": DType.I8, "si16": DType.I16,
         "si32": DType.I32, "hifloat8": DType.HIF8, "hif8": DType.HIF8,
         # MLIR's IEEE-style f8E4M3 (PTOAS takes it for A5's fp8 as it takes f8E4M3FN): the same C++ float8_e4m3_t

@@ -132,3 +132,12 @@ class AtomicType(IntEnum):
 
     AtomicNone = 0
     AtomicAdd = 1
+
+
+class HistByte(IntEnum):
+    """THISTOGRAM's `byte` template argument: which byte of each source element is histogrammed."""
+
+    BYTE_0 = 0  # LSB, bits 7-0
+    BYTE_1 = 1  # bits 15-8
+    BYTE_2 = 2  # bits 23-16
+    BYTE_3 = 3  # MSB, bits 31-24

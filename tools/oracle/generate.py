@@ -882,6 +882,136 @@ def tmrgsort_cases(rng, op: str) -> list[Case]:
     return cases
 
 
+# --- TRANDOM THISTOGRAM TPACK TGET_SCALE_ADDR -------------------------------------------------------------------
+def _u32(value: int) -> tuple[str, bytes]:
+    return ("u32", np.uint32(value % 2**32).tobytes())
+
+
+def trandom_cases(rng, op: str) -> list[Case]:
+    """TRANDOM: int32 and uint32 dsts, Rounds 7 and 10, rows of one or several 256-column chunks, partial chunks
+    (valid columns not a multiple of 64 or 256), a stride (Cols) wider than the valid columns, and counters whose
+    low words are about to carry (the 128-bit increment). Most cases pass the six words as scalars (form 1, as
+    PTOAS's helper does); a few write the key and counter into the call (form 0, `params.key`/`params.counter`)."""
+    shapes = [(4, 256, 4, 256), (2, 256, 2, 256), (3, 512, 3, 300), (2, 128, 2, 100), (1, 64, 1, 64),
+              (5, 1024, 5, 1000), (2, 512, 2, 256), (3, 64, 2, 40), (1, 768, 1, 520), (16, 16, 16, 16)]
+    counters = [(0, 0, 0, 0), (0xFFFFFFF0, 0, 0, 0), (0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFF0),
+                (16, 32, 48, 64)]
+    cases = []
+    for k, (rows, cols, vr, vc) in enumerate(shapes):
+        for dtype in ("i32", "u32"):
+            for rounds in (10, 7):
+                d = TileDesc(dtype, rows, cols, vr, vc, valid_kind="static" if k % 2 else "dynamic")
+                key = [int(x) for x in rng.integers(0, 2**32, 2, dtype=np.uint64)]
+                counter = counters[(k + rounds) % len(counters)] if k % 3 else \
+                    tuple(int(x) for x in rng.integers(0, 2**32, 4, dtype=np.uint64))
+                form0 = k % 4 == 3 and rounds == 10
+                if form0:
+                    call = (f"TRandomKey key = {{{key[0]}u, {key[1]}u}}; TRandomCounter counter = "
+                            f"{{{counter[0]}u, {counter[1]}u, {counter[2]}u, {counter[3]}u}}; "
+                            f"TRANDOM<{rounds}>(dst, key, counter)")
+                    case = Case(op, call, {"dst": d}, [], params={"form": 0, "rounds": f"R{rounds}",
+                                                                  "key": key, "counter": list(counter)})
+                else:
+                    call = ("TRandomKey key = {key0, key1}; TRandomCounter counter = {counter0, counter1, "
+                            f"counter2, counter3}}; TRANDOM<{rounds}>(dst, key, counter)")
+                    case = Case(op, call, {"dst": d}, [], params={"form": 1, "rounds": f"R{rounds}"})
+                    for name, value in zip(("key0", "key1", "counter0", "counter1", "counter2", "counter3"),
+                                           (*key, *counter)):
+                        case.scalars[name] = _u32(value)
+                case.data["dst"] = junk(rng, d)
+                cases.append(case)
+    return cases
+
+
+def _hist_src(rng, dtype: str, n: int, filters: list[int]) -> np.ndarray:
+    """Elements whose bytes above the low one come from a few values (the filter bytes among them), so that the
+    cascaded filters keep some elements and drop others."""
+    item = np.dtype(NP[dtype]).itemsize
+    low = rng.integers(0, 256, n, dtype=np.int64)
+    value = low.copy()
+    for b in range(1, item):
+        want = filters[item - 1 - b] if item - 1 - b < len(filters) else int(rng.integers(0, 256))
+        choices = np.array([want, want, (want + 1) % 256, int(rng.integers(0, 256))], dtype=np.int64)
+        value |= rng.choice(choices, n) << (8 * b)
+    return value.astype(NP[dtype])
+
+
+def thistogram_cases(rng, op: str) -> list[Case]:
+    """THISTOGRAM: uint16 sources (BYTE_1 unfiltered; BYTE_0 filtered by a per-row byte of a 1-column DN idx) and
+    uint32 sources (BYTE_3 unfiltered; BYTE_2, BYTE_1, BYTE_0 filtered by idx[0..2, 0], the other idx columns
+    junk), partial valid regions, dsts wider than 256 bins."""
+    shapes = [(2, 32, 2, 16), (8, 32, 8, 32), (4, 64, 3, 50), (1, 256, 1, 256), (5, 128, 5, 128), (3, 512, 3, 500)]
+    cases = []
+    for k, (rows, cols, vr, vc) in enumerate(shapes):
+        for dtype, byte in (("u16", 1), ("u16", 0), ("u32", 3), ("u32", 2), ("u32", 1), ("u32", 0)):
+            item = np.dtype(NP[dtype]).itemsize
+            s = TileDesc(dtype, rows, cols, vr, vc)
+            dcols = 264 if k % 3 == 2 else 256
+            d = TileDesc("u32", rows, dcols, vr, dcols)
+            if dtype == "u16":
+                i = TileDesc("u8", max(32, -(-rows // 32) * 32), 1, vr, 1, "ColMajor")
+                filt = rng.integers(0, 256, i.rows).astype(np.uint8)
+                data_i = filt.tobytes()
+                src = np.concatenate([_hist_src(rng, dtype, cols, [int(filt[r])]) for r in range(rows)])
+            else:
+                n_rows = max(3 - byte, 1)
+                icols = cols if byte < 3 else 32
+                i = TileDesc("u8", n_rows, icols, n_rows, icols)
+                filt = [int(x) for x in rng.integers(0, 256, 3)]
+                raw = rng.integers(0, 256, n_rows * icols).astype(np.uint8).reshape(n_rows, icols)
+                for r in range(min(n_rows, 3 - byte)):
+                    raw[r, 0] = filt[r]
+                data_i = raw.tobytes()
+                src = _hist_src(rng, dtype, rows * cols, filt)
+            case = Case(op, f"THISTOGRAM<HistByte::BYTE_{byte}>(dst, src, idx)", {"dst": d, "src": s, "idx": i},
+                        ["src", "idx"], params={"byte": f"BYTE_{byte}"})
+            case.data.update(src=src.tobytes(), idx=data_i, dst=junk(rng, d))
+            cases.append(case)
+    return cases
+
+
+def tpack_cases(rng, op: str) -> list[Case]:
+    """TPACK, from the simulator before its removal (83f16ef4^): narrowing and widening integer pairs (wrap,
+    sign and zero extension), float <-> half with specials, integers to floats, and floats to integers in range."""
+    pairs = [("i32", "i16"), ("i32", "i8"), ("i16", "i8"), ("u32", "u16"), ("u32", "u8"), ("u16", "u8"),
+             ("i32", "u16"), ("i16", "i32"), ("u8", "i32"), ("i8", "u16"), ("f32", "f16"), ("f16", "f32"),
+             ("i32", "f32"), ("i32", "f16"), ("i16", "f16"), ("f32", "i16"), ("f16", "i32"), ("f32", "i32")]
+    cases = []
+    for n, (a, b) in enumerate(pairs):
+        for k, shape in enumerate(SHAPES[n % 3::3]):
+            s, d = _tile(a, shape), _tile(b, shape)
+            vc = min(s.valid_col, d.valid_col)
+            s.valid_col = d.valid_col = vc
+            if k % 2:
+                d.valid_kind = s.valid_kind = "static"
+            mode = "small" if np.dtype(NP[a]).kind == "f" and np.dtype(NP[b]).kind in "iu" else \
+                ("special" if a in FLOAT and b in FLOAT else "random")
+            case = Case(op, "TPACK(dst, src)", {"dst": d, "src": s}, ["src"])
+            case.data.update(src=fill(rng, s, mode), dst=junk(rng, d))
+            cases.append(case)
+    return cases
+
+
+def tget_scale_addr_cases(rng, op: str) -> list[Case]:
+    """TGET_SCALE_ADDR on the simulator: dst's data pointer becomes src's, so dst then holds src's first bytes
+    (whatever the two element types); a dst larger than src is refused by ptoisa (the simulator would read past
+    src)."""
+    combos = [(("f32", 4, 32), ("f16", 4, 32)), (("i32", 8, 8), ("i32", 8, 8)), (("u8", 2, 64), ("u16", 1, 16)),
+              (("f16", 16, 16), ("u8", 4, 32)), (("i16", 3, 16), ("f32", 1, 8))]
+    cases = []
+    for (sa, sr, sc), (da, dr, dc) in combos:
+        s, d = TileDesc(sa, sr, sc, sr, sc, valid_kind="static"), TileDesc(da, dr, dc, dr, dc, valid_kind="static")
+        case = Case(op, "TGET_SCALE_ADDR(dst, src)", {"dst": d, "src": s}, ["src"])
+        case.data.update(src=fill(rng, s, "random"), dst=junk(rng, d))
+        cases.append(case)
+    s, d = TileDesc("f16", 1, 16, 1, 16, valid_kind="static"), TileDesc("f32", 1, 16, 1, 16, valid_kind="static")
+    case = Case(op, "TGET_SCALE_ADDR(dst, src)", {"dst": d, "src": s}, ["src"], expect="reject",
+                reason="dst (64 bytes) larger than src (32 bytes): reading dst would read past src")
+    case.data.update(src=fill(rng, s, "random"), dst=junk(rng, d))
+    cases.append(case)
+    return cases
+
+
 def _with_tmp(rng, cases: list[Case], call: str) -> list[Case]:
     for c in cases:
         c.tiles["tmp"] = TileDesc(**vars(c.tiles["dst"]))
@@ -1517,6 +1647,9 @@ def build_cases(rng, op: str) -> list[Case]:
         return tsort32_cases(rng, op)
     if op == "tmrgsort":
         return tmrgsort_cases(rng, op)
+    if op in ("trandom", "thistogram", "tpack", "tget_scale_addr"):
+        return {"trandom": trandom_cases, "thistogram": thistogram_cases, "tpack": tpack_cases,
+                "tget_scale_addr": tget_scale_addr_cases}[op](rng, op)
     raise SystemExit(f"no case builder for {op}")
 
 
@@ -1531,7 +1664,11 @@ OPS = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "trem", "tand", "tor", "t
        "treshape", "tmatmul", "tmatmul_acc", "tmatmul_bias", "trowargmax", "trowargmin", "tcolargmax",
        "tcolargmin", "taxpy", "ttri", "tfillpad_inplace", "tinsert", "tinsert_fp", "textract_fp", "tquant", "tdequant",
        "tsort32", "tmrgsort", "tgemv", "tgemv_acc", "tgemv_bias", "tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias",
-       "tgemv_mx", "tgemv_mx_acc", "tgemv_mx_bias"]
+       "tgemv_mx", "tgemv_mx_acc", "tgemv_mx_bias", "trandom", "thistogram", "tget_scale_addr"]
+# TPACK was removed from pto-isa (83f16ef4, "Remove TPack"); its vectors come from the commit before:
+#     git -C pto-isa worktree add /tmp/pto-isa-tpack 83f16ef4^ && python tools/oracle/generate.py /tmp/pto-isa-tpack tpack
+OLD_OPS = {"tpack": "pto-isa 83f16ef4^ (last commit with TPack) cpu simulator, g++ 12 -std=c++20 -O2 -DNDEBUG "
+                    "-D__CPU_SIM"}
 
 
 # --- C++ ------------------------------------------------------------------------------------------------------
@@ -1612,6 +1749,12 @@ def patched_include(checkout: Path, work: Path) -> Path:
         text = path.read_text(errors="replace")
         if "static_assert(false," in text:
             path.write_text(text.replace("static_assert(false,", "static_assert(sizeof(DType) == 0,"))
+    probe = subprocess.run([*GXX, "-fsyntax-only", "-x", "c++", "-"], input="#include <format>\n",
+                           capture_output=True, text=True)
+    if probe.returncode:  # GCC 12 has no <format>; older checkouts (TPush.hpp) include it for one pipe name
+        (target / "format").write_text(
+            "#pragma once\nnamespace std { template <class Out, class... A> Out format_to(Out out, const char*, "
+            "A&&...) { return out; } }\n")  # never reached by the ops recorded here
     return target
 
 
@@ -1652,7 +1795,7 @@ def record(index: int, case: Case, after: dict[str, bytes] | None, message: str 
         "params": params, "inputs": inputs,
         "initial_outputs": {r: _tile_hex(case.tiles[r], case.data[r]) for r in outputs_roles},
         **({"outputs": {r: _tile_hex(case.tiles[r], after[r]) for r in outputs_roles}} if after is not None else {}),
-        "oracle": ORACLE, "expect": case.expect, **({"expect_reason": case.reason} if case.reason else {}),
+        "oracle": OLD_OPS.get(case.op, ORACLE), "expect": case.expect, **({"expect_reason": case.reason} if case.reason else {}),
         **({"nan_payload": "any"} if case.op in NAN_PAYLOAD_ANY else {}),
     }
 

@@ -79,6 +79,10 @@ def _run_record(case: Case, tiles: dict[str, Tile], config: Config) -> Any:
             args.append(tiles[operand.name])
         elif operand.kind == "scalar" and operand.name in case.params:
             args.append(scalar_value(case.params[operand.name]))
+        elif operand.kind == "struct" and operand.struct_type is not None:  # TRANDOM's key, counter: words
+            if operand.name not in case.params:
+                raise VectorFormatError(f"{case.case_id}: no {operand.name} for {rec.signature.split(' | ')[form]}")
+            args.append(case.params[operand.name])
         elif operand.kind == "struct":  # TMRGSORT's executed counts: params.executed.initial, else zeros
             from ..structs import MrgSortExecutedNumList
 

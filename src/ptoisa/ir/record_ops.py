@@ -342,7 +342,116 @@ def print_each(printer: Printer, keyword: str, values: list[SSAValue]) -> None:
     printer.print_string(")")
 
 
-_CUSTOM: dict[str, type[RecordOp]] = {"TMRGSORT": MergeSortOp, "TMOV": MoveOp}
+class RandomOp(RecordOp):
+    """`pto.trandom`, PTOAS's format (include/PTO/IR/PTOOps.td TRandomOp): six 32-bit words, the attributes inside
+    `ins(...)` before the colon:
+
+        pto.trandom ins(%k0, %k1, %c0, %c1, %c2, %c3 {rounds = 7 : i32} : i32, i32, i32, i32, i32, i32)
+            outs(%dst : !pto.tile_buf<...>)
+
+    It is the record's scalar form `TRANDOM(dst, key0, key1, counter0, ..., counter3)` (PTOAS's helper builds the
+    TRandomKey and TRandomCounter from the words); `rounds` (7 or 10, default 10) is the template argument."""
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RecordOp:
+        if not at_keyword(parser, "ins"):  # SSA: %d = pto.trandom %k0, ..., %c3 : (i32, ...) -> !pto.tile<...>
+            return super().parse(parser)
+        ins = parse_group(parser, "ins", inner_attrs=True)
+        outs = parse_group(parser, "outs")
+        attrs = merge_attrs(parser, ins.attrs, parser.parse_optional_attr_dict())
+        if len(ins.operands) != 6:
+            parser.raise_error(f"pto.trandom ins(...) expects 6 operands (key0, key1, counter0..counter3), got "
+                               f"{len(ins.operands)}", ins.start, ins.end)
+        if len(outs.operands) != 1:
+            parser.raise_error("pto.trandom outs(...) expects 1 operand", outs.start, outs.end)
+        return cls.create(operands=[*resolve_group(parser, ins), *resolve_group(parser, outs)], attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        if self.results:
+            return super().print(printer)
+        values = list(self.operands)
+        words = values[:-1]
+        printer.print_string(" ins(")
+        printer.print_list(words, printer.print_operand)
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(dict(self.attributes))
+        printer.print_string(" : ")
+        printer.print_list([v.type for v in words], printer.print_attribute)
+        printer.print_string(")")
+        print_group(printer, "outs", values[-1:])
+
+    def roles(self) -> tuple[int, list[tuple[Operand, SSAValue]]]:
+        values = list(self.operands)
+        ordered = [self.results[0], *values] if len(self.results) == 1 else [values[-1], *values[:-1]]
+        if len(ordered) != 7:
+            self.fail_text(f"operands do not match {self.RECORD.signature.split(' | ')[1]}")
+        return 1, list(zip(self.RECORD.forms[1], ordered, strict=True))
+
+    def verify_structure(self, arch: Any) -> None:
+        for operand, value in self.roles()[1]:
+            if operand.kind == "scalar" and not (isinstance(value.type, IntegerType) and
+                                                 value.type.width.data == 32):
+                self.fail_text(f"expects {operand.name} to be i32/ui32 (got {type_text(value.type)})")
+        super().verify_structure(arch)
+
+
+class HistogramOp(RecordOp):
+    """`pto.thistogram ins(%src, %idx : S, I) outs(%dst : D) {isMSB = false}` (PTOAS's THistogramOp): `isMSB`
+    (default true) is C++'s `HistByte::BYTE_1` (a uint16 source's high byte), false `BYTE_0`. PTOAS's verifier
+    also wants a 16-bit src, an 8-bit idx in DN layout with one column and as many rows as src, and a dst with as
+    many rows and at least 256 columns; ptoisa checks the same here, and the record's rules as for any call."""
+
+    def core_attrs(self) -> dict[str, Enum]:
+        value = self.attributes.get("isMSB")
+        if value is not None and not _is_bool(value):
+            self.fail_text(f"isMSB must be true or false (got {type_text(value)})")
+        msb = value is None or _bool_of(value)
+        attr = self.RECORD.attrs[0]
+        return {attr.name: attr.coerce(1 if msb else 0, Check(self.RECORD.name, "cpu"))}
+
+    def verify_structure(self, arch: Any) -> None:
+        _, pairs = self.roles()
+        specs = {o.name: spec_of(self, o.name, v) for o, v in pairs if o.kind == "tile"}
+        if specs:
+            s, i, d = specs["src"], specs["idx"], specs["dst"]
+            if s.dtype.itemsize != 2 or s.dtype.is_float:
+                self.fail_text(f"expects src element type to be ui16 (got {s.dtype.cname})")
+            if i.blayout.name != "ColMajor" or i.slayout.name != "NoneBox":
+                self.fail_text("expects idx to use DN layout (col_major + none_box)")
+            if s.rows != i.rows or DYNAMIC not in (s.valid_row, i.valid_row) and s.valid_row != i.valid_row:
+                self.fail_text("expects idx rows and valid rows to match src")
+            if s.rows != d.rows or DYNAMIC not in (s.valid_row, d.valid_row) and s.valid_row != d.valid_row:
+                self.fail_text("expects dst rows and valid rows to match src")
+            if i.cols != 1 or i.valid_col not in (1, DYNAMIC):
+                self.fail_text("expects idx to have exactly one column")
+            if d.cols < 256 or d.valid_col != DYNAMIC and d.valid_col < 256:
+                self.fail_text("expects dst shape[1] and valid_shape[1] to be at least 256")
+        super().verify_structure(arch)
+
+
+class ScaleAddrOp(RecordOp):
+    """`pto.tget_scale_addr ins(%src : S) outs(%dst : D)`: PTOAS also wants dst in the scaling address space
+    with src's shape and valid shape (lib/PTO/IR/PTO.cpp verifyScaleTileMatchesOperand)."""
+
+    def verify_structure(self, arch: Any) -> None:
+        _, pairs = self.roles()
+        types = {o.name: v.type for o, v in pairs}
+        d, s = types.get("dst"), types.get("src")
+        if isinstance(d, TileBufType) and isinstance(s, TileBufType):
+            ds, ss = spec_of(self, "dst", d), spec_of(self, "src", s)
+            if ds.loc.name != "Scaling":
+                self.fail_text("expects dst to be in the scaling address space")
+            if (ds.rows, ds.cols) != (ss.rows, ss.cols):
+                self.fail_text("expects dst and src to have the same shape")
+            if any(a != b and DYNAMIC not in (a, b) for a, b in
+                   ((ds.valid_row, ss.valid_row), (ds.valid_col, ss.valid_col))):
+                self.fail_text("expects dst and src to have the same valid_shape")
+        super().verify_structure(arch)
+
+
+_CUSTOM: dict[str, type[RecordOp]] = {"TMRGSORT": MergeSortOp, "TMOV": MoveOp, "TRANDOM": RandomOp,
+                                      "THISTOGRAM": HistogramOp, "TGET_SCALE_ADDR": ScaleAddrOp}
 """Records whose PTOAS text is not the generic `ins(inputs) outs(outputs)` in C++ order."""
 
 

@@ -16,29 +16,34 @@ from ..hifloat8 import from_float
 from ._check import Check, _user_stacklevel
 
 
-class _Bits64:
-    """The type of a `uint64_t` operand that is a bit pattern, not a tile element (TINSERT's and TMOV's
-    `preQuantScalar`): an integer kept as a Python int in [0, 2**64)."""
+class _Bits:
+    """The type of an unsigned operand that is a bit pattern, not a tile element: TINSERT's and TMOV's `uint64_t
+    preQuantScalar`, TRANDOM's `uint32_t` key and counter words. An integer kept as a Python int in [0, 2**bits);
+    a negative one (an `i32`/`i64` of the text forms) wraps as C++'s conversion to the unsigned type does."""
 
-    cname = cpp = "uint64_t"
-    mlir = "i64"
     is_float = False
-    itemsize = 8
+
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+        self.itemsize = bits // 8
+        self.cname = self.cpp = f"uint{bits}_t"
+        self.mlir = f"i{bits}"
 
     def __repr__(self) -> str:
-        return "UINT64"
+        return f"UINT{self.bits}"
 
 
-UINT64: Any = _Bits64()
+UINT64: Any = _Bits(64)
+WORD32: Any = _Bits(32)
 
 
-def _bits64(value: Any, check: Check, operand: str) -> int:
+def _bits(value: Any, dtype: _Bits, check: Check, operand: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        check.fail(operand, f"must be an integer (a uint64_t bit pattern; got {type(value).__name__})")
+        check.fail(operand, f"must be an integer (a {dtype.cname} bit pattern; got {type(value).__name__})")
     number = int(value)
-    if not -2**63 <= number < 2**64:
-        check.fail(operand, f"{number} does not fit in 64 bits")
-    return number % 2**64  # an int64 from the text forms (`i64`) wraps as C++'s conversion to uint64_t does
+    if not -2**(dtype.bits - 1) <= number < 2**dtype.bits:
+        check.fail(operand, f"{number} does not fit in {dtype.bits} bits")
+    return number % 2**dtype.bits
 
 
 def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.generic:
@@ -48,8 +53,8 @@ def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.gener
     2**bits (C++ narrowing); floats convert to float types with round-to-nearest-even and to integer types by
     truncation when the truncated value fits (otherwise the C++ conversion is undefined, so it is refused).
     """
-    if dtype is UINT64:
-        return _bits64(value, check, operand)  # type: ignore[return-value]
+    if isinstance(dtype, _Bits):
+        return _bits(value, dtype, check, operand)  # type: ignore[return-value]
     np_dtype = dtype.np
     kind = type(value)
     if kind is float and dtype.is_float:

@@ -62,6 +62,7 @@ class Operand:
     optional: bool = False
     dtype_of: str = "dst"
     fixed: DType | None = None  # a scalar of a fixed C++ type (uint16_t indexRow), not a tile's element type
+    struct_type: type | None = None  # a struct's Python class, when plain numbers may stand for it (TRandomKey)
 
 
 def dst(name: str = "dst") -> Operand:
@@ -76,8 +77,8 @@ def tmp(name: str = "tmp", optional: bool = False) -> Operand:
     return Operand(name, "tile", optional=optional)
 
 
-def struct(name: str, out: bool = True) -> Operand:
-    return Operand(name, "struct", out=out)
+def struct(name: str, out: bool = True, struct_type: type | None = None) -> Operand:
+    return Operand(name, "struct", out=out, struct_type=struct_type)
 
 
 def scalar(name: str = "scalar", dtype_of: str = "dst", fixed: DType | None = None,
@@ -106,6 +107,10 @@ class Attr:
         if isinstance(value, bool):  # a bool template argument (TMRGSORT's exhausted): the member of that value
             for member in self.enum:
                 if member.value is value:
+                    return member
+        elif isinstance(value, int):  # an integer template argument (TRANDOM's Rounds): the member of that value
+            for member in self.enum:
+                if member.value == value and not isinstance(member.value, bool):
                     return member
         if isinstance(value, str):
             key = value.upper()
@@ -136,6 +141,11 @@ class Legality:
     partial: tuple[str, ...] = ()
     """Input roles of which the kernel reads a few elements only (the MX scale tiles): exempt from the
     whole-layout fit check; the record's run-time rule checks the elements it reads."""
+    unavailable: str = ""
+    """Non-empty: the instruction does not exist on this target (the reason, e.g. the backend has no header)."""
+    fit: bool = True
+    """Refuse tiles whose layout places elements past their storage (False: the instruction touches no element,
+    as TGET_SCALE_ADDR, which only binds an address)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtypes", MappingProxyType(dict(self.dtypes)))
@@ -285,7 +295,7 @@ class Instruction:
             if operand.kind == "tile":
                 tiles[operand.name] = check.tile(operand.name, value)
             elif operand.kind == "struct":
-                scalars[operand.name] = check_struct(check, operand.name, value)
+                scalars[operand.name] = check_struct(check, operand.name, value, operand.struct_type)
             else:
                 if isinstance(value, Tile):
                     check.fail(operand.name, "must be a number (got a Tile)")
@@ -404,7 +414,7 @@ class Instruction:
         if attrs_fixed and len(self._compiled) < 8192:  # type: ignore[attr-defined]
             plan = self.plan(config, tuple((n, t.spec) for n, t in tiles.items()), tuple(attrs.items()), form)
             slots = [(o.name, position[o.name], self._scalar_type(o.name, tiles) if o.kind == "scalar" else
-                      _RAW if o.kind == "struct" else None)
+                      (_RAW, o.struct_type) if o.kind == "struct" else None)
                      for o in operands if o.name in tiles or o.name in scalars]
             if any(t.spec.dynamic_row or t.spec.dynamic_col for t in tiles.values()):
                 rule = self.dynamic
@@ -458,15 +468,15 @@ def _bound_slots(kernel: Kernel, plan: Plan, slots: list[tuple[str, int, DType |
     given, is the run-time shape rule, run once per tuple of valid shapes met."""
     check = Check(plan.record.name, plan.config.name)
     tile_slots = [(name, i) for name, i, dtype in slots if dtype is None]
-    scalar_slots = [(name, i, dtype) for name, i, dtype in slots if dtype is not None and dtype is not _RAW]
-    raw_slots = [(name, i) for name, i, dtype in slots if dtype is _RAW]
+    scalar_slots = [(name, i, dtype) for name, i, dtype in slots if dtype is not None and not _is_raw(dtype)]
+    raw_slots = [(name, i, dtype[1]) for name, i, dtype in slots if _is_raw(dtype)]
     seen: set[tuple[tuple[int, int], ...]] = set()
 
     def run(args: tuple[Any, ...]) -> None:
         tiles = {name: args[i] for name, i in tile_slots}
         scalars = {name: to_element(args[i], dtype, check, name) for name, i, dtype in scalar_slots}
-        for name, i in raw_slots:
-            scalars[name] = check_struct(check, name, args[i])
+        for name, i, cls in raw_slots:
+            scalars[name] = check_struct(check, name, args[i], cls)
         if rule is not None:
             shapes = tuple([t.valid_shape for t in tiles.values()])
             if shapes not in seen:
@@ -602,7 +612,10 @@ def make_plan(record_: Instruction, config: Config, specs: tuple[tuple[str, Tile
 
 
 def apply_legality(check: Check, table: Legality, specs: Mapping[str, TileSpec]) -> None:
-    """The table-driven checks, in a fixed order: locations, element types, equalities, pairs, layouts, fit."""
+    """The table-driven checks, in a fixed order: availability, locations, element types, equalities, pairs,
+    layouts, fit."""
+    if table.unavailable:
+        check.fail(None, f"is not available on this target ({table.unavailable})")
     for role, spec in specs.items():
         check.loc(role, spec.loc, table.locs)
     for role, allowed in table.dtypes.items():
@@ -619,7 +632,7 @@ def apply_legality(check: Check, table: Legality, specs: Mapping[str, TileSpec])
     for role in table.row_major:
         if role in specs and not specs[role].is_row_major:
             check.fail(role, f"must be row-major (got {specs[role].layout_name})")
-    for role, spec in specs.items():
+    for role, spec in specs.items() if table.fit else ():
         if role not in table.partial:
             check.fits(role, spec)
 
@@ -642,10 +655,19 @@ def instruction(name: str, **fields: Any) -> Callable[[Kernel], Instruction]:
     return register
 
 
-def check_struct(check: Check, name: str, value: Any) -> Any:
-    """A struct operand: an instance of its C++ struct's Python class (only MrgSortExecutedNumList so far)."""
+def _is_raw(slot: Any) -> bool:
+    return isinstance(slot, tuple) and len(slot) == 2 and slot[0] is _RAW
+
+
+def check_struct(check: Check, name: str, value: Any, cls: type | None = None) -> Any:
+    """A struct operand: an instance of its C++ struct's Python class; for a struct with `struct_type`, a
+    sequence of numbers too (converted by the class's `coerce`, which refuses a wrong length or value)."""
     from ..structs import STRUCTS
 
+    if cls is not None:
+        if isinstance(value, cls):
+            return value
+        return cls.coerce(value, check, name)  # type: ignore[attr-defined]
     if not isinstance(value, STRUCTS):
         check.fail(name, f"must be a {' or '.join(c.__name__ for c in STRUCTS)} (got {type(value).__name__})")
     return value
@@ -658,6 +680,8 @@ def same_for_all(table: Legality) -> dict[str, Legality]:
 def describe(rec: Instruction, target: str) -> str:
     """One line of `ptoisa targets` for `rec` on `target`."""
     table = rec.legality[target]
+    if table.unavailable:
+        return f"{rec.name}: not available ({table.unavailable})"
     parts = [f"{role}: {names(d)}" for role, d in table.dtypes.items()]
     if table.pairs is not None:
         parts.append(f"{len(table.pairs)} conversions")

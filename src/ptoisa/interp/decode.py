@@ -125,6 +125,7 @@ class FunctionDecoder:
         self.slots: dict[int, int] = {}
         self.template: list[Any] = [None]
         self._values: list[SSAValue] = []  # keeps values alive while their id() is a key
+        self._constant_slots: set[int] = set()
 
     # slots ------------------------------------------------------------------------------------------------
     def define(self, value: SSAValue) -> int:
@@ -138,7 +139,16 @@ class FunctionDecoder:
         return self.slots[id(value)]
 
     def constant(self, value: SSAValue, data: Any) -> None:
-        self.template[self.define(value)] = data
+        slot = self.define(value)
+        self.template[slot] = data
+        self._constant_slots.add(slot)
+
+    def constants(self, values: list[SSAValue]) -> list[Any] | None:
+        """The values of `values` when every one is a constant (known now, at decode), else None."""
+        slots = [self.use(v) for v in values]
+        if all(s in self._constant_slots for s in slots):
+            return [self.template[s] for s in slots]
+        return None
 
     # ops --------------------------------------------------------------------------------------------------
     def where(self, op: Operation) -> str:

@@ -349,3 +349,62 @@ def test_fresh_tiles_are_tiles() -> None:
         assert fresh.tobytes() == made.tobytes()
         assert fresh.view.shape == made.view.shape and fresh.view.strides == made.view.strides
         assert not np.shares_memory(fresh.storage, made.storage)
+
+
+# --- warning sites ---------------------------------------------------------------------------------------------------
+def test_the_site_is_set_per_instruction_and_cleared_after_the_run() -> None:
+    """Warnings name the op they come from (a Site set per instruction, the context variable once per run); after
+    the run, also one stopped by a warning turned error, calls from Python name no site."""
+    import warnings
+    from pathlib import Path
+
+    from ptoisa.errors import ErratumWarning
+    from ptoisa.isa._check import current_site
+
+    kernel = Path(__file__).resolve().parents[2] / "examples" / "pto" / "run_scale_compare.pto"
+    program = load(kernel, target="a2a3")
+    x = np.arange(1024, dtype=np.float32).reshape(64, 16) / 8 - 40
+    args = (x, np.zeros((64, 16), np.float32), np.zeros((64, 2), np.uint8), 2.0, 100.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        program.run(*args)
+    sites = {str(w.message).split("[")[1].split("]")[0] for w in caught if issubclass(w.category, ErratumWarning)}
+    assert sites == {f"pto.tcmps at {kernel}:31:7"}
+    assert current_site() is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ptoisa.PtoError) as info:  # the run stops at the op, which the error names
+            program.run(*args)
+    assert isinstance(info.value.__cause__, ErratumWarning)
+    assert current_site() is None
+    src = Tile[TileType.Vec, np.float32, 16, 16](data=np.full((16, 16), 200.0, np.float32))
+    dst = Tile[TileType.Vec, np.uint8, 16, 32, BLayout.RowMajor, 16, 2]()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ptoisa.TCMPS(dst, src, 1.0, ptoisa.CmpMode.GT, target="a2a3")
+    assert caught and all("[" not in str(w.message).split(":")[0] for w in caught)
+
+
+# --- integer arithmetic ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("op", ["arith.addi", "arith.subi", "arith.muli"])
+@pytest.mark.parametrize("type_", ["i1", "i8", "ui8", "si16", "i32", "ui32", "i64", "index"])
+def test_wrapping_steps_match_the_generic_integer_ops(op: str, type_: str) -> None:
+    """addi / subi / muli wrap only out of range; the result equals the generic op's on random and edge values."""
+    from ptoisa.interp.ops_arith import _int_ops
+    from ptoisa.interp.scalars import from_python
+
+    program = load(f"func.func @k(%x: {type_}, %y: {type_}) -> {type_} {{\n"
+                   f"  %r = {op} %x, %y : {type_}\n  return %r : {type_}\n}}\n")
+    arg = program.arguments()[0]
+    kind = arg.scalar_kind
+    low = -(1 << (kind.width - 1)) if kind.signed else 0
+    high = (1 << (kind.width - (1 if kind.signed else 0))) - 1
+    edges = [low, low + 1, -1, 0, 1, high - 1, high]
+    rng = random.Random(type_ + op)
+    values = [v for v in edges if low <= v <= high] + [rng.randint(low, high) for _ in range(60)]
+    reference = _int_ops(kind)[op]
+    for x in values:
+        for y in rng.sample(values, 12):
+            got = program.run(x, y).returns[0]
+            want = reference(from_python(kind, x, "x"), from_python(kind, y, "y"))
+            assert got == want, (x, y)

@@ -252,7 +252,9 @@ class Partition:
 
     def at2(self, parent: View, o0: int, o1: int) -> View:
         """`self(parent, (o0, o1))` for the common rank-2 view, without the loops."""
-        child, limits = self._for(parent.kind)
+        kind, child, limits = self._last
+        if kind is not parent.kind:
+            child, limits = self._for(parent.kind)
         if child is not None and len(limits) == 2 and 0 <= o0 <= limits[0] and 0 <= o1 <= limits[1]:
             s0, s1 = child.strides
             return View(parent.tensor, parent.offset + o0 * s0 + o1 * s1, child)

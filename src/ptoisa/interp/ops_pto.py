@@ -12,7 +12,7 @@ from xdsl.ir import Operation, SSAValue
 from ..errors import OutOfBoundsError, PtoError
 from ..ir.convert import tile_spec_of
 from ..ir.types import TileBufType
-from ..isa._check import SITE, Check
+from ..isa._check import Check
 from ..isa._scalar import to_element
 from ..isa.enums import CmpMode, GatherAxis
 from ..isa.tci import tci
@@ -346,15 +346,17 @@ def _sited(d: FunctionDecoder, op: Operation, step: Step) -> Step:
               and isinstance(v, SSAValue) and isinstance(v.type, TileBufType)]
 
     def sited(regs: list[Any]) -> None:
-        poison = regs[0].poison
+        env = regs[0]
+        poison = env.poison
         if poison is not None:
             for role, slot in reads:
                 poison.check(regs[slot], role)
-        token = SITE.set(where)
+        site = env.site
+        site.where = where
         try:
             step(regs)
         finally:
-            SITE.reset(token)
+            site.where = None
         if poison is not None:
             for slot in writes:
                 poison.mark(regs[slot])

@@ -33,6 +33,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
 from ..errors import PtoError
+from ..isa._check import SITE, Site
 from ..ir.convert import dtype_of_type
 from ..ir.legality import module_target
 from ..ir.types import PtrType, TileBufType
@@ -86,7 +87,7 @@ class Env:
     """What every step of one run can see (slot 0 of each frame)."""
 
     __slots__ = ("block_idx", "block_num", "config", "deadline", "depth", "fill_byte", "max_bytes", "max_steps",
-                 "memory", "ops", "poison", "subblock_idx", "subblock_num", "timeout")
+                 "memory", "ops", "poison", "site", "subblock_idx", "subblock_num", "timeout")
 
     def __init__(self, config: Config, byte: int, block: tuple[int, int], subblock: tuple[int, int],
                  limits: Limits | None = None) -> None:
@@ -102,6 +103,7 @@ class Env:
         self.depth = 0  # func.call nesting
         self.max_steps, self.max_bytes, self.timeout = limits.max_steps, limits.max_bytes, limits.timeout
         self.deadline = monotonic() + limits.timeout if limits.timeout else 0.0
+        self.site = Site()  # in SITE for the run; each instruction step sets where it comes from
 
 
 @dataclass(frozen=True)
@@ -336,7 +338,11 @@ class Program:
             raise ArgumentError(f"limits must be a ptoisa.interp.Limits (got {type(limits).__name__})")
         env = Env(config, self.default_fill if fill is None else fill_byte(fill), _block(block), _pair(subblock),
                   limits)
-        returns = compiled.call(env, values)
+        token = SITE.set(env.site)
+        try:
+            returns = compiled.call(env, values)
+        finally:
+            SITE.reset(token)
         for tensor in tensors:
             tensor.finish()
         outputs = {t.name: t.array for t in tensors if t.written}

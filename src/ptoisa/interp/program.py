@@ -358,6 +358,10 @@ class Program:
         tensors: list[Any] = []
         for p, given in zip(params, args, strict=True):
             value = p.convert(given)
+            if p.kind == "scalar":
+                values.append(value)
+                bound[p.name] = value
+                continue
             if type(value) is GlobalTensor:
                 tensors.append(value)
             elif isinstance(value, TileArgument):

@@ -107,7 +107,7 @@ calls from Python."""
 def current_site() -> str | None:
     """The location SITE names now, or None."""
     site = SITE.get()
-    return site.where if type(site) is Site else site
+    return site.where if isinstance(site, Site) else site
 
 
 def announce_erratum(config: Config, instr: str, name: str, detail: str = "") -> None:

@@ -166,6 +166,19 @@ def test_store_plan_matches_tstore(start: int) -> None:
         assert tensor.written == twin.written, seed
 
 
+@pytest.mark.parametrize("offset", [0, 40, 64, 65, 10_000])
+def test_plans_of_empty_regions_match_the_general_path(offset: int) -> None:
+    """An empty view is not bounds-checked (memref.reinterpret_cast may put it anywhere): the plans leave empty
+    regions to the general path, which raises where it raised."""
+    spec = Tile[TileType.Vec, np.float32, 4, 8, BLayout.RowMajor, -1, -1]
+    for valid, shape in (((0, 8), (0, 8)), ((4, 0), (4, 0)), ((0, 0), (0, 0))):
+        tensor = GlobalTensor("g", np.arange(64, dtype=np.float32))
+        view = View(tensor, offset, ViewShape(shape, (8, 1)))
+        fast_tile, slow_tile = Tile(spec, *valid), Tile(spec, *valid)
+        assert _outcome(lambda: loader(spec)(view, fast_tile)) == _outcome(lambda: tload(view, slow_tile))
+        assert _outcome(lambda: storer(spec)(fast_tile, view)) == _outcome(lambda: tstore(slow_tile, view))
+
+
 def test_plans_take_every_path() -> None:
     """The random cases reach the slice copy, the 2-D copy from the row grid, the strided fallback and the
     general path (a guard on the generator: a test that never reaches a path checks nothing about it)."""

@@ -329,7 +329,8 @@ def loader(spec: TileSpec) -> Callable[[View, Tile], None]:
     memory when the view is a plain window of unit column stride (`ViewShape.row_stride`), its element type is
     the tile's and its matrix covers the valid region: one slice copy when both sides' elements are contiguous
     (a row-major tile whose valid rows are whole, a window whose rows are adjacent), else a 2-D copy between
-    views. Everything else (other shapes, type punning, folded windows, every error) goes to `tload`."""
+    views. Everything else (other shapes, type punning, folded windows, empty regions, whose views are not
+    bounds-checked, every error) goes to `tload`."""
     if spec.is_boxed:
         return tload
     dtype, row_major, width = spec.np_dtype, spec.is_row_major, spec.cols
@@ -338,7 +339,7 @@ def loader(spec: TileSpec) -> Callable[[View, Tile], None]:
         kind, tensor = view.kind, view.tensor
         vr, vc = tile.valid_shape
         s0 = kind.row_stride
-        if s0 is None or kind.rows < vr or kind.cols < vc or tensor.flat.dtype != dtype:
+        if s0 is None or kind.rows < vr or kind.cols < vc or not vr or not vc or tensor.flat.dtype != dtype:
             tload(view, tile)
             return
         offset = view.offset
@@ -362,7 +363,7 @@ def storer(spec: TileSpec) -> Callable[[Tile, View], None]:
         kind, tensor = view.kind, view.tensor
         vr, vc = tile.valid_shape
         s0 = kind.row_stride
-        if s0 is None or kind.rows != vr or kind.cols != vc or tensor.flat.dtype != dtype:
+        if s0 is None or kind.rows != vr or kind.cols != vc or not vr or not vc or tensor.flat.dtype != dtype:
             tstore(tile, view)
             return
         offset = view.offset

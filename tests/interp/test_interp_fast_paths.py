@@ -421,3 +421,20 @@ def test_wrapping_steps_match_the_generic_integer_ops(op: str, type_: str) -> No
             got = program.run(x, y).returns[0]
             want = reference(from_python(kind, x, "x"), from_python(kind, y, "y"))
             assert got == want, (x, y)
+
+
+# --- run() arguments -----------------------------------------------------------------------------------------------
+def test_block_pairs_taken_as_given_only_when_valid() -> None:
+    """`block=` / `subblock=` pairs of plain ints skip the general checks; everything else gets them (NumPy ints
+    give the same pair, bools and out-of-range pairs the same errors)."""
+    from ptoisa.interp.errors import ArgumentError
+    from ptoisa.interp.program import _pair
+
+    for value in [(0, 1), (3, 8), (0, 2), (7, 8)]:
+        assert _pair(value) == _pair(tuple(np.int64(v) for v in value)) == value
+    for value, message in [((0, 0), r"block index 0 must be in \[0, 0\)"), ((-1, 3), r"block index -1"),
+                           ((2, 2), r"block index 2"), ((False, True), "pair of integers"),
+                           ((0, True), "pair of integers"), ((0, 1, 2), "pair of integers"),
+                           ((0.0, 1), "pair of integers"), ([0, 1], "pair of integers")]:
+        with pytest.raises(ArgumentError, match=message):
+            _pair(value)

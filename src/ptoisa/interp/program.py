@@ -504,6 +504,9 @@ def _memref_view(p: Argument, tensor: GlobalTensor) -> View:
 
 def _pair(value: Any) -> tuple[int, int]:
     """(index, count) of the block this run plays: an int i means block i of i + 1."""
+    if type(value) is tuple and len(value) == 2 and type(value[0]) is int and type(value[1]) is int \
+            and 0 <= value[0] < value[1]:
+        return value  # the common case (the default (0, 1)), without the general checks below
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         value = (int(value), int(value) + 1)
     if not (isinstance(value, tuple) and len(value) == 2

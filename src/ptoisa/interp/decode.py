@@ -5,6 +5,13 @@ writes its results to fixed slots, so running a function is a loop over closures
 names or type checks left. Slot 0 of every frame holds the run's `Env` (target Config, on-chip memory, fill,
 block indices). Constants are placed into the frame template at decode time and cost nothing at run time.
 
+Handlers decide at decode, once per op, everything that does not depend on run-time values (`constants` tells
+them which operands are constants): a make_tensor_view with constant sizes and strides builds its ViewShape, a
+partition_view with constant sizes its Partition, tload / tstore a copy plan for their tile type (memory.py),
+alloc_tile its static valid sizes, addi / subi / muli their type's range. A check decided early still raises
+when the op runs, with the general path's error and message; anything a plan does not cover runs the general
+path.
+
 Regions run by `run_block`-style loops inlined into the control-flow steps; a failing step is located (op name and
 `file:line:col`) by the innermost loop that sees the exception (see `locate`).
 """
@@ -125,6 +132,7 @@ class FunctionDecoder:
         self.slots: dict[int, int] = {}
         self.template: list[Any] = [None]
         self._values: list[SSAValue] = []  # keeps values alive while their id() is a key
+        self._constant_slots: set[int] = set()
 
     # slots ------------------------------------------------------------------------------------------------
     def define(self, value: SSAValue) -> int:
@@ -138,7 +146,16 @@ class FunctionDecoder:
         return self.slots[id(value)]
 
     def constant(self, value: SSAValue, data: Any) -> None:
-        self.template[self.define(value)] = data
+        slot = self.define(value)
+        self.template[slot] = data
+        self._constant_slots.add(slot)
+
+    def constants(self, values: list[SSAValue]) -> list[Any] | None:
+        """The values of `values` when every one is a constant (known now, at decode), else None."""
+        slots = [self.use(v) for v in values]
+        if all(s in self._constant_slots for s in slots):
+            return [self.template[s] for s in slots]
+        return None
 
     # ops --------------------------------------------------------------------------------------------------
     def where(self, op: Operation) -> str:

@@ -11,6 +11,7 @@ modelled.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import prod
 from typing import Any
 
@@ -18,21 +19,24 @@ import numpy as np
 
 from ..errors import NotModelledError, OutOfBoundsError
 from ..tile.layout import region, store
+from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 
 
 class GlobalTensor:
     """A kernel argument in global memory (a `!pto.ptr<T>` or memref argument)."""
 
-    __slots__ = ("_copy_back", "_written", "array", "flat", "name")
+    __slots__ = ("_copy_back", "_grids", "_written", "array", "flat", "name")
 
     def __init__(self, name: str, array: np.ndarray) -> None:
         self.name = name
         self.array = array
-        contiguous = array.flags.c_contiguous and array.flags.writeable
+        flags = array.flags
+        contiguous = flags.c_contiguous and flags.writeable
         self.flat = array.reshape(-1) if contiguous else np.ascontiguousarray(array).reshape(-1)
         self._copy_back = not contiguous
         self._written = [False]  # shared with the pointers `offset` derives
+        self._grids: dict[int, tuple[np.ndarray, int]] = {}  # row stride -> (flat as rows of that length, rows)
 
     @property
     def written(self) -> bool:
@@ -51,11 +55,28 @@ class GlobalTensor:
         derived.array = derived.flat = self.flat[elements:]
         derived._copy_back = False
         derived._written = self._written
+        derived._grids = {}
         return derived
 
     @property
     def size(self) -> int:
         return self.flat.size
+
+    def window(self, offset: int, rows: int, cols: int, row_stride: int) -> np.ndarray:
+        """A (rows, cols) view of elements `offset + i * row_stride + j` (the caller has bounds-checked them).
+
+        Cut from the flat array seen as rows of `row_stride` elements (made once per run and stride) when the
+        window lies inside those rows: two slices, cheaper than building a strided array each time."""
+        if 0 < cols <= row_stride:
+            grid = self._grids.get(row_stride)
+            if grid is None:
+                whole = self.flat.size // row_stride
+                grid = self._grids[row_stride] = (self.flat[:whole * row_stride].reshape(whole, row_stride), whole)
+            first, col = divmod(offset, row_stride)
+            if col + cols <= row_stride and first + rows <= grid[1]:
+                return grid[0][first:first + rows, col:col + cols]
+        item = self.flat.itemsize
+        return np.ndarray((rows, cols), self.flat.dtype, self.flat, offset * item, (row_stride * item, item))
 
     def finish(self) -> None:
         """Copy results into the caller's array when it could not be used in place (non-contiguous)."""
@@ -66,75 +87,178 @@ class GlobalTensor:
         return f"<global %{self.name} {self.flat.dtype}[{self.flat.size}]>"
 
 
+class ViewShape:
+    """What a view is apart from where it starts: sizes, strides and layout, and everything derived from them,
+    worked out once. A view op whose sizes and strides are constants builds its ViewShape when it is decoded
+    (`pto.partition_view` with constant sizes: once per parent shape met), so that making a view at run time is
+    one bounds comparison; views made from run-time sizes build theirs when they are made.
+
+    * `problem`: None, or a function of the tensor's name giving the error every view of this shape raises (NZ
+      layout, a negative size or stride), raised by `place`;
+    * `reach`: how many elements past its offset the view reaches (-1 for an empty view);
+    * `rows`, `cols`: the matrix TLOAD / TSTORE see (the last dimension gives the columns, the others fold into
+      rows);
+    * `row_stride`: the element distance between matrix rows when the matrix is a plain strided window of unit
+      column stride (what the copy plans of `loader` / `storer` use), else None.
+    """
+
+    __slots__ = ("cols", "layout", "problem", "reach", "row_stride", "rows", "shape", "strides")
+
+    def __init__(self, shape: tuple[int, ...], strides: tuple[int, ...], layout: str = "nd") -> None:
+        self.shape, self.strides, self.layout = shape, strides, layout
+        self.problem = _shape_problem(shape, strides, layout)
+        self.reach = -1
+        if self.problem is None and prod(shape):  # type: ignore[arg-type]
+            self.reach = sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
+        if len(shape) == 2:
+            self.rows, self.cols = shape
+        elif not shape:
+            self.rows, self.cols = 1, 1
+        else:
+            self.rows, self.cols = prod(shape[:-1]), shape[-1]
+        self.row_stride = self._row_stride()
+
+    def _row_stride(self) -> int | None:
+        """Rows `row_stride` apart, columns adjacent: the plain windows of `View.matrix` with unit column
+        stride (a single column or row makes the other stride irrelevant)."""
+        shape, strides = self.shape, self.strides
+        if self.problem is not None or not shape or len(shape) != len(strides):
+            return None
+        if len(shape) > 2 and prod(shape[:-2]) != 1:
+            return None
+        if strides[-1] != 1 and self.cols > 1:
+            return None
+        return strides[-2] if len(shape) >= 2 else 0
+
+    def place(self, tensor: GlobalTensor, offset: int) -> View:
+        """The view of this shape starting at element `offset` of `tensor`, bounds-checked."""
+        if self.problem is not None:
+            raise self.problem(tensor.name)
+        if self.reach >= 0:
+            last = offset + self.reach
+            if offset < 0 or last >= tensor.size:
+                raise OutOfBoundsError(
+                    f"view of %{tensor.name} (offset {offset}, sizes {list(self.shape)}, strides "
+                    f"{list(self.strides)}) reaches elements [{offset}, {last}] but %{tensor.name} holds "
+                    f"{tensor.size} elements")
+        return View(tensor, offset, self)
+
+
+def _shape_problem(shape: tuple[int, ...], strides: tuple[int, ...], layout: str) -> Any:
+    """Why no view of these sizes, strides and layout can be made (a function of the tensor's name giving the
+    error), or None."""
+    if layout == "nz":
+        return lambda name: NotModelledError("NZ global tensor layouts are not modelled by the interpreter "
+                                             "(use nd or dn)")
+    if any(s < 0 for s in shape):
+        return lambda name: OutOfBoundsError(f"view of %{name}: negative size in {list(shape)}")
+    if any(s < 0 for s in strides):
+        return lambda name: OutOfBoundsError(f"view of %{name}: negative stride in {list(strides)}")
+    return None
+
+
 class View:
-    """A strided window of a global tensor: element offset, sizes and strides (in elements)."""
+    """A strided window of a global tensor: element offset and ViewShape (sizes, strides in elements, layout)."""
 
-    __slots__ = ("layout", "offset", "shape", "strides", "tensor")
+    __slots__ = ("kind", "offset", "tensor")
 
-    def __init__(self, tensor: GlobalTensor, offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
-                 layout: str = "nd") -> None:
-        self.tensor, self.offset, self.shape, self.strides, self.layout = tensor, offset, shape, strides, layout
+    def __init__(self, tensor: GlobalTensor, offset: int, kind: ViewShape) -> None:
+        self.tensor, self.offset, self.kind = tensor, offset, kind
 
     @classmethod
     def make(cls, tensor: GlobalTensor, offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
              layout: str = "nd") -> View:
         """A bounds-checked view."""
-        if layout == "nz":
-            raise NotModelledError("NZ global tensor layouts are not modelled by the interpreter (use nd or dn)")
-        if any(s < 0 for s in shape):
-            raise OutOfBoundsError(f"view of %{tensor.name}: negative size in {list(shape)}")
-        if any(s < 0 for s in strides):
-            raise OutOfBoundsError(f"view of %{tensor.name}: negative stride in {list(strides)}")
-        if prod(shape):
-            last = offset + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
-            if offset < 0 or last >= tensor.size:
-                raise OutOfBoundsError(
-                    f"view of %{tensor.name} (offset {offset}, sizes {list(shape)}, strides {list(strides)}) "
-                    f"reaches elements [{offset}, {last}] but %{tensor.name} holds {tensor.size} elements")
-        return cls(tensor, offset, shape, strides, layout)
+        return ViewShape(shape, strides, layout).place(tensor, offset)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.kind.shape
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return self.kind.strides
+
+    @property
+    def layout(self) -> str:
+        return self.kind.layout
 
     def partition(self, offsets: tuple[int, ...], sizes: tuple[int, ...]) -> View:
-        if len(offsets) == 2 and len(self.shape) == 2:  # the common case, without the loops
-            (o0, o1), (n0, n1), (f0, f1), (s0, s1) = offsets, sizes, self.shape, self.strides
-            if 0 <= o0 and 0 <= n0 and o0 + n0 <= f0 and 0 <= o1 and 0 <= n1 and o1 + n1 <= f1:
-                return View(self.tensor, self.offset + o0 * s0 + o1 * s1, sizes, self.strides, self.layout)
+        """`pto.partition_view`: the window at `offsets` of `sizes` (each inside this view's size)."""
         for dim, (o, n, full) in enumerate(zip(offsets, sizes, self.shape, strict=True)):
             if o < 0 or n < 0 or o + n > full:
                 raise OutOfBoundsError(f"partition_view of %{self.tensor.name}: offset {o} + size {n} at dim "
                                        f"{dim} exceeds the view's size {full}")
         start = self.offset + sum(o * s for o, s in zip(offsets, self.strides, strict=True))
-        return View(self.tensor, start, sizes, self.strides, self.layout)
+        return View(self.tensor, start, ViewShape(sizes, self.strides, self.layout))
 
     @property
     def matrix_shape(self) -> tuple[int, int]:
-        if len(self.shape) == 2:
-            return self.shape  # type: ignore[return-value]
-        if not self.shape:
-            return 1, 1
-        return prod(self.shape[:-1]), self.shape[-1]
+        return self.kind.rows, self.kind.cols
 
     def matrix(self) -> np.ndarray:
         """The window as a (rows, cols) array: a view of the caller's memory when the strides allow one."""
         flat = self.tensor.flat
         item = flat.itemsize
-        if len(self.shape) == 2:
-            s0, s1 = self.strides
-            return np.ndarray(self.shape, flat.dtype, flat, self.offset * item, (s0 * item, s1 * item))
+        shape, strides = self.shape, self.strides
+        if len(shape) == 2:
+            s0, s1 = strides
+            return np.ndarray(shape, flat.dtype, flat, self.offset * item, (s0 * item, s1 * item))
         rows, cols = self.matrix_shape
-        if len(self.shape) <= 2 or prod(self.shape[:-2]) == 1:
-            row_stride = self.strides[-2] if len(self.shape) >= 2 else 0
-            col_stride = self.strides[-1] if self.shape else 0
+        if len(shape) <= 2 or prod(shape[:-2]) == 1:
+            row_stride = strides[-2] if len(shape) >= 2 else 0
+            col_stride = strides[-1] if shape else 0
             return np.ndarray((rows, cols), flat.dtype, flat, self.offset * item, (row_stride * item, col_stride * item))
-        full = np.ndarray(self.shape, flat.dtype, flat, self.offset * item, tuple(s * item for s in self.strides))
+        full = np.ndarray(shape, flat.dtype, flat, self.offset * item, tuple(s * item for s in strides))
         try:
             full.shape = (rows, cols)  # raises when the fold needs a copy
             return full
         except AttributeError:
-            index = self.offset + sum(np.indices(self.shape)[d] * s for d, s in enumerate(self.strides))
+            index = self.offset + sum(np.indices(shape)[d] * s for d, s in enumerate(strides))
             return _Scattered(flat, index.reshape(rows, cols))  # type: ignore[return-value]
 
     def __repr__(self) -> str:
         return f"<view %{self.tensor.name}+{self.offset} {list(self.shape)} strides {list(self.strides)}>"
+
+
+class Partition:
+    """`pto.partition_view` with constant sizes. The child's ViewShape and the largest offset allowed in each
+    dimension are worked out once per parent ViewShape (the last one met is kept: a loop partitions the same
+    parent every turn), so that a partition at run time is a comparison per dimension and an offset sum. Any
+    offset outside its range goes to `View.partition`, which raises the error."""
+
+    def __init__(self, sizes: tuple[int, ...]) -> None:
+        self.sizes = sizes
+        self._last: tuple[Any, Any, Any] = (None, None, None)  # (parent kind, child kind or None, limits)
+
+    def _for(self, kind: ViewShape) -> tuple[ViewShape | None, tuple[int, ...]]:
+        last = self._last  # one tuple: threads sharing the program read a consistent entry
+        if last[0] is kind:
+            return last[1], last[2]
+        sizes = self.sizes
+        fits = len(sizes) == len(kind.shape) and all(n >= 0 for n in sizes)
+        child = ViewShape(sizes, kind.strides, kind.layout) if fits else None
+        limits = tuple(full - n for full, n in zip(kind.shape, sizes, strict=False))
+        self._last = (kind, child, limits)
+        return child, limits
+
+    def __call__(self, parent: View, offsets: tuple[int, ...]) -> View:
+        child, limits = self._for(parent.kind)
+        if child is not None and len(offsets) == len(limits) and all(
+                0 <= o <= m for o, m in zip(offsets, limits, strict=True)):
+            start = parent.offset + sum(o * s for o, s in zip(offsets, child.strides, strict=True))
+            return View(parent.tensor, start, child)
+        return parent.partition(offsets, self.sizes)
+
+    def at2(self, parent: View, o0: int, o1: int) -> View:
+        """`self(parent, (o0, o1))` for the common rank-2 view, without the loops."""
+        kind, child, limits = self._last
+        if kind is not parent.kind:
+            child, limits = self._for(parent.kind)
+        if child is not None and len(limits) == 2 and 0 <= o0 <= limits[0] and 0 <= o1 <= limits[1]:
+            s0, s1 = child.strides
+            return View(parent.tensor, parent.offset + o0 * s0 + o1 * s1, child)
+        return parent.partition((o0, o1), self.sizes)
 
 
 class _Scattered:
@@ -217,6 +341,61 @@ def tstore_quantised(tile: Tile, view: View, word: int, relu: bool) -> None:
     values = np.array(region(tile, vr, vc))
     words = np.full(vc, word & 0xFFFFFFFFFFFFFFFF, np.uint64)  # one word for all: its index does not matter
     write_view(_prequant.apply(values, as_dtype(view.tensor.flat.dtype), words, False, relu), view)
+
+
+def loader(spec: TileSpec) -> Callable[[View, Tile], None]:
+    """TLOAD into tiles of type `spec`, planned when the op is decoded.
+
+    Boxed layouts take `tload`. For ND / DN tiles the plan copies straight between the tile and the caller's
+    memory when the view is a plain window of unit column stride (`ViewShape.row_stride`), its element type is
+    the tile's and its matrix covers the valid region: one slice copy when both sides' elements are contiguous
+    (a row-major tile whose valid rows are whole, a window whose rows are adjacent), else a 2-D copy between
+    views. Everything else (other shapes, type punning, folded windows, empty regions, whose views are not
+    bounds-checked, every error) goes to `tload`."""
+    if spec.is_boxed:
+        return tload
+    dtype, row_major, width = spec.np_dtype, spec.is_row_major, spec.cols
+
+    def load(view: View, tile: Tile) -> None:
+        kind, tensor = view.kind, view.tensor
+        vr, vc = tile.valid_shape
+        s0 = kind.row_stride
+        if s0 is None or kind.rows < vr or kind.cols < vc or not vr or not vc or tensor.flat.dtype != dtype:
+            tload(view, tile)
+            return
+        offset = view.offset
+        if row_major and (vr <= 1 or s0 == vc == width) and tile.storage.ndim == 1:
+            n = vr * vc
+            tile.storage[:n] = tensor.flat[offset:offset + n]
+        else:
+            tile.view[:vr, :vc] = tensor.window(offset, vr, vc, s0)  # type: ignore[index]  # plain layout: a view
+
+    return load
+
+
+def storer(spec: TileSpec) -> Callable[[Tile, View], None]:
+    """TSTORE from tiles of type `spec`, planned when the op is decoded: as `loader`, for a view whose matrix is
+    exactly the tile's valid region; everything else goes to `tstore`."""
+    if spec.is_boxed:
+        return tstore
+    dtype, row_major, width = spec.np_dtype, spec.is_row_major, spec.cols
+
+    def store_(tile: Tile, view: View) -> None:
+        kind, tensor = view.kind, view.tensor
+        vr, vc = tile.valid_shape
+        s0 = kind.row_stride
+        if s0 is None or kind.rows != vr or kind.cols != vc or not vr or not vc or tensor.flat.dtype != dtype:
+            tstore(tile, view)
+            return
+        offset = view.offset
+        if row_major and (vr <= 1 or s0 == vc == width) and tile.storage.ndim == 1:
+            n = vr * vc
+            tensor.flat[offset:offset + n] = tile.storage[:n]
+        else:
+            tensor.window(offset, vr, vc, s0)[:, :] = tile.view[:vr, :vc]  # type: ignore[index]  # plain layout
+        tensor.written = True
+
+    return store_
 
 
 class TileArgument:

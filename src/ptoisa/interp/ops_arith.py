@@ -118,7 +118,39 @@ def _int_binary(d: FunctionDecoder, op: Operation) -> Step:
     kind = d.kind(op, op.results[0])
     if kind.is_float:
         raise d.fail(op, f"{op.name} needs integer operands")
+    if op.name in _WRAPPING:
+        return _wrapping(d, op, kind)
     return _binary(d, op, _int_ops(kind)[op.name])
+
+
+_WRAPPING = ("arith.addi", "arith.subi", "arith.muli")
+
+
+def _wrapping(d: FunctionDecoder, op: Operation, k: ScalarKind) -> Step:
+    """addi / subi / muli (loop index arithmetic): the exact result, wrapped to the type only when it leaves the
+    type's range (inside it, `k.norm` would return it unchanged)."""
+    a, b = d.use(op.operands[0]), d.use(op.operands[1])
+    r = d.define(op.results[0])
+    low, high = (-(1 << (k.width - 1)), (1 << (k.width - 1)) - 1) if k.signed else (0, (1 << k.width) - 1)
+    norm = k.norm
+    if op.name == "arith.addi":
+        def add(regs: list[Any]) -> None:
+            v = regs[a] + regs[b]
+            regs[r] = v if low <= v <= high else norm(v)
+
+        return add
+    if op.name == "arith.subi":
+        def sub(regs: list[Any]) -> None:
+            v = regs[a] - regs[b]
+            regs[r] = v if low <= v <= high else norm(v)
+
+        return sub
+
+    def mul(regs: list[Any]) -> None:
+        v = regs[a] * regs[b]
+        regs[r] = v if low <= v <= high else norm(v)
+
+    return mul
 
 
 def _float_ops(k: ScalarKind) -> dict[str, Callable[[float, float], float]]:

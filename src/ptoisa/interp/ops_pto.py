@@ -9,10 +9,10 @@ import numpy as np
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
-from ..errors import OutOfBoundsError
+from ..errors import OutOfBoundsError, PtoError
 from ..ir.convert import tile_spec_of
 from ..ir.types import TileBufType
-from ..isa._check import SITE, Check
+from ..isa._check import Check
 from ..isa._scalar import to_element
 from ..isa.enums import CmpMode, GatherAxis
 from ..isa.tci import tci
@@ -21,10 +21,10 @@ from ..isa.texpands import texpands
 from ..isa.tgather import tgather_cmp, tgather_index, tgather_mask
 from ..isa.tpartmul import tpartmul
 from ..tile.spec import TileSpec
-from ..tile.tile import Tile, window
+from ..tile.tile import Tile, default_valid, window
 from .decode import FunctionDecoder, Step, handler
 from .errors import LimitError
-from .memory import GlobalTensor, View, tload, tstore, tstore_quantised
+from .memory import GlobalTensor, Partition, View, ViewShape, loader, storer, tstore_quantised
 
 # --- tiles -------------------------------------------------------------------------------------------------
 
@@ -37,17 +37,26 @@ def _spec(d: FunctionDecoder, op: Operation, t: Any) -> TileSpec:
 
 @handler("pto.alloc_tile")
 def _alloc_tile(d: FunctionDecoder, op: Operation) -> Step:
+    """A tile whose valid sizes are all static has them resolved now (as `Tile(spec)` would); the step makes
+    the storage. Dynamic valid sizes are checked by `Tile` when the op runs."""
     spec = _spec(d, op, op.results[0].type)
     dyn = [d.use(v) for v in (op.valid_row, op.valid_col) if v is not None]  # type: ignore[attr-defined]
     addr = d.use(op.addr) if op.addr is not None else None  # type: ignore[attr-defined]
     r = d.define(op.results[0])
+    valid = None
+    if not dyn:
+        try:
+            valid = default_valid(spec)
+        except PtoError:
+            valid = None  # raised by Tile(spec) when the op runs
+    vr, vc = valid if valid is not None else (0, 0)
 
     def step(regs: list[Any]) -> None:
         env = regs[0]
         if env.max_bytes is not None and spec.nbytes > env.max_bytes:
             raise LimitError(f"tile {spec} needs {spec.nbytes} bytes, over the run's limit of {env.max_bytes} "
                              "bytes per allocation (--max-bytes)")
-        tile = Tile(spec, *[regs[s] for s in dyn])
+        tile = Tile.fresh(spec, vr, vc) if valid is not None else Tile(spec, *[regs[s] for s in dyn])
         if addr is not None:
             env.memory.bind(tile, regs[addr])
         elif env.fill_byte:
@@ -89,20 +98,48 @@ def _layout(op: Operation) -> str:
     return attr.data.name.lower() if attr is not None and hasattr(attr, "data") else "nd"
 
 
-def _check_static(shape: tuple[int, ...], dims: tuple[int, ...], what: str) -> None:
+def _static_mismatch(shape: tuple[int, ...], dims: tuple[int, ...], what: str) -> str | None:
+    """The error when a size differs from the type's static size at that dimension, else None."""
     for i, (got, want) in enumerate(zip(shape, dims, strict=False)):
         if want >= 0 and got != want:
-            raise OutOfBoundsError(f"{what}: size {got} at dim {i} differs from the type's static size {want}")
+            return f"{what}: size {got} at dim {i} differs from the type's static size {want}"
+    return None
+
+
+def _check_static(shape: tuple[int, ...], dims: tuple[int, ...], what: str) -> None:
+    message = _static_mismatch(shape, dims, what)
+    if message is not None:
+        raise OutOfBoundsError(message)
 
 
 @handler("pto.make_tensor_view")
 def _make_tensor_view(d: FunctionDecoder, op: Operation) -> Step:
+    """Sizes and strides that are constants are checked and turned into a ViewShape now; the step then only
+    bounds-checks the view against the tensor it is given (errors still surface when the op runs)."""
     p = d.use(op.ptr)  # type: ignore[attr-defined]
     shape = [d.use(v) for v in op.shape]  # type: ignore[attr-defined]
     strides = [d.use(v) for v in op.strides]  # type: ignore[attr-defined]
-    dims = op.results[0].type.dims
+    dims = op.results[0].type.dims  # type: ignore[attr-defined]
     layout = _layout(op)
     r = d.define(op.results[0])
+    known = d.constants([*op.shape, *op.strides])  # type: ignore[attr-defined]
+    if known is not None:
+        sizes, steps = tuple(known[:len(shape)]), tuple(known[len(shape):])
+        mismatch = _static_mismatch(sizes, dims, "make_tensor_view")
+        try:
+            kind = ViewShape(sizes, steps, layout)
+        except Exception:  # noqa: BLE001 - malformed (e.g. ranks differ): the general step raises it at run time
+            kind = None
+        if mismatch is not None:
+            def refuse(regs: list[Any]) -> None:
+                raise OutOfBoundsError(mismatch)
+
+            return refuse
+        if kind is not None:
+            def place(regs: list[Any]) -> None:
+                regs[r] = kind.place(regs[p], 0)
+
+            return place
 
     def step(regs: list[Any]) -> None:
         sizes = tuple([regs[s] for s in shape])
@@ -114,10 +151,26 @@ def _make_tensor_view(d: FunctionDecoder, op: Operation) -> Step:
 
 @handler("pto.partition_view")
 def _partition_view(d: FunctionDecoder, op: Operation) -> Step:
+    """Constant sizes: a Partition plans the child view once per parent shape; the step checks the offsets."""
     src = d.use(op.source)  # type: ignore[attr-defined]
     offsets = [d.use(v) for v in op.offsets]  # type: ignore[attr-defined]
     sizes = [d.use(v) for v in op.sizes]  # type: ignore[attr-defined]
     r = d.define(op.results[0])
+    known = d.constants(list(op.sizes))  # type: ignore[attr-defined]
+    if known is not None:
+        part = Partition(tuple(known))
+        if len(offsets) == 2:
+            o0, o1 = offsets
+
+            def step2(regs: list[Any]) -> None:
+                regs[r] = part.at2(regs[src], regs[o0], regs[o1])
+
+            return step2
+
+        def step_n(regs: list[Any]) -> None:
+            regs[r] = part(regs[src], tuple([regs[s] for s in offsets]))
+
+        return step_n
 
     def step(regs: list[Any]) -> None:
         regs[r] = regs[src].partition(tuple([regs[s] for s in offsets]), tuple([regs[s] for s in sizes]))
@@ -159,11 +212,11 @@ def _reinterpret_cast(d: FunctionDecoder, op: Operation) -> Step:
 
 @handler("pto.tload")
 def _tload(d: FunctionDecoder, op: Operation) -> Step:
-    _spec(d, op, op.operands[1].type)
+    load = loader(_spec(d, op, op.operands[1].type))
     v, t = d.use(op.operands[0]), d.use(op.operands[1])
 
     def step(regs: list[Any]) -> None:
-        tload(regs[v], regs[t])
+        load(regs[v], regs[t])
         if regs[0].poison is not None:
             regs[0].poison.mark(regs[t])
 
@@ -172,7 +225,7 @@ def _tload(d: FunctionDecoder, op: Operation) -> Step:
 
 @handler("pto.tstore")
 def _tstore(d: FunctionDecoder, op: Operation) -> Step:
-    _spec(d, op, op.operands[0].type)
+    store_ = storer(_spec(d, op, op.operands[0].type))
     pre = op.pre_quant_scalar  # type: ignore[attr-defined]
     # stPhase orders nothing in a sequential run; the atomic add is not modelled, nor ReLU on a plain store
     checks = (("atomicType", "atomic_none"),) + ((("reluPreMode", "no_relu"),) if pre is None else ())
@@ -197,7 +250,7 @@ def _tstore(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         if regs[0].poison is not None:
             regs[0].poison.check(regs[t], "the stored tile")
-        tstore(regs[t], regs[v])
+        store_(regs[t], regs[v])
 
     return step
 
@@ -312,15 +365,17 @@ def _sited(d: FunctionDecoder, op: Operation, step: Step) -> Step:
               and isinstance(v, SSAValue) and isinstance(v.type, TileBufType)]
 
     def sited(regs: list[Any]) -> None:
-        poison = regs[0].poison
+        env = regs[0]
+        poison = env.poison
         if poison is not None:
             for role, slot in reads:
                 poison.check(regs[slot], role)
-        token = SITE.set(where)
+        site = env.site
+        site.where = where
         try:
             step(regs)
         finally:
-            SITE.reset(token)
+            site.where = None
         if poison is not None:
             for slot in writes:
                 poison.mark(regs[slot])

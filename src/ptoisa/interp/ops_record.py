@@ -15,7 +15,6 @@ from ..ir.types import TileBufType
 from ..structs import MrgSortExecutedNumList
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
-from ..isa._check import SITE
 from ..isa.record import _SLOW
 from .decode import HANDLERS, FunctionDecoder, Step
 
@@ -68,11 +67,13 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         for slot, spec in fresh:
             regs[slot] = Tile(spec)  # valid shape: the type's, or the whole tile where it is dynamic
-        poison = regs[0].poison
+        env = regs[0]
+        poison = env.poison
         if poison is not None:
             for name, slot in reads:
                 poison.check(regs[slot], name)
-        token = SITE.set(where)
+        site = env.site
+        site.where = where
         try:
             config = regs[0].config
             run = None
@@ -97,7 +98,7 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
                     values[name] = MrgSortExecutedNumList()
                 rec.call(config, {n: regs[s] for n, s in tiles}, values, attrs, form)
         finally:
-            SITE.reset(token)
+            site.where = None
         if poison is not None:
             for _, slot in writes:
                 poison.mark(regs[slot])

@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from math import prod
 from pathlib import Path
 from time import monotonic
@@ -33,6 +33,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
 from ..errors import PtoError
+from ..isa._check import SITE, Site
 from ..ir.convert import dtype_of_type
 from ..ir.legality import module_target
 from ..ir.types import PtrType, TileBufType
@@ -86,11 +87,11 @@ class Env:
     """What every step of one run can see (slot 0 of each frame)."""
 
     __slots__ = ("block_idx", "block_num", "config", "deadline", "depth", "fill_byte", "max_bytes", "max_steps",
-                 "memory", "ops", "pipes", "poison", "subblock_idx", "subblock_num", "timeout")
+                 "memory", "ops", "pipes", "poison", "site", "subblock_idx", "subblock_num", "timeout")
 
     def __init__(self, config: Config, byte: int, block: tuple[int, int], subblock: tuple[int, int],
                  limits: Limits | None = None) -> None:
-        limits = limits or Limits()
+        limits = limits or DEFAULT_LIMITS
         self.config = config
         self.poison = Poison() if byte == POISON else None
         byte = 0xFF if byte == POISON else byte
@@ -103,6 +104,7 @@ class Env:
         self.depth = 0  # func.call nesting
         self.max_steps, self.max_bytes, self.timeout = limits.max_steps, limits.max_bytes, limits.timeout
         self.deadline = monotonic() + limits.timeout if limits.timeout else 0.0
+        self.site = Site()  # in SITE for the run; each instruction step sets where it comes from
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,9 @@ class Limits:
                 raise ArgumentError(f"limit {name} must be a positive number or None (got {value!r})")
 
 
+DEFAULT_LIMITS = Limits()
+
+
 @dataclass
 class Argument:
     """One argument of an entry function: its name, MLIR type and kind (`tensor`, `scalar` or `other`)."""
@@ -142,6 +147,33 @@ class Argument:
         from ..ir.abstract_ops import type_text
 
         return type_text(self.type)
+
+    @cached_property
+    def convert(self) -> Any:
+        """value -> what a run binds for this argument (`_convert`), with the common cases decided once: a
+        pointer argument given a NumPy array of its dtype, a float argument given a Python float."""
+        if self.kind == "tensor" and self.dtype is not None and not self.is_memref:
+            name, dtype = self.name, self.dtype
+
+            def tensor(value: Any) -> Any:
+                if type(value) is np.ndarray and value.dtype == dtype:
+                    return GlobalTensor(name, value)
+                return _convert(self, value)
+
+            return tensor
+        if self.kind == "scalar" and self.scalar_kind is not None and self.scalar_kind.is_float:
+            norm = self.scalar_kind.norm
+
+            def real(value: Any) -> Any:
+                return norm(value) if type(value) is float else _convert(self, value)
+
+            return real
+        return partial(_convert, self)
+
+    @cached_property
+    def is_memref(self) -> bool:
+        """A memref argument (bound as a view of its shape), worked out once."""
+        return isinstance(self.type, MemRefType)
 
     @cached_property
     def scalar_kind(self) -> Any:
@@ -200,12 +232,14 @@ class Program:
         self.decode_count = 0
         self.default_target = target
         self.default_fill = fill_byte(fill)
+        self._target_arch = module_target(self.module)  # the module is not changed after loading
+        self._default_entry: str | None = None  # entry_name(None), worked out on first use
 
     # --- module facts -----------------------------------------------------------------------------------
     @property
     def target_arch(self) -> str | None:
         """The target the module names (`pto.target_arch`, or an A5 `pto.device-spec`), or None."""
-        return module_target(self.module)
+        return self._target_arch
 
     def config(self, target: str | Config | None = None) -> Config:
         """The Config of a run: the caller's target, else the module's pto.target_arch, else the default."""
@@ -222,6 +256,8 @@ class Program:
 
     def entry_name(self, entry: str | None = None) -> str:
         """The function a run starts in: `entry`, else the one marked `pto.entry`, else the only public one."""
+        if entry is None and self._default_entry is not None:
+            return self._default_entry
         if entry is not None:
             if entry not in self.functions:
                 known = ", ".join(self.functions) or "none"
@@ -230,10 +266,12 @@ class Program:
         defined = {n: f for n, f in self.functions.items() if f.body.blocks}
         marked = [n for n, f in defined.items() if "pto.entry" in f.attributes]
         if len(marked) == 1:
+            self._default_entry = marked[0]
             return marked[0]
         public = [n for n, f in defined.items() if f.sym_visibility is None or f.sym_visibility.data != "private"]
         candidates = public if public else list(defined)
         if len(candidates) == 1:
+            self._default_entry = candidates[0]
             return candidates[0]
         raise UnknownEntryError(f"{self.source.path} has {len(candidates)} candidate entry functions "
                                 f"({', '.join(candidates) or 'none'}); choose one with entry=")
@@ -301,7 +339,11 @@ class Program:
             raise ArgumentError(f"limits must be a ptoisa.interp.Limits (got {type(limits).__name__})")
         env = Env(config, self.default_fill if fill is None else fill_byte(fill), _block(block), _pair(subblock),
                   limits)
-        returns = compiled.call(env, values)
+        token = SITE.set(env.site)
+        try:
+            returns = compiled.call(env, values)
+        finally:
+            SITE.reset(token)
         for tensor in tensors:
             tensor.finish()
         outputs = {t.name: t.array for t in tensors if t.written}
@@ -309,24 +351,21 @@ class Program:
 
     def _bind(self, name: str, args: Sequence[Any], named: Mapping[str, Any]
               ) -> tuple[list[Any], dict[str, Any], list[GlobalTensor]]:
-        params = self.arguments(name)
-        if len(args) > len(params):
-            raise ArgumentError(f"@{name} takes {len(params)} arguments ({_names(params)}), got {len(args)}")
-        given: dict[str, Any] = {p.name: a for p, a in zip(params, args, strict=False)}
-        for key, value in named.items():
-            if key not in {p.name for p in params}:
-                raise ArgumentError(f"@{name} has no argument %{key} (arguments: {_names(params)})")
-            if key in given:
-                raise ArgumentError(f"argument %{key} of @{name} given twice")
-            given[key] = value
-        missing = [p.name for p in params if p.name not in given]
-        if missing:
-            raise ArgumentError(f"@{name}: missing argument(s) {', '.join('%' + m for m in missing)} "
-                                f"(arguments: {_names(params)})")
-        values, tensors = [], []
-        for p in params:
-            value = _convert(p, given[p.name])
-            if isinstance(value, TileArgument):
+        params = self._params(name)
+        if named or len(args) != len(params):
+            args = _in_order(name, params, args, named)
+        values: list[Any] = []
+        bound: dict[str, Any] = {}
+        tensors: list[Any] = []
+        for p, given in zip(params, args, strict=True):
+            value = p.convert(given)
+            if p.kind == "scalar":
+                values.append(value)
+                bound[p.name] = value
+                continue
+            if type(value) is GlobalTensor:
+                tensors.append(value)
+            elif isinstance(value, TileArgument):
                 tensors.append(value)
                 value = value.tile
             elif isinstance(value, View):
@@ -334,11 +373,37 @@ class Program:
             elif isinstance(value, GlobalTensor):
                 tensors.append(value)
             values.append(value)
-            given[p.name] = given[p.name] if p.kind in ("tensor", "tile") else value
-        return values, given, tensors
+            bound[p.name] = given if p.kind in ("tensor", "tile") else value
+        return values, bound, tensors
+
+    def _params(self, name: str) -> tuple[Argument, ...]:
+        described = self._arguments.get(name)
+        if described is None:
+            self.arguments(name)
+            described = self._arguments[name]
+        return described
 
 
-def _names(params: list[Argument]) -> str:
+def _in_order(name: str, params: tuple[Argument, ...], args: Sequence[Any], named: Mapping[str, Any]) -> list[Any]:
+    """The arguments of a call that names some (or gives too few or too many), in parameter order, after
+    checking that each is given exactly once."""
+    if len(args) > len(params):
+        raise ArgumentError(f"@{name} takes {len(params)} arguments ({_names(params)}), got {len(args)}")
+    given: dict[str, Any] = {p.name: a for p, a in zip(params, args, strict=False)}
+    for key, value in named.items():
+        if key not in {p.name for p in params}:
+            raise ArgumentError(f"@{name} has no argument %{key} (arguments: {_names(params)})")
+        if key in given:
+            raise ArgumentError(f"argument %{key} of @{name} given twice")
+        given[key] = value
+    missing = [p.name for p in params if p.name not in given]
+    if missing:
+        raise ArgumentError(f"@{name}: missing argument(s) {', '.join('%' + m for m in missing)} "
+                            f"(arguments: {_names(params)})")
+    return [given[p.name] for p in params]
+
+
+def _names(params: Sequence[Argument]) -> str:
     return ", ".join(f"%{p.name}: {p.type_text}" for p in params) or "none"
 
 
@@ -401,7 +466,7 @@ def _convert(p: Argument, value: Any) -> Any:
     if value.dtype != p.dtype:
         raise ArgumentError(f"argument %{p.name} ({p.type_text}) needs {p.dtype} data, got {value.dtype}")
     tensor = GlobalTensor(p.name, value)
-    if isinstance(p.type, MemRefType):
+    if p.is_memref:
         return _memref_view(p, tensor)
     return tensor
 
@@ -452,6 +517,9 @@ def _memref_view(p: Argument, tensor: GlobalTensor) -> View:
 
 def _pair(value: Any) -> tuple[int, int]:
     """(index, count) of the block this run plays: an int i means block i of i + 1."""
+    if type(value) is tuple and len(value) == 2 and type(value[0]) is int and type(value[1]) is int \
+            and 0 <= value[0] < value[1]:
+        return value  # the common case (the default (0, 1)), without the general checks below
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         value = (int(value), int(value) + 1)
     if not (isinstance(value, tuple) and len(value) == 2

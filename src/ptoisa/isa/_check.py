@@ -87,9 +87,27 @@ def _kind(obj: Any) -> str:
     return type(obj).__name__
 
 
-SITE: ContextVar[str | None] = ContextVar("ptoisa_announce_site", default=None)
+class Site:
+    """Where the instruction being run comes from, for the warnings it emits. The interpreter puts one Site in
+    SITE for a whole run and sets `where` around each instruction: an attribute store per op instead of a
+    context variable's set and reset."""
+
+    __slots__ = ("where",)
+
+    def __init__(self) -> None:
+        self.where: str | None = None
+
+
+SITE: ContextVar[str | Site | None] = ContextVar("ptoisa_announce_site", default=None)
 """Where the instruction being run comes from (`pto.tcmps at kernel.pto:12:5`), set by the interpreter so that
-warnings name the source location; None for calls from Python."""
+warnings name the source location (a string, or a Site whose `where` is read when a warning is made); None for
+calls from Python."""
+
+
+def current_site() -> str | None:
+    """The location SITE names now, or None."""
+    site = SITE.get()
+    return site.where if isinstance(site, Site) else site
 
 
 def announce_erratum(config: Config, instr: str, name: str, detail: str = "") -> None:
@@ -97,7 +115,7 @@ def announce_erratum(config: Config, instr: str, name: str, detail: str = "") ->
     call did (e.g. the bytes written outside an operand)."""
     description = config.profile.errata[name]
     detail = f"; {detail}" if detail else ""
-    site = SITE.get()
+    site = current_site()
     where = f" [{site}]" if site else ""
     warnings.warn(
         ErratumWarning(f"{instr} on {config.name}{where}: erratum {name}: {description}{detail} "
@@ -107,7 +125,7 @@ def announce_erratum(config: Config, instr: str, name: str, detail: str = "") ->
 
 
 def announce_fallback(config: Config, instr: str, message: str) -> None:
-    site = SITE.get()
+    site = current_site()
     where = f" [{site}]" if site else ""
     warnings.warn(ModeFallbackWarning(f"{instr} on {config.name}{where}: {message}"), stacklevel=_user_stacklevel())
 

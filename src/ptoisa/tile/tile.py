@@ -48,6 +48,17 @@ class Tile:
         if data is not None:
             self.set_logical(data)
 
+    @classmethod
+    def fresh(cls, spec: TileSpec, valid_row: int, valid_col: int) -> Tile:
+        """`Tile(spec, ...)` without its checks: new zero-filled storage and valid sizes the caller has already
+        checked (the interpreter resolves an alloc_tile's static valid sizes once, when it decodes the op)."""
+        tile = cls.__new__(cls)
+        tile.spec = spec
+        tile._valid_row, tile._valid_col = valid_row, valid_col
+        tile.attach(private_storage(spec.nbytes, spec.np_dtype))
+        tile.binding = None
+        return tile
+
     def attach(self, storage: np.ndarray) -> None:
         """Use `storage` (1-D, the element type, `numel` long) as this tile's bytes; `view` is its (rows, cols)
         logical view for ND/DN layouts (None for boxed ones), kept so that kernels need not rebuild it."""
@@ -204,6 +215,11 @@ def private_storage(nbytes: int, dtype: np.dtype) -> np.ndarray:
         return np.zeros(nbytes // dtype.itemsize, dtype=dtype)
     shift = next(_STAGGER)
     return np.zeros(nbytes + 4096, dtype=np.uint8)[shift:shift + nbytes].view(dtype)
+
+
+def default_valid(spec: TileSpec) -> tuple[int, int]:
+    """The valid sizes `Tile(spec)` gets (raises its TileSpecError when there are none)."""
+    return _runtime_valid(spec, ())
 
 
 def _runtime_valid(spec: TileSpec, valid: tuple[int, ...]) -> tuple[int, int]:

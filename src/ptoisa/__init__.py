@@ -122,7 +122,7 @@ __version__ = "0.1.0"
 def load(path_or_text, *, target=None, fill="zero"):  # noqa: ANN001, ANN201 - xDSL is imported lazily
     """Load a `.pto` program (a path or PTOAS text) for execution: `ptoisa.load("k.pto").run(x, y)`.
 
-    The same as `ptoisa.interp.load`; needs xDSL (the `ir` extra)."""
+    The same as `ptoisa.interp.load` (xDSL, which reads the text, is installed with ptoisa)."""
     from .interp import load as load_program
 
     return load_program(path_or_text, target=target, fill=fill)

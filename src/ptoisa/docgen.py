@@ -10,7 +10,7 @@ from itertools import groupby
 from .dtypes import names
 from . import seed_records  # noqa: F401 - registers the seeds' five
 from .isa import vector  # noqa: F401 - registers the vector instructions
-from .isa.record import REGISTRY, TARGETS, Instruction
+from .isa.record import REGISTRY, TARGETS, Instruction, conversions
 
 _FAMILIES = {
     "seed": "The seed pages' five (hand-written entry points and text forms: `ptoisa.api`, `ptoisa.ir.ops`)",
@@ -29,7 +29,7 @@ _FAMILIES = {
 def _dtypes(rec: Instruction, target: str) -> str:
     table = rec.legality[target]
     if table.pairs is not None:
-        return f"{len(table.pairs)} (src, dst) pairs"
+        return conversions(table.pairs).replace("; ", "<br>")
     if len(table.dtypes) > 1:
         return "; ".join(f"{role}: {names(allowed)}" for role, allowed in table.dtypes.items())
     allowed = table.dtypes.get("dst") or next(iter(table.dtypes.values()), ())

@@ -131,3 +131,15 @@ def test_vectors_results_in_a_missing_folder_is_a_usage_error(tmp_path, capsys):
     data = Path(__file__).resolve().parents[2] / "tests" / "data" / "conformance" / "tci.jsonl"
     code, _, err = _run(capsys, ["vectors", "run", str(data), "--results", str(tmp_path / "no" / "r.jsonl")])
     assert code == 2 and "cannot write" in err and "internal error" not in err
+
+
+def test_run_and_load_refuse_a_too_wide_integer_type_too(tmp_path, capsys):
+    import ptoisa
+
+    text = "module {\n  func.func @k() {\n    %c = arith.constant 0 : i4294967296\n    return\n  }\n}\n"
+    with pytest.raises(ptoisa.PtoError, match="wider than MLIR allows"):
+        ptoisa.load(text)
+    path = tmp_path / "k.pto"
+    path.write_text(text)
+    code, _, err = _run(capsys, ["run", str(path)])
+    assert code == 1 and "3:29: error: integer type i4294967296 is wider than MLIR allows" in err

@@ -45,10 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     cmp.add_argument("expected", metavar="EXPECTED")
     cmp.add_argument("--dtype", help="element type for raw .bin files (f32, f16, bf16, i32, u8, ...)")
     cmp.add_argument("--shape", help="shape for raw .bin files, e.g. 16x16")
-    cmp.add_argument("--atol", type=float, default=None, help="accept |a - e| <= atol + rtol * |e|")
-    cmp.add_argument("--rtol", type=float, default=None, help="relative tolerance (with --atol)")
-    cmp.add_argument("--ulp", type=int, default=None, help="accept floats at most this many ULPs apart")
-    cmp.add_argument("--first", type=int, default=10, metavar="N", help="how many mismatches to list (default 10)")
+    cmp.add_argument("--atol", type=_tolerance, default=None, help="accept |a - e| <= atol + rtol * |e|")
+    cmp.add_argument("--rtol", type=_tolerance, default=None, help="relative tolerance (with --atol)")
+    cmp.add_argument("--ulp", type=_count, default=None, help="accept floats at most this many ULPs apart")
+    cmp.add_argument("--first", type=_count, default=10, metavar="N", help="how many mismatches to list (default 10)")
     cmp.set_defaults(func=cmd_compare)
 
     show = sub.add_parser("show", help="print an array, or a packed predicate mask as 0/1",
@@ -60,6 +60,31 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     show.add_argument("--image", metavar="FILE.png",
                       help="also draw the array (or, with --bits, the mask) as an image (needs matplotlib)")
     show.set_defaults(func=cmd_show)
+
+
+def _have_matplotlib() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def _tolerance(text: str) -> float:
+    """A finite, non-negative tolerance (argparse turns the ValueError into a usage error naming the option)."""
+    value = float(text)
+    if not value >= 0 or value == float("inf"):
+        raise ValueError(text)
+    return value
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
+_tolerance.__name__ = "non-negative number"  # argparse names the type in its message
+_count.__name__ = "non-negative whole number"
 
 
 class DataError(Exception):
@@ -167,19 +192,23 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     count = int(differ.sum())
     out.write(f"{count} of {actual.size} elements differ in their bits ({100.0 * count / actual.size:.3g}%)\n")
     finite = np.isfinite(diff)
+    one_nan = (np.isnan(a) != np.isnan(e)) if a.dtype.kind == "f" else np.zeros(a.shape, bool)
+    if one_nan.any():
+        out.write(f"{int(one_nan.sum())} element(s) are NaN on one side only\n")
     if finite.any():
         out.write(f"max abs diff {float(diff[finite].max()):.6g}")
         r = rel[np.isfinite(rel)]
         out.write(f", max rel diff {float(r.max()):.6g}" if r.size else "")
         out.write(f", max ULP {int(ulp[differ].max())}" if ulp is not None and differ.any() else "")
         out.write("\n")
-    coords = np.argwhere(bad if bad.any() else differ)[:max(args.first, 0)]
-    for where in coords:
+    if not bad.any():
+        out.write("all within the tolerances given\n")
+        return EXIT_OK
+    out.write(f"{int(bad.sum())} outside the tolerances given\n" if (args.atol, args.rtol, args.ulp) !=
+              (None, None, None) else "")
+    for where in np.argwhere(bad)[:args.first]:
         key = tuple(int(x) for x in where)
         out.write(f"  at {list(key)}: actual {str(actual[key])}, expected {str(expected[key])}\n")
-    if not bad.any():
-        out.write("within the tolerances given\n")
-        return EXIT_OK
     return EXIT_DIFFERENT
 
 
@@ -230,14 +259,17 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     except DataError as exc:
         sys.stderr.write(f"ptoisa: error: {exc}\n")
         return EXIT_USAGE
+    if args.bits and array.dtype.itemsize != 1 and array.dtype.kind not in "ui":
+        sys.stderr.write("ptoisa: error: --bits needs integer predicate bytes\n")
+        return EXIT_USAGE
+    if args.image and not _have_matplotlib():  # say so before printing anything
+        sys.stderr.write("ptoisa: error: --image needs matplotlib (pip install 'ptoisa[image]')\n")
+        return EXIT_USAGE
     out.write(f"{args.file}: {array.dtype}{list(array.shape)}\n")
     if args.bits:
-        if array.dtype.itemsize != 1 and array.dtype.kind not in "ui":
-            sys.stderr.write("ptoisa: error: --bits needs integer predicate bytes\n")
-            return EXIT_USAGE
         raw = np.ascontiguousarray(array).view(np.uint8)
         if raw.size == 0:
-            out.write(f"{args.file}: {raw.dtype}{list(raw.shape)}: no elements\n")
+            out.write("no elements\n")
             return EXIT_OK
         rows = raw.reshape(raw.shape[0], -1) if raw.ndim > 1 else raw.reshape(1, -1)
         grid = np.unpackbits(rows, axis=1, bitorder="little")

@@ -333,9 +333,35 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpa
 
     mark(parser)
     args, extra = parser.parse_known_args(argv)
+    usage = getattr(args, "usage_parser", parser)
+    rest = _positional_list(usage)
+    if extra and rest is not None and not any(_looks_like_option(e) for e in extra):
+        # `ptoisa run k.pto --target a5 x.npy 0.5`: argparse stops filling a list at the first option; what
+        # follows it belongs to the same list, in order
+        setattr(args, rest, [*getattr(args, rest), *extra])
+        extra = []
     if extra:
-        getattr(args, "usage_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
+        usage.error(f"unrecognized arguments: {' '.join(extra)}")
     return args
+
+
+def _positional_list(parser: argparse.ArgumentParser) -> str | None:
+    """The destination of the command's open-ended positional list (run's ARG..., check's FILE...), if any."""
+    for action in parser._actions:  # noqa: SLF001
+        if not action.option_strings and action.nargs in ("*", "+"):
+            return action.dest
+    return None
+
+
+def _looks_like_option(text: str) -> bool:
+    """`--target`, `-q`: an option; `-1.5`, `-3`, `-`: a value."""
+    if not text.startswith("-") or text == "-":
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return True
+    return False
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import os
 import re
@@ -27,6 +28,37 @@ class _Usage(Exception):
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    """`ptoisa run`; with --format json a failed run prints `{"ok": false, "status": N, "errors": [...]}` on
+    standard output too (its text stays on standard error), so a script always has one JSON object to read."""
+    if args.format != "json":
+        return _run(args, out)
+    seen = io.StringIO()
+    with contextlib.redirect_stderr(_Tee(sys.stderr, seen)):
+        status = _run(args, out)
+    if status != EXIT_OK:
+        prefix = "ptoisa: error: "
+        errors = [line[len(prefix):] for line in seen.getvalue().splitlines() if line.startswith(prefix)]
+        out.write(json.dumps({"ok": False, "status": status, "errors": errors or [seen.getvalue().strip()]}) + "\n")
+    return status
+
+
+class _Tee(io.TextIOBase):
+    """Writes to two streams."""
+
+    def __init__(self, first: TextIO, second: TextIO) -> None:
+        self._streams = (first, second)
+
+    def write(self, text: str) -> int:
+        for stream in self._streams:
+            stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for stream in self._streams:
+            stream.flush()
+
+
+def _run(args: argparse.Namespace, out: TextIO) -> int:
     from ..interp import ArgumentError, Limits, LoadError, load
     from .files import OutputRefused
     from ..interp.errors import UnreadableSourceError
@@ -145,7 +177,7 @@ def _as_json(result: Any, params: list[Any], origins: dict[str, str], saved: dic
                             "shape": list(array.shape), "saved": saved.get(name, [])})
         else:
             returns.append(scalar(value))
-    return {"target": result.target, "entry": result.entry, "ops_executed": result.ops_executed,
+    return {"ok": True, "target": result.target, "entry": result.entry, "ops_executed": result.ops_executed,
             "arguments": arguments, "returns": returns}
 
 
@@ -153,8 +185,10 @@ def _error(exc: BaseException, status: int) -> int:
     sys.stderr.write(f"ptoisa: error: {for_cli(str(exc))}\n")
     for note in getattr(exc, "__notes__", ()):
         sys.stderr.write(f"  {note}\n")
-    if os.environ.get("PTOISA_DEBUG"):
-        raise exc
+    if os.environ.get("PTOISA_DEBUG"):  # the traceback, after the message
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
     return status
 
 

@@ -11,4 +11,5 @@ _UNDEFINED = " (use undefined='emulate' to reproduce the target)"
 
 def for_cli(text: str) -> str:
     text = _ERRATA.sub(" (--no-errata gives the contract's result instead)", text)
+    text = text.replace("; choose one with entry=", "; choose one with --entry NAME")
     return text.replace(_UNDEFINED, " (--emulate-undefined reproduces what the target does)")

@@ -103,6 +103,11 @@ def check_case(case: Case, known_ops: Iterable[str]) -> None:
         stray = [r for r in case.section(name) if r not in sizes]
         if stray:
             raise VectorFormatError(f"{where} {name} names tiles not in params.tiles: {', '.join(stray)}")
+    if case.expect == "reject":  # outputs, if given, are for reading only; still well-formed
+        for role, entry in case.section("outputs").items():
+            if role in sizes:
+                _check_hex(where, f"outputs.{role}.hex", entry.get("hex") if isinstance(entry, dict) else None,
+                           sizes[role])
     if case.expect == "match":
         outputs = case.section("outputs")
         if not outputs:
@@ -160,9 +165,11 @@ def read_cases(path: str | Path) -> Iterator[Case]:
         raise VectorFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except (EOFError, zlib.error) as exc:
         raise VectorFormatError(f"{path}: not a readable gzip file ({exc})") from None
-    for number, line in enumerate(raw.splitlines(), start=1):
-        if not line.strip():
-            continue
+    lines = [(n, line) for n, line in enumerate(raw.splitlines(), start=1) if line.strip()]
+    first = next(iter(lines), None)
+    if first is not None and not first[1].lstrip().startswith(b"{"):  # not JSON lines at all (a .pto, a binary)
+        raise VectorFormatError(f"{path}: not a JSONL vector file (line {first[0]} does not start a JSON object)")
+    for number, line in lines:
         yield _parse_line(line, str(path), number)
 
 

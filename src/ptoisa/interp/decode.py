@@ -65,7 +65,11 @@ def locate(exc: Exception, step: Step) -> Exception:
             exc.add_note(f"called from func.call at {where}")
         return exc
     if not isinstance(exc, PtoError):
-        wrapped = ExecutionError(f"{type(exc).__name__}: {exc}", op=op, location=where)
+        text = f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, ValueError) and "read-only" in str(exc):  # NumPy refusing to write a caller's array
+            text = "an argument array is read-only, so the kernel cannot write its results into it: pass a " \
+                   "writable array (e.g. a copy)"
+        wrapped = ExecutionError(text, op=op, location=where)
         wrapped.pto_where = (op, where)  # type: ignore[attr-defined]
         wrapped.__cause__ = exc
         return wrapped

@@ -24,6 +24,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Input, Span
 
 from ptoisa.targets import Config, current_config, make_config
 
@@ -109,6 +110,9 @@ class PtoParser(Parser):
     """xDSL's parser, recording where each op starts; in assembly mode the five ops need no `pto.` prefix."""
 
     def __init__(self, ctx, text: str, name: str = "<string>", *, asm: bool = False) -> None:
+        if (wide := _too_wide(text)) is not None:  # xDSL would build the type's 2**width bounds first
+            raise ParseError(Span(wide.start(), wide.end(), Input(text, name)),
+                             f"integer type {wide.group(0)} is wider than MLIR allows (at most {_MAX_INT_WIDTH} bits)")
         super().__init__(ctx, text, name)
         self.asm = asm
         self.op_positions: dict[Operation, int] = {}
@@ -158,9 +162,6 @@ def parse_source(text: str, path: str = "<string>", *, asm: bool | None = None) 
     source = Source(path, text)
     if (at := _unclosed_string_at(text)) is not None:
         raise SourceError(source, [source.diagnostic(at, "End of file reached before closing string literal.")])
-    if (wide := _too_wide(text)) is not None:  # xDSL would build the type's 2**width bounds first
-        raise SourceError(source, [source.diagnostic(wide.start(), (
-            f"integer type {wide.group(0)} is wider than MLIR allows (at most {_MAX_INT_WIDTH} bits)"))])
     parser: PtoParser | None = None
     try:
         parser = PtoParser(make_context(), text, path, asm=is_asm_path(path) if asm is None else asm)

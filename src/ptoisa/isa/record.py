@@ -628,7 +628,9 @@ def apply_legality(check: Check, table: Legality, specs: Mapping[str, TileSpec])
     if table.pairs is not None:
         s, d = specs["src"].dtype, specs["dst"].dtype
         if (s, d) not in table.pairs:
-            check.fail("dst", f"conversion from {s.cname} to {d.cname} is not supported")
+            to = sorted((b for a, b in table.pairs if a is s), key=lambda t: t.cname)
+            hint = f"from {s.cname} to: {names(to)}" if to else f"no conversion from {s.cname}"
+            check.fail("dst", f"conversion from {s.cname} to {d.cname} is not supported ({hint})")
     for role in table.row_major:
         if role in specs and not specs[role].is_row_major:
             check.fail(role, f"must be row-major (got {specs[role].layout_name})")
@@ -684,8 +686,17 @@ def describe(rec: Instruction, target: str) -> str:
         return f"{rec.name}: not available ({table.unavailable})"
     parts = [f"{role}: {names(d)}" for role, d in table.dtypes.items()]
     if table.pairs is not None:
-        parts.append(f"{len(table.pairs)} conversions")
+        parts.append(f"{len(table.pairs)} conversions: {conversions(table.pairs)}")
     return f"{rec.name}: " + "; ".join(parts)
+
+
+def conversions(pairs: frozenset[tuple[DType, DType]]) -> str:
+    """`float -> half, int32; half -> float`: every allowed (src, dst) pair, grouped by src."""
+    by_src: dict[DType, list[DType]] = {}
+    for s, d in pairs:
+        by_src.setdefault(s, []).append(d)
+    return "; ".join(f"{s.cname} -> {', '.join(sorted(d.cname for d in ds))}"
+                     for s, ds in sorted(by_src.items(), key=lambda kv: kv[0].cname))
 
 
 def sited(where: str | None) -> Any:

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._quiet import quiet
 from ...dtypes import STANDARD_DTYPES
 from ...dtypes import DType as D
 from ...enums import AccToVecMode, ReluPreMode
@@ -88,6 +89,8 @@ def _static(quant: bool, name: str):  # noqa: ANN202
         fp = specs.get("fp")
         if fp is not None and target != "cpu" and fp.loc is not Scaling:
             check.fail("fp", f"location {fp.loc.name} is not supported (allowed: Scaling)")
+        if fp is not None and fp.dtype not in STANDARD_DTYPES:  # its elements convert to uint64_t words
+            check.fail("fp", f"dtype {fp.dtype.cname} is not supported (quantisation words are integers or floats)")
         if target == "cpu":
             for role, spec in specs.items():
                 if spec.dtype not in STANDARD_DTYPES:
@@ -160,7 +163,9 @@ def _words(plan: Plan, tiles: Tiles, scalars: Scalars, first: int, count: int, s
         check.fail("fp", f"holds {fp.valid_col} words in its valid row 0, fewer than the {first + count} columns "
                          "it quantises")
     row = region(fp, 1, first + count)[0, first:]
-    if row.dtype.kind == "f" and not np.all((row >= 0) & (row < 2.0**64)):
+    with quiet():  # in double (2**64 overflows half); a signalling NaN converts with an "invalid" flag
+        wide = np.asarray(row, np.float64) if row.dtype.kind == "f" else None
+    if wide is not None and not np.all((wide >= 0) & (wide < 2.0**64)):
         check.undefined("fp", "a word that is negative, NaN or too large converts to uint64_t undefined")
     return _prequant.words_of(np.asarray(row))
 

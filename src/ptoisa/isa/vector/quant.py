@@ -75,6 +75,10 @@ def _tquant(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     if tiles["fp"].valid_row == 0 or tiles["fp"].valid_col == 0 or \
             "offset" in tiles and (tiles["offset"].valid_row == 0 or tiles["offset"].valid_col == 0):
         Check(plan.record.name, plan.config.name).fail("fp", "a parameter tile with an empty valid region")
+    out = tiles["dst"].spec
+    if out.rows < rows or out.cols < cols:  # the results of src's whole valid region land in dst
+        Check(plan.record.name, plan.config.name).fail(
+            "dst", f"{out.rows}x{out.cols} cannot hold src's valid region {rows}x{cols}")
     x = np.array(valid_of(source), np.float32)
     with quiet():
         scaled = x * _param_column(tiles["fp"], rows)[:, None]
@@ -104,6 +108,10 @@ def _tdequant_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     for role in ("scale", "offset"):
         if rows and cols and (tiles[role].valid_row < rows or tiles[role].valid_col == 0):
             check.fail(role, f"needs a value for each of dst's {rows} rows (valid shape {tiles[role].valid_shape})")
+    used = min(cols, tiles["scale"].valid_col)  # the kernel reads parameter columns 0 .. used - 1 of both tiles
+    if rows and cols and tiles["offset"].valid_col < used:
+        check.fail("offset", f"has {tiles['offset'].valid_col} valid columns; scale's {tiles['scale'].valid_col} "
+                             f"make the kernel read {used}")
 
 
 def _tdequant(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
@@ -112,7 +120,7 @@ def _tdequant(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     if rows == 0 or cols == 0:
         return
     dtype = out.spec.np_dtype
-    para = max(1, tiles["scale"].valid_col)
+    para = max(1, min(cols, tiles["scale"].valid_col))  # the parameter columns read (the rule checked offset's)
     pick = np.minimum(np.arange(cols), para - 1)
     scale = np.array(valid_of(tiles["scale"], (rows, para)))[:, pick].astype(dtype)
     offset = np.array(valid_of(tiles["offset"], (rows, para)))[:, pick].astype(dtype)

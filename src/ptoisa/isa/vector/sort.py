@@ -138,7 +138,8 @@ def block_order(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
         key = -values.astype(np.float64)
     order = np.lexsort((pos.ravel(), ids.ravel().astype(np.int64), key.ravel(), group.ravel()))
     if values.dtype.kind in "fV":
-        nan = np.isnan(values.astype(np.float64))
+        with quiet():  # a signalling NaN converts with an "invalid" flag: a NaN all the same
+            nan = np.isnan(values.astype(np.float64))
         if nan.any():
             for r, c in zip(*np.nonzero(nan), strict=True):
                 start = r * cols + c // BLOCK * BLOCK
@@ -268,10 +269,12 @@ def merge_order(values: list[np.ndarray], exhausted: bool, limit: int) -> tuple[
     lengths = [len(v) for v in values]
     starts = np.cumsum([0, *lengths])
     flat = np.concatenate(values) if values else np.zeros(0)
-    if flat.dtype.kind in "fV" and np.isnan(flat.astype(np.float64)).any():
-        order = _merge_loop([v.astype(np.float64) for v in values], starts, exhausted, limit)
-    else:
+    with quiet():  # signalling NaNs convert with an "invalid" flag: NaNs all the same
         wide = flat.astype(np.float64 if flat.dtype.kind in "fV" else np.int64)
+        lists = [v.astype(np.float64) for v in values] if flat.dtype.kind in "fV" else []
+    if flat.dtype.kind in "fV" and np.isnan(wide).any():
+        order = _merge_loop(lists, starts, exhausted, limit)
+    else:
         keys = np.concatenate([np.minimum.accumulate(wide[a:b]) for a, b in zip(starts[:-1], starts[1:])]) \
             if len(wide) else wide
         which = np.repeat(np.arange(len(values)), lengths)

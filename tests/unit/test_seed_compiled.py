@@ -181,3 +181,27 @@ def test_texpands_run_time_valid_shapes(target):
             ptoisa.TEXPANDS(got, 2.5, target=target)
             texpands_impl._general(config, want, 2.5)
         assert got.tobytes() == want.tobytes(), (vr, vc)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.int32, np.int16, np.uint16, np.uint32, np.float32])
+@pytest.mark.parametrize("cols,valid", [(16, 16), (32, 7), (64, 64)])
+@pytest.mark.parametrize("start", [100, -5, 70000, 2 ** 40, np.int32(7), np.int16(-3), np.uint32(9), 2.5, True])
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_tci_compiled_matches_general(target, dtype, cols, valid, start, descending, dynamic):
+    from ptoisa.isa import tci as impl
+
+    cols = max(cols, 32 // np.dtype(dtype).itemsize)
+    if dynamic:
+        dst = Tile[TileType.Vec, dtype, 1, cols, BLayout.RowMajor, -1, -1](1, valid)
+        dst.storage[...] = noise(dst.spec).storage
+    else:
+        dst = noise(Tile[TileType.Vec, dtype, 1, cols, BLayout.RowMajor, 1, valid])
+    config = resolve(target)
+    impl._COMPILED.clear()
+    compiled = outcome(lambda d: ptoisa.TCI(d, start, descending=descending, target=target), [dst])
+    general = outcome(lambda d: impl._general(config, d, start, descending, None), [dst])
+    assert compiled == general
+    if start == 100 and dtype is np.int32:  # the compiled sequence really ran
+        assert any(run is not None for run in impl._COMPILED.values())

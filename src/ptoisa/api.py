@@ -24,7 +24,7 @@ from typing import Any
 
 from .dtypes import DType, as_dtype
 from .errors import IllegalInstructionError, PtoError, TileSpecError
-from .events import Pipe, RecordEvent, check_events, record
+from .events import Pipe, RecordEvent, check_events, next_event_number, record
 from .isa.enums import CmpMode, GatherAxis, MaskPattern
 from .isa.tci import tci
 from .isa.tcmps import tcmps
@@ -86,8 +86,40 @@ def _split_events(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ..
     return args[:end], args[end:]
 
 
+# --- lean entries ------------------------------------------------------------------------------------------
+# Each public entry takes (*args, target=None, **kwargs). The common call (the operands, no wait event, no other
+# keyword) goes straight to the instruction's implementation (which looks up the call compiled for its tile
+# types and target) and returns its event; every other call goes to the general entry below it, which binds the
+# arguments (refusing an unbindable call with ptoisa's error), checks wait events and picks the form. Both run
+# the same implementation, so they give the same bytes, warnings and refusals; the lean one only skips about
+# 1 us of Python work per call (a wrapper frame, event splitting, the general entry's own frame).
+_new_event = tuple.__new__
+_V, _S, _MTE2, _MAT = Pipe.V, Pipe.S, Pipe.MTE2, TileType.Mat
+
+
+def _shows(general: Callable[..., RecordEvent]) -> Callable[[Callable[..., RecordEvent]], Callable[..., RecordEvent]]:
+    """A lean entry shows the general entry's parameters (help(), IDEs), and keeps its own docstring."""
+
+    def wrap(lean: Callable[..., RecordEvent]) -> Callable[..., RecordEvent]:
+        lean.__signature__ = inspect.signature(general)  # type: ignore[attr-defined]
+        return lean
+
+    return wrap
+
+
 @_checked_call("TEXPANDS")
-def TEXPANDS(dst: Tile | ConvTile, scalar: Any, *events: RecordEvent, target: Any = None) -> RecordEvent:
+def _texpands(dst: Tile | ConvTile, scalar: Any, *events: RecordEvent, target: Any = None) -> RecordEvent:
+    """The general entry of TEXPANDS (see `TEXPANDS`)."""
+    config = resolve(target)
+    if events:
+        check_events("TEXPANDS", config.name, events)
+    texpands(config, dst, scalar)
+    mat = getattr(getattr(dst, "spec", None), "loc", None) is TileType.Mat
+    return record("TEXPANDS_MAT" if mat else "TEXPANDS", Pipe.MTE2 if mat else Pipe.V)
+
+
+@_shows(_texpands)
+def TEXPANDS(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
     """TEXPANDS(dst, scalar, *events, target=None): fill `dst` with `scalar`.
 
     A Vec tile gets the scalar over its valid region, a Mat tile over its whole Rows x Cols storage, a ConvTile
@@ -99,16 +131,27 @@ def TEXPANDS(dst: Tile | ConvTile, scalar: Any, *events: RecordEvent, target: An
     >>> t.data.tolist()[0]
     [1.5, 1.5, 1.5, 1.5, 0.0, 0.0, 0.0, 0.0]
     """
-    config = resolve(target)
-    if events:
-        check_events("TEXPANDS", config.name, events)
-    texpands(config, dst, scalar)
-    mat = getattr(getattr(dst, "spec", None), "loc", None) is TileType.Mat
-    return record("TEXPANDS_MAT" if mat else "TEXPANDS", Pipe.MTE2 if mat else Pipe.V)
+    if len(args) == 2 and not kwargs:
+        dst, scalar = args
+        texpands(resolve(target), dst, scalar)
+        if getattr(getattr(dst, "spec", None), "loc", None) is _MAT:
+            return _new_event(RecordEvent, ("TEXPANDS_MAT", _MTE2, next_event_number()))
+        return _new_event(RecordEvent, ("TEXPANDS", _V, next_event_number()))
+    return _texpands(*args, target=target, **kwargs)
 
 
 @_checked_call("TCMPS")
-def TCMPS(dst: Tile, src0: Tile, src1: Any, cmpMode: Any, *events: RecordEvent, target: Any = None) -> RecordEvent:
+def _tcmps(dst: Tile, src0: Tile, src1: Any, cmpMode: Any, *events: RecordEvent, target: Any = None) -> RecordEvent:
+    """The general entry of TCMPS (see `TCMPS`)."""
+    config = resolve(target)
+    if events:
+        check_events("TCMPS", config.name, events)
+    tcmps(config, dst, src0, src1, cmpMode)
+    return record("TCMPS", Pipe.V)
+
+
+@_shows(_tcmps)
+def TCMPS(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
     """TCMPS(dst, src0, scalar_or_src1, cmpMode, *events, target=None): compare into packed predicate bits.
 
     Every valid element of `src0` is compared with the scalar (or with `src1[0,0]` when the third argument is a
@@ -124,15 +167,24 @@ def TCMPS(dst: Tile, src0: Tile, src1: Any, cmpMode: Any, *events: RecordEvent, 
     >>> [hex(b) for b in dst.data[0, :2]]
     ['0x0', '0xfc']
     """
-    config = resolve(target)
-    if events:
-        check_events("TCMPS", config.name, events)
-    tcmps(config, dst, src0, src1, cmpMode)
-    return record("TCMPS", Pipe.V)
+    if len(args) == 4 and not kwargs:
+        tcmps(resolve(target), *args)
+        return _new_event(RecordEvent, ("TCMPS", _V, next_event_number()))
+    return _tcmps(*args, target=target, **kwargs)
 
 
 @_checked_call("TPARTMUL")
-def TPARTMUL(dst: Tile, src0: Tile, src1: Tile, *events: RecordEvent, target: Any = None) -> RecordEvent:
+def _tpartmul(dst: Tile, src0: Tile, src1: Tile, *events: RecordEvent, target: Any = None) -> RecordEvent:
+    """The general entry of TPARTMUL (see `TPARTMUL`)."""
+    config = resolve(target)
+    if events:
+        check_events("TPARTMUL", config.name, events)
+    tpartmul(config, dst, src0, src1)
+    return record("TPARTMUL", Pipe.V)
+
+
+@_shows(_tpartmul)
+def TPARTMUL(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
     """TPARTMUL(dst, src0, src1, *events, target=None): element-wise product over mismatched valid regions.
 
     Over dst's valid region: src0 * src1 where both are valid, the valid source's value where only one is. One
@@ -147,34 +199,36 @@ def TPARTMUL(dst: Tile, src0: Tile, src1: Tile, *events: RecordEvent, target: An
     >>> dst.data[:, 0].tolist()
     [20.0, 3.0]
     """
-    config = resolve(target)
-    if events:
-        check_events("TPARTMUL", config.name, events)
-    tpartmul(config, dst, src0, src1)
-    return record("TPARTMUL", Pipe.V)
+    if len(args) == 3 and not kwargs:
+        tpartmul(resolve(target), *args)
+        return _new_event(RecordEvent, ("TPARTMUL", _V, next_event_number()))
+    return _tpartmul(*args, target=target, **kwargs)
 
 
 class _Intrinsic:
-    """A callable that also takes C++-style explicit template arguments: NAME[T1, T2, ...](args)."""
+    """A callable that also takes C++-style explicit template arguments: NAME[T1, T2, ...](args).
 
-    def __init__(self, name: str, call: Callable[..., RecordEvent], bind: Callable[..., Callable[..., Any]]):
-        import inspect
+    Built by `_intrinsic`: each instance has a class of its own whose static `__call__` is the instruction's lean
+    entry, so that NAME(args) enters no Python frame before it."""
 
+    def __init__(self, name: str, general: Callable[..., RecordEvent], bind: Callable[..., Callable[..., Any]]):
         self.__name__ = self.__qualname__ = name
-        self.__doc__ = call.__doc__
-        self.__signature__ = inspect.signature(call)  # help() and IDEs show the real parameters
-        self.__wrapped__ = call
-        self._call = call
+        self.__doc__ = general.__doc__
+        self.__signature__ = inspect.signature(general)  # help() and IDEs show the real parameters
+        self.__wrapped__ = general
         self._bind = bind
-
-    def __call__(self, *args: Any, **kwargs: Any) -> RecordEvent:
-        return self._call(*args, **kwargs)
 
     def __getitem__(self, template: Any) -> Callable[..., RecordEvent]:
         return self._bind(template if isinstance(template, tuple) else (template,))
 
     def __repr__(self) -> str:
         return f"<ptoisa intrinsic {self.__name__}>"
+
+
+def _intrinsic(name: str, lean: Callable[..., RecordEvent], general: Callable[..., RecordEvent],
+               bind: Callable[..., Callable[..., Any]]) -> _Intrinsic:
+    cls = type(f"_{name}", (_Intrinsic,), {"__call__": staticmethod(lean), "__module__": __name__})
+    return cls(name, general, bind)
 
 
 def _template_error(name: str, message: str) -> IllegalInstructionError:
@@ -245,7 +299,15 @@ def _template_dtype(name: str, value: Any) -> DType:
         raise _template_error(name, str(exc)) from None
 
 
-TCI = _Intrinsic("TCI", _tci, _bind_tci)
+def _tci_lean(*args: Any, descending: Any = False, target: Any = None, **kwargs: Any) -> RecordEvent:
+    """TCI's lean entry (see the lean entries above): TCI(dst, start[, descending=...])."""
+    if len(args) == 2 and not kwargs:
+        tci(resolve(target), args[0], args[1], descending)
+        return _new_event(RecordEvent, ("TCI", _S, next_event_number()))
+    return _tci(*args, descending=descending, target=target, **kwargs)
+
+
+TCI = _intrinsic("TCI", _tci_lean, _tci, _bind_tci)
 
 
 # --- TGATHER -----------------------------------------------------------------------------------------------
@@ -327,4 +389,18 @@ def _bind_tgather(template: tuple[Any, ...]) -> Callable[..., RecordEvent]:
                                      "TGATHER[D, S, K, C, Tmp, CmpMode.X]")
 
 
-TGATHER = _Intrinsic("TGATHER", _tgather, _bind_tgather)
+def _tgather_lean(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
+    """TGATHER's lean entry (see the lean entries above): the index form TGATHER(dst, src0, indices[, tmp]) and
+    the mask form TGATHER(dst, src, pattern)."""
+    if 3 <= len(args) <= 4 and not kwargs:
+        third = type(args[2])
+        if third is Tile and (len(args) == 3 or type(args[3]) is Tile):
+            tgather_index(resolve(target), args[0], args[1], args[2], args[3] if len(args) == 4 else None)
+            return _new_event(RecordEvent, ("TGATHER", _V, next_event_number()))
+        if third is MaskPattern and len(args) == 3:
+            tgather_mask(resolve(target), args[0], args[1], args[2], GatherAxis.GATHER_ROW)
+            return _new_event(RecordEvent, ("TGATHER", _V, next_event_number()))
+    return _tgather(*args, target=target, **kwargs)
+
+
+TGATHER = _intrinsic("TGATHER", _tgather_lean, _tgather, _bind_tgather)

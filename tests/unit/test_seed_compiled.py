@@ -44,7 +44,7 @@ def outcome(fn, tiles):
 @pytest.mark.parametrize("dtype,shape,scalar", list(itertools.product(
     [np.float32, np.float16, np.int16, np.int8, np.uint32],
     [(1, 32, 1, 32), (4, 16, 3, 8), (2, 64, 2, 64), (8, 8, 8, 8)],
-    [1.5, -7, 300, float("nan"), 2 ** 40])))
+    [1.5, -7, 300, float("nan"), 2 ** 40, 1e39, 70000.0, 1e-46, 0.1, np.float32(2.5), -1])))
 @pytest.mark.parametrize("dynamic", [False, True])
 def test_texpands_compiled_matches_general(target, dtype, shape, scalar, dynamic):
     rows, cols, vr, vc = shape
@@ -59,6 +59,22 @@ def test_texpands_compiled_matches_general(target, dtype, shape, scalar, dynamic
     compiled = outcome(lambda d: ptoisa.TEXPANDS(d, scalar, target=target), [dst])
     general = outcome(lambda d: texpands_impl._general(config, d, scalar), [dst])
     assert compiled == general
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int16, np.uint8])
+@pytest.mark.parametrize("valid", [(32, 32), (8, 32), (32, 5)])
+@pytest.mark.parametrize("scalar", [2.5, 1e39, -3, 400])
+def test_texpands_mat_compiled_matches_general(target, dtype, valid, scalar):
+    """A Mat tile is filled over its whole storage (cpu `texpands_mat_valid_only`: its valid region)."""
+    dst = noise(Tile[TileType.Mat, dtype, 32, 32, BLayout.ColMajor, *valid])
+    config = resolve(target)
+    texpands_impl._COMPILED.clear()
+    compiled = outcome(lambda d: ptoisa.TEXPANDS(d, scalar, target=target), [dst])
+    general = outcome(lambda d: texpands_impl._general(config, d, scalar), [dst])
+    assert compiled == general
+    if scalar == 2.5 and valid == (32, 32):  # the compiled fill really ran
+        assert any(run is not None for run in texpands_impl._COMPILED.values())
 
 
 INDEX_CASES = list(itertools.product(TARGETS, [np.float32, np.float16, np.int32], [np.int32, np.int16],
@@ -165,3 +181,27 @@ def test_texpands_run_time_valid_shapes(target):
             ptoisa.TEXPANDS(got, 2.5, target=target)
             texpands_impl._general(config, want, 2.5)
         assert got.tobytes() == want.tobytes(), (vr, vc)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.int32, np.int16, np.uint16, np.uint32, np.float32])
+@pytest.mark.parametrize("cols,valid", [(16, 16), (32, 7), (64, 64)])
+@pytest.mark.parametrize("start", [100, -5, 70000, 2 ** 40, np.int32(7), np.int16(-3), np.uint32(9), 2.5, True])
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_tci_compiled_matches_general(target, dtype, cols, valid, start, descending, dynamic):
+    from ptoisa.isa import tci as impl
+
+    cols = max(cols, 32 // np.dtype(dtype).itemsize)
+    if dynamic:
+        dst = Tile[TileType.Vec, dtype, 1, cols, BLayout.RowMajor, -1, -1](1, valid)
+        dst.storage[...] = noise(dst.spec).storage
+    else:
+        dst = noise(Tile[TileType.Vec, dtype, 1, cols, BLayout.RowMajor, 1, valid])
+    config = resolve(target)
+    impl._COMPILED.clear()
+    compiled = outcome(lambda d: ptoisa.TCI(d, start, descending=descending, target=target), [dst])
+    general = outcome(lambda d: impl._general(config, d, start, descending, None), [dst])
+    assert compiled == general
+    if start == 100 and dtype is np.int32:  # the compiled sequence really ran
+        assert any(run is not None for run in impl._COMPILED.values())

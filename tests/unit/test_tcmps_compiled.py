@@ -123,3 +123,23 @@ def test_run_time_valid_shapes_are_compiled_per_shape(target):
             ptoisa.TCMPS(got, src, 3.0, CmpMode.GT, target=target)
             impl._general(config, want, src, 3.0, CmpMode.GT)
         assert got.tobytes() == want.tobytes(), (vr, vc)
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int16, np.uint8])
+@pytest.mark.parametrize("scalar", [1e39, -1e39, 70000.0, 1e-46, 0.1, 2.5, 300, -1, 2 ** 31, np.float32(1.0),
+                                    np.int16(2), True])
+@pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.EQ, CmpMode.LE])
+@pytest.mark.parametrize("valid", [(4, 64), (4, 24), (3, 12)])
+def test_compiled_tcmps_converts_scalars_as_the_general_path(target, dtype, scalar, mode, valid):
+    """Python numbers that NumPy may convert itself take the compiled call's short way; every other number
+    (overflowing, wrapping, of another type) goes through to_element with its warning or refusal."""
+    vr, vc = valid
+    cols = max(64, 32 // np.dtype(dtype).itemsize)
+    src = tile(Tile[TileType.Vec, dtype, 4, cols, BLayout.RowMajor, vr, vc], values(dtype, 4 * cols))
+    dst = tile(Tile[TileType.Vec, np.uint8, 4, 32, BLayout.RowMajor, vr, -(-vc // 8)])
+    config = resolve(target)
+    impl._COMPILED.clear()
+    compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, mode, target=target), dst, src, scalar)
+    general = outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, scalar)
+    assert compiled == general

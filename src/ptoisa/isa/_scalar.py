@@ -169,3 +169,17 @@ def _from_float(value: float, dtype: DType, check: Check, operand: str) -> np.ge
     if math.isnan(value) or math.isinf(value) or not info.min <= math.trunc(value) <= info.max:
         check.fail(operand, f"value {value!r} does not convert to {dtype.cname} (C++ leaves that undefined)")
     return np.array(math.trunc(value), dtype=dtype.np)[()]
+
+
+def weak_range(dtype: DType) -> tuple[type, Any, Any]:
+    """(type, low, high): the Python numbers that a kernel may hand to NumPy as they are, for NumPy to convert
+    to `dtype` (NEP 50's "weak" scalars). NumPy's conversion of these is `to_element`'s, with no warning and no
+    error: floats within float32's (float16's) finite range round once to the type, as `to_element` rounds them;
+    ints within an integer type's range keep their value. Every other number (NaN, infinities, values that
+    overflow or wrap, NumPy scalars, other element types) goes through `to_element`. A compiled call decides
+    this once per element type and per call only tests `type(value) is kind and low <= value <= high`."""
+    if dtype in (DType.F32, DType.F16):
+        return float, -_SAFE_MAGNITUDE[dtype], _SAFE_MAGNITUDE[dtype]
+    if not isinstance(dtype, _Bits) and not dtype.is_float:
+        return (int, *_INT_RANGE[dtype])
+    return float, 1.0, 0.0  # an empty range: always `to_element`

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._quiet import quiet
+from ..errors import PtoError
 from ..targets import Config
 from ..tile.layout import store, write_region
 from ..tile.spec import TileSpec
@@ -32,12 +33,60 @@ from ..dtypes import names
 from ..targets.rules import VEC_ONLY
 from ..memory import spill, window
 from ._check import Check, announce_erratum, commit_variant
-from ._scalar import to_element
+from ._scalar import to_element, weak_range
 
 INSTR = "TCI"
 
 
 def tci(config: Config, dst: Any, start: Any, descending: Any, tmp: Any = None) -> None:
+    if tmp is None and type(dst) is Tile and type(descending) is bool:
+        spec = dst.spec
+        key: tuple[Any, ...] = (config, spec, descending)
+        if spec.dynamic_row or spec.dynamic_col:
+            key += (dst.valid_col,)  # valid shape set at run time: compiled per shape
+        run = _COMPILED.get(key, _UNSET)
+        if run is _UNSET:
+            run = _compile(key, dst.valid_col)
+        if run is not None:
+            run(dst, start)
+            return
+    _general(config, dst, start, descending, tmp)
+
+
+_UNSET = object()
+_COMPILED: dict[tuple[Any, ...], Any] = {}
+
+
+def _compile(key: tuple[Any, ...], count: int) -> Any:
+    """An integer sequence without tmp, compiled once per tile type, direction and target (the checks run here):
+    one NumPy add (or subtract) of the cached ramp 0..count-1 and the start, straight into dst's row. None
+    (remembered) for float types and boxed layouts; a refusal is left to the general path and not remembered.
+    Per call: the start's test (exactly dst's NumPy type, or a Python int in range; else `_start`)."""
+    config, spec, descending = key[:3]
+    try:
+        _static(spec, None, config)
+    except PtoError:
+        return None
+    run = None
+    if not spec.dtype.is_float and not spec.is_boxed and len(_COMPILED) < 4096:
+        check, np_type = Check(INSTR, config.name), spec.np_dtype.type
+        _, low, high = weak_range(spec.dtype)
+        ramp = _ramp(count, spec.np_dtype)
+        whole = count == spec.cols
+
+        def run(dst: Tile, start: Any) -> None:
+            kind = type(start)
+            value = start if kind is np_type or kind is int and low <= start <= high else _start(check, start, dst)
+            out = dst.view[0] if whole else dst.view[0, :count]
+            if descending:
+                np.subtract(value, ramp, out=out)
+            else:
+                np.add(ramp, value, out=out)
+    _COMPILED[key] = run
+    return run
+
+
+def _general(config: Config, dst: Any, start: Any, descending: Any, tmp: Any) -> None:
     check = Check(INSTR, config.name)
     dst = check.tile("dst", dst)
     if tmp is not None:

@@ -35,7 +35,7 @@ from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum, announce_fallback, commit_variant
 from ._compare import VIA_FLOAT32, INF_BITS_16, OPS, compare, compare_bits16, is_inf16
-from ._scalar import to_element
+from ._scalar import to_element, weak_range
 from .enums import CmpMode, coerce_enum
 
 INSTR = "TCMPS"
@@ -348,10 +348,10 @@ def _plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check
             if rest:
                 dst.view[full, :rest] = stream[full * dvc:count]
     else:
-        if packing == "a5_rows" and (vc % 8 or config.erratum("tcmps_chunk_tail")
-                                     and vc % (256 if dtype.itemsize == 1 else 128)):
-            return None  # zero tail bits, or whole chunks written (`tcmps_chunk_tail`): the general path
         pitch = dspec.cols * dspec.dtype.itemsize
+        if packing == "a5_rows" and config.erratum("tcmps_chunk_tail") \
+                and vc % (256 if dtype.itemsize == 1 else 128):
+            return _a5_chunk_plan(config, dspec, sspec, mode, check, tile_form, svalid)
 
         def land(dst: Tile, packed: np.ndarray) -> None:
             dst.storage.view(np.uint8).reshape(dst_rows, pitch)[:vr, :packed.shape[1]] = packed
@@ -362,11 +362,76 @@ def _plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check
                 return _a2a3_tail_plan(config, dspec, sspec, mode, check, tile_form, dvalid, svalid)
 
     predicate = _predicate_of(config, mode, dtype)
-    packbits = np.packbits
+    scalar_of, values_of, pack = _inputs(predicate, mode, dtype, check, tile_form, sspec, svalid)
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
-        scalar = src1.storage[0] if tile_form else to_element(src1, dtype, check, "scalar")
-        land(dst, packbits(predicate(region(src0, vr, vc), scalar), axis=1, bitorder="little"))
+        land(dst, pack(predicate(values_of(src0), scalar_of(src1))))
+
+    return run
+
+
+def _inputs(predicate: Any, mode: CmpMode, dtype: DType, check: Check, tile_form: bool, sspec: TileSpec,
+            svalid: tuple[int, int]) -> tuple[Any, Any, Any]:
+    """The three steps of a compiled call around its comparison, each decided once:
+
+    - scalar_of(src1): src1[0, 0] (tile form), the Python number as it is where the comparison is a plain ufunc
+      that converts it as `to_element` would (`weak_range`), else `to_element`;
+    - values_of(src0): src0's view when the valid region is the whole tile, else the valid region;
+    - pack(bits): the (vr, ceil(vc / 8)) row bytes; rows of whole bytes are packed as one flat stream (the same
+      bytes; NumPy's flat packbits is the cheaper call)."""
+    vr, vc = svalid
+    if tile_form:
+        def scalar_of(src1: Any) -> Any:
+            return src1.storage[0]
+    else:
+        kind, low, high = weak_range(dtype) if predicate is OPS[mode] else (float, 1.0, 0.0)
+
+        def scalar_of(src1: Any) -> Any:
+            if type(src1) is kind and low <= src1 <= high:
+                return src1
+            return to_element(src1, dtype, check, "scalar")
+
+    if (vr, vc) == (sspec.rows, sspec.cols):
+        def values_of(src0: Tile) -> np.ndarray:
+            view = src0.view
+            return view if view is not None else region(src0, vr, vc)
+    else:
+        def values_of(src0: Tile) -> np.ndarray:
+            return region(src0, vr, vc)
+
+    packbits, row_bytes = np.packbits, -(-vc // 8)
+    if vc % 8:
+        def pack(bits: np.ndarray) -> np.ndarray:
+            return packbits(bits, axis=1, bitorder="little")
+    else:
+        def pack(bits: np.ndarray) -> np.ndarray:
+            return packbits(bits, bitorder="little").reshape(vr, row_bytes)
+    return scalar_of, values_of, pack
+
+
+def _a5_chunk_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check,
+                   tile_form: bool, svalid: tuple[int, int]) -> Any:
+    """a5 `tcmps_chunk_tail` decided once: each row's predicate bytes, then zeros up to its whole chunk (128
+    elements, 256 for 8-bit sources). The erratum changes dst exactly where those zero bytes replace nonzero
+    ones, so it is announced (before any byte is written) when the chunk tail holds a nonzero byte. None (the
+    general path) when the chunk does not fit dst's row pitch."""
+    vr, vc = svalid
+    chunk = 256 if sspec.dtype.itemsize == 1 else 128
+    rows, pitch = dspec.rows, dspec.cols * dspec.dtype.itemsize
+    row_bytes, chunk_bytes = -(-vc // 8), -(-vc // chunk) * chunk // 8
+    if chunk_bytes > pitch:
+        return None
+    predicate = _predicate_of(config, mode, sspec.dtype)
+    scalar_of, values_of, pack = _inputs(predicate, mode, sspec.dtype, check, tile_form, sspec, svalid)
+
+    def run(dst: Tile, src0: Tile, src1: Any) -> None:
+        packed = pack(predicate(values_of(src0), scalar_of(src1)))
+        now = dst.storage.view(np.uint8).reshape(rows, pitch)[:vr]
+        tail = now[:, row_bytes:chunk_bytes]
+        if tail.any():
+            announce_erratum(config, INSTR, "tcmps_chunk_tail")
+            tail.fill(0)
+        now[:, :row_bytes] = packed
 
     return run
 
@@ -401,7 +466,7 @@ def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpM
 
     plain = _predicate_of(config, hw_mode, dtype)
     if not isinstance(plain, partial) or plain.func is not _predicate:
-        return _lean_tail(config, dspec, dtype, mode, check, tile_form, plain, lanes, inside, dvalid, svalid)
+        return _lean_tail(config, dspec, sspec, mode, check, tile_form, plain, lanes, inside, dvalid, svalid)
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
         scalar = src1.storage[0] if tile_form else to_element(src1, dtype, check, "scalar")
@@ -421,7 +486,35 @@ def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpM
     return run
 
 
-def _lean_tail(config: Config, dspec: TileSpec, dtype: DType, mode: CmpMode, check: Check, tile_form: bool,
+def _lane_bits(predicate: Any, sspec: TileSpec, lanes: np.ndarray, inside: np.ndarray) -> Any:
+    """lane_bits(storage, scalar): the packed bits of every repeat's lanes, (vr, width / 8) bytes, 0 for the
+    lanes past the storage. Where the repeats start on whole bytes of the storage (src0 Cols a multiple of 8; a
+    flat storage of the tile's size), the storage is compared once and packed as one stream, and row i's bytes
+    are the stream's from i * Cols / 8 on: a gather of a few bytes instead of the lanes' elements."""
+    (vr, width), cols, numel = lanes.shape, sspec.cols, sspec.numel
+    packbits, zeros = np.packbits, np.zeros
+
+    def gathered(storage: np.ndarray, scalar: Any) -> np.ndarray:
+        bits = predicate(storage[lanes], scalar)
+        bits &= inside
+        return packbits(bits, axis=1, bitorder="little")
+
+    if cols % 8 or not vr:
+        return gathered
+    stream_bits = -(-max(numel, (vr - 1) * cols + width) // 8) * 8
+    byte_index = np.arange(vr)[:, None] * (cols // 8) + np.arange(width // 8)[None, :]
+
+    def streamed(storage: np.ndarray, scalar: Any) -> np.ndarray:
+        if storage.ndim != 1 or storage.size != numel:
+            return gathered(storage, scalar)
+        bits = zeros(stream_bits, bool)
+        bits[:numel] = predicate(storage, scalar)
+        return packbits(bits, bitorder="little")[byte_index]
+
+    return streamed
+
+
+def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check, tile_form: bool,
                predicate: Any, lanes: np.ndarray, inside: np.ndarray, dvalid: tuple[int, int],
                svalid: tuple[int, int]) -> Any:
     """The repeat tail where no fallback can change a bit: one comparison over the repeats' lanes gives both
@@ -438,11 +531,12 @@ def _lean_tail(config: Config, dspec: TileSpec, dtype: DType, mode: CmpMode, che
     dst_valid_bytes = dvalid[1] * dspec.dtype.itemsize
     detail = "only bytes outside the valid region differ: the valid region is the contract's"
 
+    lane_bits = _lane_bits(predicate, sspec, lanes, inside)
+    hw_mode = CmpMode.EQ if ne else mode  # the comparison `predicate` makes
+    scalar_of = _inputs(predicate, hw_mode, sspec.dtype, check, tile_form, sspec, svalid)[0]
+
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
-        scalar = src1.storage[0] if tile_form else to_element(src1, dtype, check, "scalar")
-        bits = predicate(src0.storage[lanes], scalar)
-        bits &= inside
-        packed = np.packbits(bits, axis=1, bitorder="little")
+        packed = lane_bits(src0.storage, scalar_of(src1))
         if ne:
             np.invert(packed, out=packed)  # the rows' bytes are inverted after the EQ compare
         now = dst.storage.view(np.uint8).reshape(rows, pitch)[:vr]

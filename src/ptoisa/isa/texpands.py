@@ -30,7 +30,7 @@ from ..tile.layout import store, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, commit_variant
-from ._scalar import to_element
+from ._scalar import to_element, weak_range
 
 INSTR = "TEXPANDS"
 _BOUNDED_DIMS = {Layout.NC1HWC0: 4, Layout.FRACTAL_Z: 4, Layout.NDC1HWC0: 5, Layout.FRACTAL_Z_3D: 5}
@@ -74,17 +74,36 @@ def _compile(key: tuple[Any, ...], valid: tuple[int, int]) -> Any:
         contiguous = config.erratum("texpands_static_valid_contiguous") and _a2a3_contiguous(spec, vr, vc)
         if not pairs and (not contiguous or _rectangle_is_prefix(spec, vr, vc)):
             kind = "vec"
-    if kind == "vec" and len(_COMPILED) < 4096:
-        check, dtype = Check(INSTR, config.name), spec.dtype
-
-        def run(dst: Tile, scalar: Any) -> None:
-            value = to_element(scalar, dtype, check, "scalar")
-            view = dst.view
-            if view is not None:
-                view[:vr, :vc] = value
-            else:
-                store(dst, vr, vc, value)
+    if kind == "mat" and ((vr, vc) == (spec.rows, spec.cols) or not config.erratum("texpands_mat_valid_only")):
+        kind = "storage"  # the whole Rows x Cols storage, as `_fill_mat` fills it here
+    if kind in ("vec", "storage") and len(_COMPILED) < 4096:
+        run = _fill(config, spec, vr, vc, kind == "storage")
     _COMPILED[key] = run
+    return run
+
+
+def _fill(config: Config, spec: TileSpec, vr: int, vc: int, everything: bool) -> Any:
+    """The fill of one tile type and valid shape: its valid region (a Vec tile), or with `everything` its whole
+    storage (a Mat tile). Decided here: which Python numbers NumPy may convert itself (`weak_range`) and whether
+    the valid region is the whole tile (one `fill` of its view). Per call: the scalar's test (or `to_element`)
+    and one NumPy call."""
+    check, dtype = Check(INSTR, config.name), spec.dtype
+    kind, low, high = weak_range(dtype)
+    whole = (vr, vc) == (spec.rows, spec.cols)
+
+    def run(dst: Tile, scalar: Any) -> None:
+        value = scalar if type(scalar) is kind and low <= scalar <= high \
+            else to_element(scalar, dtype, check, "scalar")
+        view = dst.view
+        if everything:
+            dst.storage.fill(value)
+        elif view is None:
+            store(dst, vr, vc, value)
+        elif whole:
+            view.fill(value)
+        else:
+            view[:vr, :vc] = value
+
     return run
 
 

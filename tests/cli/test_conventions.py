@@ -133,3 +133,34 @@ def test_the_cli_target_names_are_the_registry():
 
     assert TARGET_NAMES == tuple(t.value for t in REGISTRY)
     assert DEFAULT_TARGET_NAME == DEFAULT_TARGET.value and ENV_VAR == TARGETS_ENV_VAR
+
+
+def test_run_takes_options_between_the_kernel_and_its_arguments(tmp_path, capsys):
+    """`ptoisa run k.pto --target a5 x.npy ...`: what follows an option still belongs to the argument list, in
+    order; a negative number is a value, not an option; an unknown option is still refused."""
+    from pathlib import Path
+
+    from ptoisa.cli.main import main
+
+    kernel = Path(__file__).resolve().parents[2] / "examples" / "pto" / "run_scale_compare.pto"
+    data = kernel.parent / "data" / "x_64x16_f32.npy"
+    assert main(["run", str(kernel), "--target", "a5", str(data), "zeros:64x16", "-q", "zeros:64x2", "2.0",
+                 "-100.0", "--out", str(tmp_path)]) == 0
+    x = np.load(data)
+    assert np.array_equal(np.load(tmp_path / "scaled.npy"), x * 2)
+    assert np.array_equal(np.load(tmp_path / "mask.npy"), np.packbits(x * 2 > -100, axis=1, bitorder="little"))
+    with __import__("pytest").raises(SystemExit) as info:
+        main(["run", str(kernel), "--target", "a5", str(data), "--bogus"])
+    assert info.value.code == 2 and "ptoisa run: error: unrecognized arguments" in capsys.readouterr().err
+
+
+def test_a_failed_json_run_prints_one_json_object(capsys):
+    import json
+    from pathlib import Path
+
+    from ptoisa.cli.main import main
+
+    kernel = Path(__file__).resolve().parents[2] / "examples" / "pto" / "run_softmax.pto"
+    assert main(["run", str(kernel), "zeros:3", "zeros:8x64", "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False and report["status"] == 1 and "holds 3 elements" in report["errors"][0]

@@ -1,0 +1,207 @@
+"""The fast kernels give the same bits as the straightforward ones they replaced.
+
+Each reference below is a copy of the kernel as it was before the shortcut (computing in double, one np.where per
+rule): the simulator's arithmetic written the plain way. The fast kernels are held to them bit for bit on
+special values (NaNs with payloads and signs, infinities, signed zeros, subnormals, the largest and smallest
+numbers), on random bit patterns (every exponent), on ordinary values (the shortcut's own path), and, for half,
+exhaustively over one operand.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from ptoisa.isa.vector import binary, scalar
+from ptoisa.isa.vector._common import from_double, narrow_int, trunc_rem
+
+FLOAT_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32))
+INT_TYPES = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32))
+UINT = {2: np.uint16, 4: np.uint32, 1: np.uint8}
+
+
+def bits(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x)
+    return x.view(UINT[x.dtype.itemsize]) if x.dtype.kind in "fV" else x
+
+
+def assert_same_bits(got: np.ndarray, want: np.ndarray, *inputs: np.ndarray) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape
+    diff = bits(got) != bits(want)
+    if diff.any():
+        where = np.argwhere(diff)[:5]
+        detail = [(tuple(i), *(np.broadcast_to(v, got.shape)[tuple(i)] for v in inputs), got[tuple(i)],
+                   want[tuple(i)]) for i in where]
+        raise AssertionError(f"{int(diff.sum())} elements differ, e.g. (index, inputs..., got, want): {detail}")
+
+
+def specials(dtype: np.dtype) -> np.ndarray:
+    """Special values of a float type by bit pattern: zeros, subnormals, extremes, infinities, NaNs."""
+    u = UINT[dtype.itemsize]
+    nbits = dtype.itemsize * 8
+    mant = {np.dtype(np.float16): 10, np.dtype(ml_dtypes.bfloat16): 7, np.dtype(np.float32): 23}[dtype]
+    sign = 1 << (nbits - 1)
+    exp_all = ((1 << (nbits - 1 - mant)) - 1) << mant
+    one = (((1 << (nbits - 2 - mant)) - 1) << mant)
+    patterns = [0, 1, 2, (1 << mant) - 1, 1 << mant, (1 << mant) + 1, exp_all - 1, exp_all, exp_all | 1,
+                exp_all | (1 << (mant - 1)), exp_all | (1 << (mant - 1)) | 5, exp_all | ((1 << mant) - 1),
+                one, one + 1, one - 1, one + (1 << mant), one - (1 << mant), one + (3 << mant)]
+    values = np.array(patterns + [p | sign for p in patterns], dtype=np.uint64).astype(u).view(dtype)
+    return np.concatenate([values, np.array([0.5, 1.5, 2, 3, 7, 0.1, 1e3, -0.75, -3], dtype=dtype)])
+
+
+def random_values(dtype: np.dtype, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Half random bit patterns (any exponent, NaN payloads), half ordinary numbers around 1."""
+    u = UINT[dtype.itemsize]
+    raw = rng.integers(0, np.iinfo(u).max, n // 2, dtype=u, endpoint=True).view(dtype)
+    plain = (rng.standard_normal(n - n // 2) * np.exp2(rng.integers(-6, 7, n - n // 2))).astype(dtype)
+    return np.concatenate([raw, plain])
+
+
+def operand_pairs(dtype: np.dtype, seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Every special value against every other, then random pairs."""
+    rng = np.random.default_rng(seed)
+    s = specials(dtype)
+    a, b = np.meshgrid(s, s, indexing="ij")
+    ra, rb = random_values(dtype, 20000, rng), random_values(dtype, 20000, rng)
+    return np.concatenate([a.ravel(), ra])[None, :], np.concatenate([b.ravel(), rb])[None, :]
+
+
+def int_pairs(dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(9)
+    edge = np.array(sorted({info.min, info.min + 1, -1 if info.min else 0, 1, 2, 7, info.max - 1, info.max}),
+                    dtype=dtype)
+    a, b = np.meshgrid(edge, edge, indexing="ij")
+    ra = rng.integers(info.min, info.max, 4096, endpoint=True).astype(dtype)
+    rb = rng.integers(info.min, info.max, 4096, endpoint=True).astype(dtype)
+    rb[rb == 0] = 3
+    b = np.where(b == 0, np.ones_like(b), b)
+    return np.concatenate([a.ravel(), ra]), np.concatenate([b.ravel(), rb])
+
+
+# --- references: the kernels before the shortcuts ------------------------------------------------------------
+def ref_rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind in "iu":
+        safe = np.where(b == 0, 1, b).astype(b.dtype)
+        r = trunc_rem(a, safe)
+    else:
+        r = np.fmod(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+    adjust = ((a >= 0) != (b >= 0)) & (r != 0)
+    return np.where(adjust, (r + b).astype(a.dtype), r)
+
+
+def ref_fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return trunc_rem(a, np.where(b == 0, 1, b).astype(b.dtype)) if a.dtype.kind in "iu" else \
+        np.fmod(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+
+
+# --- fmod and the remainders ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", FLOAT_TYPES, ids=str)
+@pytest.mark.parametrize("kind", ["fmod", "rem"])
+def test_remainders_tile_by_tile(dtype, kind):
+    fast, ref = (scalar._fmod, ref_fmod) if kind == "fmod" else (binary.rem, ref_rem)
+    a, b = operand_pairs(dtype)
+    with np.errstate(all="ignore"):
+        assert_same_bits(fast(a, b), ref(a, b), a, b)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES, ids=str)
+@pytest.mark.parametrize("kind", ["fmod", "rem"])
+def test_remainders_by_a_scalar(dtype, kind):
+    """TFMODS and TREMS: the divisor is a NumPy scalar of the element type (zero, NaN and inf included)."""
+    fast, ref = (scalar._fmod, ref_fmod) if kind == "fmod" else (binary.rem, ref_rem)
+    a, _ = operand_pairs(dtype, seed=11)
+    plain = a[:, -10000:]  # ordinary numbers only: the fast path throughout (unless s is special)
+    for s in specials(dtype):
+        with np.errstate(all="ignore"):
+            assert_same_bits(fast(a, s), ref(a, s), a, s)
+            assert_same_bits(fast(plain, s), ref(plain, s), plain, s)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES, ids=str)
+@pytest.mark.parametrize("kind", ["fmod", "rem"])
+def test_remainders_near_multiples(dtype, kind):
+    """Dividends next to k * b (the quotient just under or over an integer), k up to past the fast path's 2**24."""
+    fast, ref = (scalar._fmod, ref_fmod) if kind == "fmod" else (binary.rem, ref_rem)
+    rng = np.random.default_rng(17)
+    b = random_values(dtype, 4000, rng)
+    k = np.exp2(rng.uniform(0, 26, 1500)).round()
+    with np.errstate(all="ignore"):
+        b = b[np.isfinite(b) & (b != 0)][:1500]
+        exact = (b.astype(np.float64) * k).astype(dtype)
+        a = np.concatenate([exact, np.nextafter(exact, dtype.type(0)), np.nextafter(exact, dtype.type(np.inf)),
+                            -np.nextafter(exact, dtype.type(0))])[None, :]
+        bb = np.tile(b, 4)[None, :]
+        if dtype == ml_dtypes.bfloat16:  # no nextafter for bfloat16: step the bit pattern
+            up = (exact.view(np.uint16) + np.uint16(1)).view(dtype)
+            down = (exact.view(np.uint16) - np.uint16(1)).view(dtype)
+            a = np.concatenate([exact, down, up, -down])[None, :]
+        assert_same_bits(fast(a, bb), ref(a, bb), a, bb)
+        plain = np.isfinite(a) & (np.abs(a.astype(np.float64) / bb.astype(np.float64)) < 2.0 ** 23)
+        assert plain.mean() > 0.5  # most of them on the fast path
+        assert_same_bits(fast(a[plain], bb[plain]), ref(a[plain], bb[plain]))
+        small = a[:, :500]  # a small tile: libm's fmod directly
+        assert_same_bits(fast(small, bb[:, :500]), ref(small, bb[:, :500]))
+
+
+@pytest.mark.parametrize("kind", ["fmod", "rem"])
+def test_half_remainders_exhaustive_dividend(kind):
+    """Every half dividend against divisors from every binade (and the specials), fast path and fallback."""
+    fast, ref = (scalar._fmod, ref_fmod) if kind == "fmod" else (binary.rem, ref_rem)
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    divisors = np.concatenate([specials(np.dtype(np.float16)),
+                               np.arange(1, 1 << 15, 331, dtype=np.uint16).view(np.float16)])
+    a = np.broadcast_to(every, (divisors.size, every.size))
+    b = np.broadcast_to(divisors[:, None], a.shape)
+    with np.errstate(all="ignore"):
+        assert_same_bits(fast(a, b), ref(a, b), a, b)
+
+
+@pytest.mark.parametrize("dtype", INT_TYPES, ids=str)
+def test_integer_remainders_unchanged(dtype):
+    a, b = int_pairs(dtype)
+    assert_same_bits(binary.rem(a, b), ref_rem(a, b), a, b)
+    assert_same_bits(scalar._fmod(a, b), ref_fmod(a, b), a, b)
+
+
+def test_helpers_used_by_the_references_exist():
+    assert callable(from_double) and callable(narrow_int)
+
+
+# --- std::max / std::min by bits -----------------------------------------------------------------------------
+def ref_cpp_max(a, b):
+    return np.where(a < b, b, a)
+
+
+def ref_cpp_min(a, b):
+    return np.where(b < a, b, a)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES + INT_TYPES, ids=str)
+@pytest.mark.parametrize("which", ["max", "min"])
+def test_cpp_max_min(dtype, which):
+    from ptoisa.isa.vector._common import cpp_max, cpp_min
+
+    fast, ref = (cpp_max, ref_cpp_max) if which == "max" else (cpp_min, ref_cpp_min)
+    a, b = operand_pairs(dtype) if dtype.kind != "i" and dtype.kind != "u" else \
+        (x[None, :] for x in int_pairs(dtype))
+    with np.errstate(all="ignore"):
+        assert_same_bits(fast(a, b), ref(a, b), a, b)
+        for s in (specials(dtype) if dtype.kind not in "iu" else b[0, :9]):
+            s = dtype.type(s)
+            assert_same_bits(fast(a, s), ref(a, s), a, s)
+        strided = a.reshape(-1)[: (a.size // 64) * 64].reshape(-1, 64)[:, ::3]  # a tile's valid region: a view
+        other = b.reshape(-1)[: (b.size // 64) * 64].reshape(-1, 64)[:, 1::3]
+        strided, other = strided[:, :other.shape[1]], other[:, :strided.shape[1]]
+        assert_same_bits(fast(strided, other), ref(strided, other), strided, other)
+
+
+def test_relu_keeps_nan_and_negative_zero():
+    from ptoisa.isa.vector.unary import relu
+
+    for dtype in FLOAT_TYPES + INT_TYPES:
+        x = operand_pairs(dtype)[0] if dtype.kind not in "iu" else int_pairs(dtype)[0]
+        with np.errstate(all="ignore"):
+            assert_same_bits(relu(x), ref_cpp_max(x, np.zeros_like(x)), x)

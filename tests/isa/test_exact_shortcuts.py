@@ -205,3 +205,76 @@ def test_relu_keeps_nan_and_negative_zero():
         x = operand_pairs(dtype)[0] if dtype.kind not in "iu" else int_pairs(dtype)[0]
         with np.errstate(all="ignore"):
             assert_same_bits(relu(x), ref_cpp_max(x, np.zeros_like(x)), x)
+
+
+# --- unary: sqrt in float, tables for the 2-byte types --------------------------------------------------------
+X86_DEFAULT_NAN = np.array(0xFFF8000000000000, np.uint64).view(np.float64)
+
+
+def ref_in_double(fn):
+    def apply(x):
+        wide = x.astype(np.float64)
+        fn(wide)
+        nan = np.isnan(wide)
+        if nan.any():
+            from_input = np.isnan(x)
+            wide[nan & ~from_input] = X86_DEFAULT_NAN
+            wide[from_input] = x[from_input].astype(np.float64)
+        return from_double(wide, x.dtype)
+
+    return apply
+
+
+def _rsqrt(w):
+    np.sqrt(w, out=w)
+    np.divide(1.0, w, out=w)
+
+
+def ref_exp(x):
+    wide = x.astype(np.float64)
+    np.exp(wide, out=wide)
+    nan = np.isnan(wide)
+    if nan.any():
+        from_input = np.isnan(x)
+        wide[nan & ~from_input] = X86_DEFAULT_NAN
+        wide[from_input] = x[from_input].astype(np.float64)
+    if x.dtype == np.float16:
+        return wide.astype(np.float32).astype(np.float16)
+    return from_double(wide, x.dtype)
+
+
+UNARY = {
+    "TSQRT": ref_in_double(lambda w: np.sqrt(w, out=w)),
+    "TLOG": ref_in_double(lambda w: np.log(w, out=w)),
+    "TRSQRT": ref_in_double(_rsqrt),
+    "TEXP": ref_exp,
+}
+
+
+def _unary_fast(name):
+    from ptoisa.isa.record import REGISTRY
+    from ptoisa.isa.vector import unary
+
+    if name == "TEXP":
+        return unary.exp
+    kernel = REGISTRY[name].kernel
+    return next(c.cell_contents for c in kernel.__closure__ if callable(c.cell_contents))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES, ids=str)
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_functions(name, dtype):
+    fast, ref = _unary_fast(name), UNARY[name]
+    if dtype.itemsize == 2:  # every input, whole and as a strided view (a tile's valid region)
+        x = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(dtype).reshape(256, 256)
+    else:
+        x = np.concatenate([specials(dtype), random_values(dtype, 60000, np.random.default_rng(2)),
+                            np.abs(random_values(dtype, 19955, np.random.default_rng(4)))]).reshape(-1, 125)
+    with np.errstate(all="ignore"):
+        assert_same_bits(fast(x), ref(x), x)
+        view = x[1:, 3:100:2]
+        assert_same_bits(fast(view), ref(view), view)
+        plain = np.abs(x[-100:])  # no NaN: the float fast paths throughout
+        plain = plain[np.isfinite(plain).all(axis=1)]
+        assert plain.size >= 5000
+        assert_same_bits(fast(plain), ref(plain), plain)

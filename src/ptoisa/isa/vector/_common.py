@@ -161,7 +161,7 @@ def fmod_float(a: np.ndarray, b: np.ndarray | np.generic) -> np.ndarray:
     by under L * 2**-p (2**-29; 2**-12 for half, 2**-12 for bfloat16 against 2**-8), and rounding is monotonic,
     so trunc of the rounded quotient is the true integer part n. n * b and a - n * b are then multiples of u
     below 2**(m + log2 L) u <= 2**p u: exact in W. Their difference has a's sign, or is +0; fmod's result (zero
-    included) has the dividend's sign, so a's sign bit is or-ed into the result's bits. Elements with a larger,
+    included) has the dividend's sign, so a's sign bit is or-ed in when there are zeros. Elements with a larger,
     infinite or NaN quotient or an infinite divisor (b zero or infinite, a infinite, NaNs) take libm's fmod in
     double, as before."""
     if a.size < _FMOD_SMALL:  # a dozen NumPy calls cost more than libm on a small tile
@@ -179,10 +179,10 @@ def fmod_float(a: np.ndarray, b: np.ndarray | np.generic) -> np.ndarray:
         slow = None if small and not np.isnan(wa.max(initial=0.0)) else \
             np.isnan(wa) | ~(np.abs(a.astype(work) / wb) < limit)
         result = wa.astype(a.dtype)
-    bits = np.dtype(f"u{a.dtype.itemsize}")
-    sign = bits.type(1 << (8 * a.dtype.itemsize - 1))
-    result_bits = result.view(bits)
-    result_bits |= a.view(bits) & sign
+        zero = result == 0
+        if zero.any():  # a - n * b gives +0: fmod's zero has the dividend's sign (others have it already)
+            bits = result.view(f"u{a.dtype.itemsize}")
+            bits |= a.view(bits.dtype) & bits.dtype.type(1 << (8 * a.dtype.itemsize - 1))
     if slow is not None:
         sb = np.asarray(b) if np.ndim(b) == 0 else np.broadcast_to(b, a.shape)[slow]
         with quiet():

@@ -278,3 +278,53 @@ def test_unary_functions(name, dtype):
         plain = plain[np.isfinite(plain).all(axis=1)]
         assert plain.size >= 5000
         assert_same_bits(fast(plain), ref(plain), plain)
+
+
+# --- compound: ReLU and leaky ReLU by bits ---------------------------------------------------------------------
+def ref_relu(v):
+    return np.where(v > 0, v, np.zeros_like(v))
+
+
+def run_record(name, dtype, *arrays, scalar_value=None, dst_init=None):
+    """Run record `name` on cpu with tiles holding `arrays` (bit for bit); dst's logical values back."""
+    import ptoisa
+    from ptoisa import Tile, TileType
+
+    rows, cols = arrays[0].shape
+    spec = Tile[TileType.Vec, dtype.type, rows, cols]
+    tiles = []
+    for values in ((dst_init if dst_init is not None else np.zeros_like(arrays[0])),) + arrays:
+        t = spec()
+        t.storage[...] = np.ascontiguousarray(values).reshape(-1)
+        tiles.append(t)
+    args = tiles[:2] + ([dtype.type(scalar_value)] if scalar_value is not None else []) + tiles[2:]
+    with np.errstate(all="ignore"):
+        getattr(ptoisa, name)(*args, target="cpu")
+    return tiles[0].storage.reshape(rows, cols).copy()
+
+
+def tile_values(dtype, seed=3):
+    if dtype.kind in "iu":
+        a, _ = int_pairs(dtype)
+        a = np.resize(a, 64 * 64)
+    else:
+        a = np.resize(operand_pairs(dtype, seed)[0].ravel(), 64 * 64)
+    return a.reshape(64, 64)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES + INT_TYPES, ids=str)
+def test_compound_relu_forms(dtype):
+    from ptoisa.isa.vector.compound import relu
+
+    a, b, d = tile_values(dtype, 3), tile_values(dtype, 4)[::-1], tile_values(dtype, 5).T
+    with np.errstate(all="ignore"):
+        assert_same_bits(relu(a), ref_relu(a), a)
+        want = ref_relu((a * d) + b).astype(dtype)
+        assert_same_bits(run_record("TFUSEDMULADDRELU", dtype, a, b, dst_init=d), want, a, b, d)
+        wide = dtype.kind in "iu" and dtype.itemsize < 4  # ReLU deduced from int: no wrap before the clamp
+        diff = a.astype(np.int32) - b.astype(np.int32) if wide else a - b
+        assert_same_bits(run_record("TSUBRELU", dtype, a, b), ref_relu(diff).astype(dtype), a, b)
+        if dtype.kind not in "iu":
+            for s in specials(dtype)[::4]:
+                want = np.where(a > 0, a, a * s).astype(dtype)
+                assert_same_bits(run_record("TLRELU", dtype, a, scalar_value=s), want, a, s)

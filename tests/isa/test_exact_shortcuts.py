@@ -328,3 +328,75 @@ def test_compound_relu_forms(dtype):
             for s in specials(dtype)[::4]:
                 want = np.where(a > 0, a, a * s).astype(dtype)
                 assert_same_bits(run_record("TLRELU", dtype, a, scalar_value=s), want, a, s)
+
+
+# --- in-order reductions ---------------------------------------------------------------------------------------
+def ref_sequential(op, values, acc, axis):
+    values = values.astype(acc)
+    if values.shape[axis] == 0:
+        return np.take(values, [], axis=axis)
+    with np.errstate(all="ignore"):
+        if acc.kind in "iu" or acc in (np.float16, np.float32):
+            outer = np.ascontiguousarray(values if axis == 0 else values.T)
+            if outer.shape[1] == 1:
+                return op.accumulate(outer, axis=0, dtype=acc)[-1]
+            return op.reduce(outer, axis=0, dtype=acc)
+        result = values.take(0, axis=axis)
+        for k in range(1, values.shape[axis]):
+            result = op(result, values.take(k, axis=axis)).astype(acc)
+        return result
+
+
+@pytest.mark.parametrize("src, acc", [(np.float16, np.float32), (ml_dtypes.bfloat16, np.float32),
+                                      (np.float32, np.float32), (np.float16, np.float16),
+                                      (ml_dtypes.bfloat16, ml_dtypes.bfloat16), (np.int16, np.int32),
+                                      (np.int32, np.int32), (np.int16, np.int16)], ids=str)
+def test_sequential_folds(src, acc):
+    from ptoisa.isa.vector.reduce import sequential
+
+    src, acc = np.dtype(src), np.dtype(acc)
+    x = tile_values(src, 7) if src.kind not in "iu" else tile_values(src)
+    with np.errstate(all="ignore"):
+        for op in (np.add, np.multiply):
+            for axis in (0, 1):
+                for view in (x, x[3:40, 5:61:3], x[:, :1], x[:1, :], x[:0, :]):
+                    if view.shape[axis] == 0 and view.size:
+                        continue
+                    assert_same_bits(sequential(op, view, acc, axis), ref_sequential(op, view, acc, axis), view)
+
+
+# --- first index of the extreme (TROWARGMAX ...) -----------------------------------------------------------------
+def ref_first_index(values, axis, greater):
+    if values.dtype.kind in "iu":
+        return np.argmax(values, axis=axis) if greater else np.argmin(values, axis=axis)
+    wide = values.astype(np.float64)
+    nan = np.isnan(wide)
+    clean = np.where(nan, -np.inf if greater else np.inf, wide)
+    best = np.expand_dims(clean.max(axis=axis) if greater else clean.min(axis=axis), axis)
+    index = np.argmax((clean == best) & ~nan, axis=axis)
+    return np.where(nan.take(0, axis=axis), 0, index)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES + INT_TYPES, ids=str)
+def test_first_index(dtype):
+    from ptoisa.isa.vector.reduce import first_index
+
+    rng = np.random.default_rng(21)
+    cases = [tile_values(dtype, 3)]  # specials (NaNs, zeros of both signs, infinities) and random bits
+    ties = rng.integers(-2, 3, (300, 40)).astype(dtype)  # many equal extremes, 300 rows (a 2-byte weight)
+    if dtype.kind == "f" or dtype.kind == "V":
+        ties = np.where(rng.random(ties.shape) < 0.3, -ties, ties).astype(dtype)  # 0.0 and -0.0
+        ties[ties == 0] = np.where(rng.random(int((ties == 0).sum())) < 0.5, 0.0, -0.0).astype(dtype)
+    cases += [ties, ties[:, 5:6], ties[:1], ties[7:200:3, ::2]]
+    if dtype.kind not in "iu":
+        clean = tile_values(dtype, 3)
+        with np.errstate(all="ignore"):
+            clean = np.where(np.isnan(clean), dtype.type(1), clean)  # no NaN: the fast paths
+        cases.append(clean)
+    for x in cases:
+        for axis in (0, 1):
+            for greater in (True, False):
+                got = first_index(x, axis, greater)
+                with np.errstate(all="ignore"):
+                    want = ref_first_index(x, axis, greater)
+                assert got.shape == want.shape and (got == want).all(), (x.shape, axis, greater)

@@ -400,3 +400,26 @@ def test_first_index(dtype):
                 with np.errstate(all="ignore"):
                     want = ref_first_index(x, axis, greater)
                 assert got.shape == want.shape and (got == want).all(), (x.shape, axis, greater)
+
+
+# --- the shift-count rule reads the range of the counts -----------------------------------------------------------
+@pytest.mark.parametrize("dtype", INT_TYPES, ids=str)
+@pytest.mark.parametrize("name", ["TSHL", "TSHR"])
+def test_shift_counts_outside_the_width_are_refused(name, dtype):
+    from ptoisa import UndefinedBehaviourError
+
+    bits = max(dtype.itemsize * 8, 32)
+    a = np.full((8, 32), 3, dtype)
+    for last, ok in ((bits - 1, True), (bits, False), (-1, False)):
+        if last < 0 and dtype.kind == "u":
+            continue
+        counts = np.zeros((8, 32), np.int64)
+        counts[5, 17] = last
+        if not np.iinfo(dtype).min <= last <= np.iinfo(dtype).max:
+            continue  # a count the element type cannot hold
+        counts = counts.astype(dtype)
+        if ok:
+            run_record(name, dtype, a, counts)
+        else:
+            with pytest.raises(UndefinedBehaviourError):
+                run_record(name, dtype, a, counts)

@@ -192,6 +192,20 @@ def test_cpp_max_min(dtype, which):
         for s in (specials(dtype) if dtype.kind not in "iu" else b[0, :9]):
             s = dtype.type(s)
             assert_same_bits(fast(a, s), ref(a, s), a, s)
+        small_a, small_b = a[:, :1000], b[:, :1000]  # a small tile: np.where itself
+        assert_same_bits(fast(small_a, small_b), ref(small_a, small_b), small_a, small_b)
+        if dtype.kind not in "iu":  # NaN-free operands: np.maximum's path, with and without zeros, with ties
+            rng = np.random.default_rng(8)
+            pa = rng.standard_normal((64, 64)).astype(dtype)
+            pb = np.where(rng.random((64, 64)) < 0.2, pa, rng.standard_normal((64, 64)).astype(dtype))
+            assert (pa != 0).all() and (pb != 0).all()
+            assert_same_bits(fast(pa, pb), ref(pa, pb), pa, pb)
+            assert_same_bits(fast(pa, dtype.type(0.5)), ref(pa, dtype.type(0.5)), pa)
+            za, zb = pa.copy(), pb.copy()
+            za[::3, ::2], zb[::2, ::3] = dtype.type(0.0), dtype.type(-0.0)
+            za[1::4, ::5] = dtype.type(-0.0)
+            assert_same_bits(fast(za, zb), ref(za, zb), za, zb)
+            assert_same_bits(fast(zb, za), ref(zb, za), zb, za)
         strided = a.reshape(-1)[: (a.size // 64) * 64].reshape(-1, 64)[:, ::3]  # a tile's valid region: a view
         other = b.reshape(-1)[: (b.size // 64) * 64].reshape(-1, 64)[:, 1::3]
         strided, other = strided[:, :other.shape[1]], other[:, :strided.shape[1]]
@@ -423,3 +437,44 @@ def test_shift_counts_outside_the_width_are_refused(name, dtype):
         else:
             with pytest.raises(UndefinedBehaviourError):
                 run_record(name, dtype, a, counts)
+
+
+# --- TPARTADD/MAX/MIN with both sources valid everywhere -----------------------------------------------------------
+def ref_part(fn, rows, cols, a, b):
+    """The kernel before: stage a, b and fn(a, b) over the overlap into a zeroed array."""
+    (ar, ac), (br, bc) = a.shape, b.shape
+    result = np.zeros((rows, cols), a.dtype)
+    result[:ar, :ac] = a
+    result[:br, :bc] = b
+    r, c = min(ar, br), min(ac, bc)
+    with np.errstate(all="ignore"):
+        result[:r, :c] = fn(a[:r, :c], b[:r, :c]).astype(result.dtype)
+    return result
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES + INT_TYPES, ids=str)
+@pytest.mark.parametrize("name", ["TPARTADD", "TPARTMAX", "TPARTMIN"])
+def test_tpart_forms(name, dtype):
+    import ptoisa
+    from ptoisa import BLayout, Tile, TileType
+
+    fn = {"TPARTADD": np.add, "TPARTMAX": ref_cpp_max, "TPARTMIN": ref_cpp_min}[name]
+    va, vb = tile_values(dtype, 3)[:16, :32], tile_values(dtype, 4)[16:32, 32:64]
+    spec = Tile[TileType.Vec, dtype.type, 16, 32, BLayout.RowMajor, -1, -1]
+
+    def make(values, valid):
+        t = spec(*valid)
+        t.storage[...] = values.reshape(-1)
+        return t
+
+    for valid_a, valid_b in (((16, 32), (16, 32)), ((16, 32), (9, 20)), ((5, 32), (16, 32)), ((12, 30), (12, 30))):
+        a, b, d = make(va, valid_a), make(vb, valid_b), make(np.zeros_like(va), max(valid_a, valid_b))
+        rows, cols = d.valid_shape
+        want = ref_part(fn, rows, cols, va[:valid_a[0], :valid_a[1]], vb[:valid_b[0], :valid_b[1]])
+        with np.errstate(all="ignore"):
+            getattr(ptoisa, name)(d, a, b, target="cpu")
+        assert_same_bits(d.storage.reshape(16, 32)[:rows, :cols], want)
+        if valid_a == valid_b:  # dst is src0: the in-place form
+            with np.errstate(all="ignore"):
+                getattr(ptoisa, name)(a, a, b, target="cpu")
+            assert_same_bits(a.storage.reshape(16, 32)[:rows, :cols], want)

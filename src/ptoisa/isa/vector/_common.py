@@ -87,18 +87,40 @@ def select(mask: np.ndarray, yes: np.ndarray | np.generic, no: np.ndarray) -> np
     return out.view(no.dtype)
 
 
+_SMALL = 1024
+
+
+def _unambiguous(extreme: np.ndarray) -> bool:
+    """True when np.maximum's (np.minimum's) result is std::max's (std::min's) too: no NaN in it (NumPy's
+    propagate NaNs, so none in either operand) and no zero (the only equal values with different bits are 0.0
+    and -0.0, whose order std::max decides by position)."""
+    return not np.isnan(extreme.max(initial=0.0)) and not (extreme == 0).any()
+
+
 def cpp_max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """`std::max(a, b)`: b when a < b, else a (a NaN or an equal pair gives a). Integers: np.maximum (equal
-    integers are the same bits)."""
+    integers are the same bits); half and float: np.maximum when that is unambiguous, else a select by bits."""
     if a.dtype.kind in "iu":
         return np.maximum(a, b)
+    if a.size < _SMALL:  # one np.where costs less than the calls below on a small tile
+        return np.where(a < b, b, a)
+    if a.dtype.kind == "f":
+        quick = np.maximum(a, b)
+        if _unambiguous(quick):
+            return quick
     return select(a < b, b, a)
 
 
 def cpp_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """`std::min(a, b)`: b when b < a, else a."""
+    """`std::min(a, b)`: b when b < a, else a (as cpp_max)."""
     if a.dtype.kind in "iu":
         return np.minimum(a, b)
+    if a.size < _SMALL:
+        return np.where(b < a, b, a)
+    if a.dtype.kind == "f":
+        quick = np.minimum(a, b)
+        if _unambiguous(quick):
+            return quick
     return select(b < a, b, a)
 
 

@@ -478,3 +478,23 @@ def test_tpart_forms(name, dtype):
             with np.errstate(all="ignore"):
                 getattr(ptoisa, name)(a, a, b, target="cpu")
             assert_same_bits(a.storage.reshape(16, 32)[:rows, :cols], want)
+
+
+# --- TTRI's mask as windows of one run ---------------------------------------------------------------------------
+def ref_triangle(vr, vc, d, upper, dtype):
+    rows, cols = np.arange(vr)[:, None], np.arange(vc)[None, :]
+    mask = cols >= rows + d if upper else cols <= rows + d
+    return mask.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16, np.int32, np.uint16], ids=str)
+def test_triangle(dtype):
+    from ptoisa.isa.vector.axpy import triangle
+
+    for vr in (0, 1, 2, 5, 16, 33, 256):
+        for vc in (0, 1, 3, 8, 16, 40, 256):
+            for d in sorted({*range(-6, 7), -vr, -vr - 1, vc, vc + 1, -300, 300, vc - vr, vr - vc}):
+                for upper in (True, False):
+                    got, want = triangle(vr, vc, d, upper, np.dtype(dtype)), ref_triangle(vr, vc, d, upper, dtype)
+                    assert got.shape == want.shape and got.dtype == want.dtype, (vr, vc, d, upper)
+                    assert_same_bits(np.ascontiguousarray(got), want)

@@ -498,3 +498,25 @@ def test_triangle(dtype):
                     got, want = triangle(vr, vc, d, upper, np.dtype(dtype)), ref_triangle(vr, vc, d, upper, dtype)
                     assert got.shape == want.shape and got.dtype == want.dtype, (vr, vc, d, upper)
                     assert_same_bits(np.ascontiguousarray(got), want)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES + (np.dtype(np.int16),), ids=str)
+def test_multiply_add_forms_with_dst_as_a_source(dtype):
+    """The multiply-add forms read dst as a view: dst may also be src0 or src1."""
+    import ptoisa
+    from ptoisa import Tile, TileType
+
+    a0, b0 = tile_values(dtype, 3), tile_values(dtype, 4)[::-1]
+    forms = {"TFUSEDMULADD": lambda a, b, d: (a * d) + b, "TMULADDDST": lambda a, b, d: (a * b) + d,
+             "TFUSEDMULADDRELU": lambda a, b, d: ref_relu((a * d) + b)}
+    spec = Tile[TileType.Vec, dtype.type, 64, 64]
+    for name, fn in forms.items():
+        for alias in ("src0", "src1"):
+            a, b = spec(), spec()
+            a.storage[...] = a0.reshape(-1)
+            b.storage[...] = b0.reshape(-1)
+            dst = a if alias == "src0" else b
+            with np.errstate(all="ignore"):
+                want = fn(a0, b0, a0 if alias == "src0" else b0).astype(dtype)
+                getattr(ptoisa, name)(dst, a, b, target="cpu")
+            assert_same_bits(dst.storage.reshape(64, 64), want)

@@ -69,8 +69,8 @@ def _kernel(roles: tuple[str, ...], fn: Callable[..., np.ndarray], reads_dst: bo
         out = tiles["dst"]
         shape = out.valid_shape
         args = [valid_of(tiles[r], shape) for r in roles]
-        if reads_dst:
-            args.append(np.array(valid_of(out, shape)))
+        if reads_dst:  # a view: every fn makes new arrays, and dst is written only after
+            args.append(valid_of(out, shape))
         if with_scalar:
             args.append(scalars["scalar"])
         with quiet():

@@ -70,14 +70,58 @@ def via_float(fn: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarr
     return out.astype(x.dtype)
 
 
+def select(mask: np.ndarray, yes: np.ndarray | np.generic, no: np.ndarray) -> np.ndarray:
+    """`np.where(mask, yes, no)` for `yes` and `no` of one element type, by bits: no ^ ((yes ^ no) & M) with M
+    all ones where `mask` holds. The same bits as np.where (each element is copied whole, NaN payloads and zero
+    signs included), at a fixed cost: np.where branches per element, and a mask without a pattern (a max of
+    two random tiles) makes it several times slower."""
+    no = np.asarray(no)
+    bits = np.dtype(f"u{no.dtype.itemsize}")
+    m = mask.astype(bits)
+    np.negative(m, out=m)  # 1 -> all ones
+    yes_bits = np.asarray(yes, dtype=no.dtype).view(bits)
+    no_bits = no.view(bits)
+    out = np.bitwise_xor(yes_bits, no_bits)
+    out &= m
+    out ^= no_bits
+    return out.view(no.dtype)
+
+
+_SMALL = 1024
+
+
+def _unambiguous(extreme: np.ndarray) -> bool:
+    """True when np.maximum's (np.minimum's) result is std::max's (std::min's) too: no NaN in it (NumPy's
+    propagate NaNs, so none in either operand) and no zero (the only equal values with different bits are 0.0
+    and -0.0, whose order std::max decides by position)."""
+    return not np.isnan(extreme.max(initial=0.0)) and not (extreme == 0).any()
+
+
 def cpp_max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """`std::max(a, b)`: b when a < b, else a (a NaN or an equal pair gives a)."""
-    return np.where(a < b, b, a)
+    """`std::max(a, b)`: b when a < b, else a (a NaN or an equal pair gives a). Integers: np.maximum (equal
+    integers are the same bits); half and float: np.maximum when that is unambiguous, else a select by bits."""
+    if a.dtype.kind in "iu":
+        return np.maximum(a, b)
+    if a.size < _SMALL:  # one np.where costs less than the calls below on a small tile
+        return np.where(a < b, b, a)
+    if a.dtype.kind == "f":
+        quick = np.maximum(a, b)
+        if _unambiguous(quick):
+            return quick
+    return select(a < b, b, a)
 
 
 def cpp_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """`std::min(a, b)`: b when b < a, else a."""
-    return np.where(b < a, b, a)
+    """`std::min(a, b)`: b when b < a, else a (as cpp_max)."""
+    if a.dtype.kind in "iu":
+        return np.minimum(a, b)
+    if a.size < _SMALL:
+        return np.where(b < a, b, a)
+    if a.dtype.kind == "f":
+        quick = np.minimum(a, b)
+        if _unambiguous(quick):
+            return quick
+    return select(b < a, b, a)
 
 
 def trunc_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -117,3 +161,52 @@ def from_double(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
         bits = towards_zero.view(np.uint32) | np.uint32(1)
         odd = np.where(inexact, bits.view(np.float32), f)
     return odd.astype(dtype)
+
+
+_FMOD_SMALL = 1024
+
+
+def _fmod_plan(dtype: np.dtype) -> tuple[type, float]:
+    """(working type, quotient limit) of fmod_float: double for float, float for half and bfloat16."""
+    return (np.float64, 2.0 ** 24) if dtype.itemsize == 4 else (np.float32, 2.0 ** 12)
+
+
+def fmod_float(a: np.ndarray, b: np.ndarray | np.generic) -> np.ndarray:
+    """`static_cast<T>(std::fmod(double(a), double(b)))` for half, bfloat16 and float elements, without libm's
+    fmod (about 15 ns an element) where the quotient is small.
+
+    fmod is exact: the remainder of two floats of type T is representable in T, so any exact computation of it
+    gives the same bits. Here, in a working type W (double for float, float for half and bfloat16: p = 53 or 24
+    bits) on finite a and b != 0 whose quotient is under the limit L (2**24, or 2**12 for the 2-byte types):
+    let u be the unit of b's last bit in T (|b| < 2**m u, m = 24, 11 or 8 significant bits). A true quotient
+    t = a / b that is not an integer k is at least u / |b| > 2**-m away from it, while the rounded quotient errs
+    by under L * 2**-p (2**-29; 2**-12 for half, 2**-12 for bfloat16 against 2**-8), and rounding is monotonic,
+    so trunc of the rounded quotient is the true integer part n. n * b and a - n * b are then multiples of u
+    below 2**(m + log2 L) u <= 2**p u: exact in W. Their difference has a's sign, or is +0; fmod's result (zero
+    included) has the dividend's sign, so a's sign bit is or-ed in when there are zeros. Elements with a larger,
+    infinite or NaN quotient or an infinite divisor (b zero or infinite, a infinite, NaNs) take libm's fmod in
+    double, as before."""
+    if a.size < _FMOD_SMALL:  # a dozen NumPy calls cost more than libm on a small tile
+        with quiet():
+            return np.fmod(a.astype(np.float64), np.asarray(b).astype(np.float64)).astype(a.dtype)
+    work, limit = _fmod_plan(a.dtype)
+    wa = a.astype(work)
+    wb = np.asarray(b).astype(work)
+    with quiet():
+        q = wa / wb
+        small = -limit < q.min(initial=0.0) and q.max(initial=0.0) < limit  # a NaN quotient fails both
+        np.trunc(q, out=q)
+        np.multiply(q, wb, out=q)  # NaN for an infinite divisor (0 * inf)
+        np.subtract(wa, q, out=wa)
+        slow = None if small and not np.isnan(wa.max(initial=0.0)) else \
+            np.isnan(wa) | ~(np.abs(a.astype(work) / wb) < limit)
+        result = wa.astype(a.dtype)
+        zero = result == 0
+        if zero.any():  # a - n * b gives +0: fmod's zero has the dividend's sign (others have it already)
+            bits = result.view(f"u{a.dtype.itemsize}")
+            bits |= a.view(bits.dtype) & bits.dtype.type(1 << (8 * a.dtype.itemsize - 1))
+    if slow is not None:
+        sb = np.asarray(b) if np.ndim(b) == 0 else np.broadcast_to(b, a.shape)[slow]
+        with quiet():
+            result[slow] = np.fmod(a[slow].astype(np.float64), sb.astype(np.float64)).astype(a.dtype)
+    return result

@@ -50,11 +50,29 @@ def _axpy(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
 def _tri(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out = tiles["dst"]
     vr, vc = out.valid_shape
-    d = int(scalars["diagonal"])
-    rows, cols = np.arange(vr)[:, None], np.arange(vc)[None, :]
     upper = plan.attrs["isUpperOrLower"] is TriangleMode.UPPER
-    mask = cols >= rows + d if upper else cols <= rows + d
-    write(out, mask.astype(out.spec.np_dtype))
+    write(out, triangle(vr, vc, int(scalars["diagonal"]), upper, out.spec.np_dtype))
+
+
+def triangle(vr: int, vc: int, d: int, upper: bool, dtype: np.dtype) -> np.ndarray:
+    """(vr, vc) of 1 where j >= i + d (upper) or j <= i + d (lower), else 0, as a read-only view: row i is the
+    window of vc values starting at `edge - i - d` (`edge - i - d - 1` for lower) in a run of 0s then 1s (upper)
+    or 1s then 0s (lower) that changes at `edge`, so row i's first 1 (upper) or first 0 (lower) sits at column
+    i + d (i + d + 1), clipped to the row by the runs' lengths. A broadcast comparison of row and column numbers
+    costs several times more (NumPy's broadcast compare loops are not vectorised)."""
+    if vr == 0 or vc == 0:
+        return np.zeros((vr, vc), dtype)
+    edge = vr + vc + abs(d) + 1  # each run is longer than any shift of a window
+    run = np.zeros(2 * edge, dtype)
+    if upper:
+        run[edge:] = 1
+    else:
+        run[:edge] = 1
+        d += 1
+    step = run.itemsize
+    rows = np.ndarray((vr, vc), dtype, buffer=run, offset=(edge - d) * step, strides=(-step, step))
+    rows.setflags(write=False)
+    return rows
 
 
 _FLOAT = (D.F16, D.F32)

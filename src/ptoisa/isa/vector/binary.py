@@ -29,7 +29,8 @@ from ..._quiet import quiet
 from ...dtypes import DType as D
 from .._check import Check
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
-from ._common import ALL9, FLOATS, INTS, cpp_max, cpp_min, equal_valid, trunc_div, trunc_rem, undefined, valid_of, write
+from ._common import (ALL9, FLOATS, INTS, cpp_max, cpp_min, equal_valid, fmod_float, trunc_div, trunc_rem, undefined,
+                      valid_of, write)
 
 OPERANDS = (dst(), src("src0"), src("src1"))
 WITH_TMP = (*OPERANDS, tmp("tmp", optional=True))  # TREM's C++ signature has a scratch tile
@@ -96,22 +97,23 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The simulator's TREM/TREMS: C++ remainder, then + b where the signs differ and it is not zero."""
+    adjust_signs = (a >= 0) != (b >= 0)
     if a.dtype.kind in "iu":
         safe = np.where(b == 0, 1, b).astype(b.dtype)
         r = trunc_rem(a, safe)
-    else:
-        r = np.fmod(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
-    adjust = ((a >= 0) != (b >= 0)) & (r != 0)
-    return np.where(adjust, (r + b).astype(a.dtype), r)
+        return np.where(adjust_signs & (r != 0), (r + b).astype(a.dtype), r)
+    r = fmod_float(a, b)  # a fresh array of a's type: adjusted in place, + b rounded once in that type
+    np.add(r, b, out=r, where=adjust_signs & (r != 0))
+    return r
 
 
 def _shift_rule(kernel: Callable[[Plan, Tiles, Scalars], None]) -> Callable[[Plan, Tiles, Scalars], None]:
     """A shift count outside [0, width of the promoted type) is undefined in C++: refused before any write."""
 
     def checked(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
-        b = valid_of(tiles["src1"], tiles["dst"].valid_shape).astype(np.int64)
+        b = valid_of(tiles["src1"], tiles["dst"].valid_shape)
         bits = max(plan.specs["dst"].dtype.itemsize * 8, 32)
-        if ((b < 0) | (b >= bits)).any():
+        if b.size and (int(b.min()) < 0 or int(b.max()) >= bits):  # the range, not a widened copy
             undefined(Check(plan.record.name, plan.config.name), plan.config, "src1",
                       f"a shift count outside [0, {bits}) is undefined in C++")
         kernel(plan, tiles, scalars)

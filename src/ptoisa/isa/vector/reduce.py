@@ -53,17 +53,18 @@ def _table(cpu: frozenset, npu: frozenset) -> dict[str, Legality]:
 
 def sequential(op: Callable, values: np.ndarray, acc: np.dtype, axis: int) -> np.ndarray:
     """Fold `values` along `axis` in order with `op`, rounding into `acc` after every step."""
-    values = values.astype(acc)
     if values.shape[axis] == 0:
-        return np.take(values, [], axis=axis)
+        return np.take(values.astype(acc), [], axis=axis)
     with quiet():
         if acc.kind in "iu" or acc in (np.float16, np.float32):
             # NumPy adds whole rows into the result when it reduces the outer axis of a C-ordered array: in order,
-            # one rounding per step (pairwise summation only applies along the innermost axis)
-            outer = np.ascontiguousarray(values if axis == 0 else values.T)
+            # one rounding per step (pairwise summation only applies along the innermost axis). The conversion
+            # into acc and the transpose are one copy.
+            outer = np.ascontiguousarray(values if axis == 0 else values.T, dtype=acc)
             if outer.shape[1] == 1:  # one lane: NumPy would reduce it as a contiguous line, pairwise
                 return op.accumulate(outer, axis=0, dtype=acc)[-1]
             return op.reduce(outer, axis=0, dtype=acc)
+        values = values.astype(acc)
         result = values.take(0, axis=axis)
         for k in range(1, values.shape[axis]):
             result = op(result, values.take(k, axis=axis)).astype(acc)
@@ -166,14 +167,33 @@ _ARG_SRC = {"a2a3": (D.F16, D.F32, D.I32, D.I16),
 
 def first_index(values: np.ndarray, axis: int, greater: bool) -> np.ndarray:
     """Index of the first strict extreme along `axis`, as the simulator's loop finds it."""
-    if values.dtype.kind in "iu":
+    if values.dtype.kind == "V":  # bfloat16: widened exactly (order and NaNs kept) for NumPy's float loops
+        values = values.astype(np.float32)
+    # Without NaNs the first extreme is NumPy's (0.0 and -0.0 compare equal: the first of them, as the
+    # simulator's strict comparison keeps it)
+    if values.dtype.kind in "iu" or not np.isnan(values.max()):
+        if axis == 0 and values.size >= _MATCH_DOWN_MIN:
+            return _first_match_down(values, values.max(axis=0) if greater else values.min(axis=0))
         return np.argmax(values, axis=axis) if greater else np.argmin(values, axis=axis)
-    wide = values.astype(np.float64)
+    with quiet():  # a signalling NaN converts quietly, as in C++
+        wide = values.astype(np.float64)
     nan = np.isnan(wide)
     clean = np.where(nan, -np.inf if greater else np.inf, wide)
     best = np.expand_dims(clean.max(axis=axis) if greater else clean.min(axis=axis), axis)
     index = np.argmax((clean == best) & ~nan, axis=axis)
     return np.where(nan.take(0, axis=axis), 0, index)
+
+
+_MATCH_DOWN_MIN = 4096  # below this many elements np.argmax's transpose costs less than four NumPy calls
+
+
+def _first_match_down(values: np.ndarray, extreme: np.ndarray) -> np.ndarray:
+    """Per column, the first row holding the column's extreme: rows less the largest (rows - i) over the
+    matching rows i (np.argmax along columns transposes the tile first, several times slower)."""
+    rows = values.shape[0]
+    weight = np.arange(rows, 0, -1, dtype=np.min_scalar_type(rows))[:, None]
+    score = np.multiply(values == extreme, weight).max(axis=0)
+    return rows - score.astype(np.intp)
 
 
 def _arg_table(role_layouts: tuple[str, ...]) -> dict[str, Legality]:

@@ -27,7 +27,7 @@ from ..._quiet import quiet
 
 from ...dtypes import DType as D
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
-from ._common import ALL9, INTS, cpp_max, cpp_min, equal_valid, trunc_div, trunc_rem, undefined, valid_of, write
+from ._common import ALL9, INTS, cpp_max, cpp_min, equal_valid, fmod_float, trunc_div, trunc_rem, undefined, valid_of, write
 from .binary import rem, shift_left, shift_right
 
 OPERANDS = (dst(), src("src0"), scalar("scalar", dtype_of="src0"))
@@ -111,8 +111,7 @@ def _shift_checked(fn: Callable[[Plan, Tiles, Scalars], None]) -> Callable[[Plan
 
 
 def _rem_int(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return trunc_rem(a, np.where(b == 0, 1, b).astype(b.dtype)) if a.dtype.kind in "iu" else \
-        np.fmod(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+    return trunc_rem(a, np.where(b == 0, 1, b).astype(b.dtype)) if a.dtype.kind in "iu" else fmod_float(a, b)
 
 
 def _fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ routines; the NPU targets' own approximations are not modelled bit for bit (docs
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 
@@ -93,18 +94,66 @@ def _sqrt_in_place(w: np.ndarray) -> None:
     np.sqrt(w, out=w)
 
 
+_sqrt_direct = in_double(_sqrt_in_place)
+
+
 def _rsqrt_in_place(w: np.ndarray) -> None:
     """`1.0 / std::sqrt(x)` in double: two roundings, as the simulator computes it."""
     np.sqrt(w, out=w)
     np.divide(1.0, w, out=w)
 
 
-def exp(x: np.ndarray) -> np.ndarray:
+def _exp_direct(x: np.ndarray) -> np.ndarray:
     """The simulator's OP_EXP: half through `expf` (rounded to float, then to half); others from double."""
     wide = _in_place_double(_exp_in_place, x)
     if x.dtype == np.float16:
         return wide.astype(np.float32).astype(np.float16)
     return from_double(wide, x.dtype)
+
+
+@lru_cache(maxsize=None)
+def _every_result(fn: Callable[[np.ndarray], np.ndarray], dtype: np.dtype) -> np.ndarray:
+    """fn of every bit pattern of a 2-byte float type, indexed by the pattern (read-only, built once)."""
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(dtype)
+    with quiet():
+        table = np.ascontiguousarray(fn(every))
+    table.setflags(write=False)
+    return table
+
+
+def tabulated(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """`fn`, looked up for half and bfloat16: an element-wise function of a 2-byte type has 65536 possible
+    inputs, so its results for all of them (computed by `fn` itself, once) give the same bits for every input,
+    NaN payloads included, at the cost of one np.take. NumPy converts half slowly (about 100 us for 64K
+    elements from double), and the bfloat16 rounding from double takes several passes."""
+
+    def apply(x: np.ndarray) -> np.ndarray:
+        if x.dtype.itemsize == 2 and x.dtype.kind in "fV":
+            return np.take(_every_result(fn, x.dtype), x.view(np.uint16))
+        return fn(x)
+
+    apply.__doc__ = fn.__doc__
+    return apply
+
+
+def sqrt_float(x: np.ndarray) -> np.ndarray:
+    """`static_cast<float>(std::sqrt(double(x)))` for float x, as np.sqrt in float: sqrt is correctly rounded in
+    both types, and rounding the double result again to float is innocuous (53 >= 2 * 24 + 2 bits: Figueroa,
+    "When is double rounding innocuous?", 1995). NaNs (an input's, or the default NaN of a negative) are taken
+    from the double computation, which sets them as x86 does."""
+    out = np.sqrt(x)
+    if np.isnan(out.max(initial=0.0)):
+        nan = np.isnan(out)
+        out[nan] = from_double(_in_place_double(_sqrt_in_place, x[nan]), x.dtype)
+    return out
+
+
+def _sqrt(x: np.ndarray) -> np.ndarray:
+    """sqrt from double, or as np.sqrt in float where that is the same (sqrt_float)."""
+    return sqrt_float(x) if x.dtype == np.float32 else _sqrt_direct(x)
+
+
+exp = tabulated(_exp_direct)
 
 
 def abs_(x: np.ndarray) -> np.ndarray:
@@ -163,9 +212,9 @@ TNEG = _reg("TNEG", neg, "dst = -src", _NPU_FLOAT + (D.I16, D.I32),
 TNOT = _reg("TNOT", np.invert, "dst = ~src", INTS, INTS, INTS)
 TRELU = _reg("TRELU", relu, "dst = max(src, 0)", (D.F16, D.F32, D.I32), (D.F16, D.F32, D.I32), ALL9)
 TEXP = _reg("TEXP", exp, "dst = exp(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
-TLOG = _reg("TLOG", in_double(_log_in_place), "dst = ln(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
-TSQRT = _reg("TSQRT", in_double(_sqrt_in_place), "dst = sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
-TRSQRT = _reg("TRSQRT", in_double(_rsqrt_in_place), "dst = 1 / sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS,
+TLOG = _reg("TLOG", tabulated(in_double(_log_in_place)), "dst = ln(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
+TSQRT = _reg("TSQRT", tabulated(_sqrt), "dst = sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
+TRSQRT = _reg("TRSQRT", tabulated(in_double(_rsqrt_in_place)), "dst = 1 / sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS,
               operands=(*OPERANDS, tmp("tmp", optional=True)))
 TRECIP = _reg("TRECIP", recip, "dst = 1 / src", _NPU_FLOAT + (D.I32, D.I16), _A5_FLOAT + (D.I32, D.I16),
               FLOATS + (D.I32, D.I16))

@@ -520,3 +520,19 @@ def test_multiply_add_forms_with_dst_as_a_source(dtype):
                 want = fn(a0, b0, a0 if alias == "src0" else b0).astype(dtype)
                 getattr(ptoisa, name)(dst, a, b, target="cpu")
             assert_same_bits(dst.storage.reshape(64, 64), want)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_TYPES, ids=str)
+def test_cpp_max_min_per_row_operand(dtype):
+    """A per-row (rows, 1) operand against a full tile, either way round (TROWEXPANDMAX/MIN)."""
+    from ptoisa.isa.vector._common import cpp_max, cpp_min
+
+    full = tile_values(dtype, 3)
+    column = tile_values(dtype, 4)[:, :1]
+    rng = np.random.default_rng(6)
+    plain_full = rng.standard_normal((64, 64)).astype(dtype)
+    plain_col = rng.standard_normal((64, 1)).astype(dtype)
+    with np.errstate(all="ignore"):
+        for x, y in ((full, column), (column, full), (plain_full, plain_col), (plain_col, plain_full)):
+            assert_same_bits(cpp_max(x, y), ref_cpp_max(x, y))
+            assert_same_bits(cpp_min(x, y), ref_cpp_min(x, y))

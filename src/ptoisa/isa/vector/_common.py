@@ -102,7 +102,7 @@ def cpp_max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     integers are the same bits); half and float: np.maximum when that is unambiguous, else a select by bits."""
     if a.dtype.kind in "iu":
         return np.maximum(a, b)
-    if a.size < _SMALL:  # one np.where costs less than the calls below on a small tile
+    if max(a.size, np.size(b)) < _SMALL:  # one np.where costs less than the calls below on a small result
         return np.where(a < b, b, a)
     if a.dtype.kind == "f":
         quick = np.maximum(a, b)
@@ -115,7 +115,7 @@ def cpp_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """`std::min(a, b)`: b when b < a, else a (as cpp_max)."""
     if a.dtype.kind in "iu":
         return np.minimum(a, b)
-    if a.size < _SMALL:
+    if max(a.size, np.size(b)) < _SMALL:
         return np.where(b < a, b, a)
     if a.dtype.kind == "f":
         quick = np.minimum(a, b)
@@ -186,7 +186,7 @@ def fmod_float(a: np.ndarray, b: np.ndarray | np.generic) -> np.ndarray:
     included) has the dividend's sign, so a's sign bit is or-ed in when there are zeros. Elements with a larger,
     infinite or NaN quotient or an infinite divisor (b zero or infinite, a infinite, NaNs) take libm's fmod in
     double, as before."""
-    if a.size < _FMOD_SMALL:  # a dozen NumPy calls cost more than libm on a small tile
+    if max(a.size, np.size(b)) < _FMOD_SMALL:  # a dozen NumPy calls cost more than libm on a small tile
         with quiet():
             return np.fmod(a.astype(np.float64), np.asarray(b).astype(np.float64)).astype(a.dtype)
     work, limit = _fmod_plan(a.dtype)

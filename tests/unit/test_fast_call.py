@@ -119,3 +119,20 @@ def test_a_repeated_signature_does_not_go_through_the_general_entry(name, scalar
         for _ in range(4):
             rec(*tiles[:2], *scalars, *tiles[2:])
     assert len(calls) <= 1  # the first call compiles the signature (unless an earlier test did)
+
+
+@pytest.mark.parametrize("target", ["cpu", "A5", "a2a3", "zz", 5, None])
+def test_a_target_argument_takes_the_fast_entry_with_the_general_entrys_meaning(target, monkeypatch):
+    rec = REGISTRY["TMULS"]
+    a = filled(F32, np.arange(64) - 31.5)
+    fast_dst, slow_dst = F32(), F32()
+    fast = outcome(lambda: [rec(fast_dst, a, 0.75, target=target) for _ in range(3)])
+    slow = outcome(lambda: Instruction.__call__(rec, slow_dst, a, 0.75, target=target))
+    assert fast == slow and fast_dst.tobytes() == slow_dst.tobytes()
+    if fast is None and target is not None:
+        scope = type(rec).__call__.__globals__
+        calls = []
+        real = scope["general"]
+        monkeypatch.setitem(scope, "general", lambda *x, **k: calls.append(1) or real(*x, **k))
+        rec(fast_dst, a, 0.75, target=target)
+        assert not calls  # compiled above: the named target resolves and the compiled call runs

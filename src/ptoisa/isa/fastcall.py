@@ -7,10 +7,10 @@ has any, left at their defaults), which looks up the compiled call of the signat
 entry fills) and runs it, and hands everything else to the general entry unchanged:
 
     def __call__(self, *args, target=None, **kwargs):
-        if target is None and not kwargs and len(args) == 3:
+        if not kwargs and len(args) == 3:
             a0, a1, a2 = args
             if type(a0) is Tile and type(a1) is Tile and type(a2) in NUMBERS:
-                config = context_target() or current_config()
+                config = (context_target() or current_config()) if target is None else resolve(target)
                 run = compiled.get((config, a0.spec, a1.spec, None))
                 if run is not None:
                     run(args)
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..events import RecordEvent, next_event_number
-from ..targets import context_target, current_config
+from ..targets import context_target, current_config, resolve
 from ..tile.tile import Tile
 
 if TYPE_CHECKING:
@@ -69,12 +69,15 @@ def _make_class(base: type, kinds: tuple[str, ...]) -> type:
     unpack = f"{', '.join(names)}," if names else "()"
     source = f"""
 def __call__(self, *args, target=None, **kwargs):
-    if target is None and not kwargs and len(args) == {len(kinds)}:
+    if not kwargs and len(args) == {len(kinds)}:
         {unpack} = args
         if {' and '.join(tests) or 'True'}:
-            config = context_target()
-            if config is None:
-                config = current_config()
+            if target is None:
+                config = context_target()
+                if config is None:
+                    config = current_config()
+            else:
+                config = resolve(target)
             run = self._compiled.get(({', '.join(key)},))
             if run is not None:
                 run(args)
@@ -84,7 +87,8 @@ def __call__(self, *args, target=None, **kwargs):
     scope: dict[str, Any] = {"Tile": Tile, "NUMBERS": NUMBERS, "RecordEvent": RecordEvent,
                              "context_target": context_target,
                              "current_config": current_config, "new_event": tuple.__new__,
-                             "next_event_number": next_event_number, "general": base.__call__}
+                             "next_event_number": next_event_number, "general": base.__call__,
+                             "resolve": resolve}
     exec(compile(source, f"<ptoisa fast call {'/'.join(kinds)}>", "exec"), scope)  # noqa: S102 - our own text
     call = scope["__call__"]
     call.__doc__ = base.__call__.__doc__

@@ -143,3 +143,45 @@ def test_compiled_tcmps_converts_scalars_as_the_general_path(target, dtype, scal
     compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, mode, target=target), dst, src, scalar)
     general = outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, scalar)
     assert compiled == general
+
+
+INT32_EQ_DATA = {"mixed": np.arange(-8, 56) % 7 - 3, "all_low": np.full(64, -5), "all_high": np.full(64, 9),
+                 "all_equal": np.full(64, 2)}
+
+
+@pytest.mark.parametrize("mode", [CmpMode.LT, CmpMode.LE, CmpMode.GT, CmpMode.GE])
+@pytest.mark.parametrize("data", list(INT32_EQ_DATA))
+@pytest.mark.parametrize("scalar", [2, -100, 100, np.int32(2), 2 ** 31, "tile"])
+@pytest.mark.parametrize("shape", [(4, 16, 4, 16), (2, 64, 2, 64), (4, 16, 3, 10), (2, 16, 0, 16)])
+@pytest.mark.parametrize("as_error", [False, True])
+def test_a2a3_int32_modes_as_eq_are_compiled(mode, data, scalar, shape, as_error):
+    """a2a3 int32 LT/LE/GT/GE run as EQ, with the fallback announced exactly when the requested mode's bits over
+    src0's valid region differ from EQ's: compiled (the repeat tail's lean form), bytes and warnings as the
+    general path gives them; with warnings as errors, the first warning refuses the call before any byte moves."""
+    rows, cols, vr, vc = shape
+    spec = Tile[TileType.Vec, np.int32, rows, cols, BLayout.RowMajor, vr, vc]
+    src = tile(spec, np.resize(INT32_EQ_DATA[data], spec.numel).astype(np.int32))
+    other = tile(spec, np.resize(INT32_EQ_DATA[data][::-1], spec.numel).astype(np.int32)) if scalar == "tile" \
+        else scalar
+    dst_spec = Tile[TileType.Vec, np.uint8, rows, 32, BLayout.RowMajor, vr, -(-vc // 8) if vr else 0]
+    dst = tile(dst_spec)
+    config = resolve("a2a3")
+
+    def run(fn):
+        d = dst_spec()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("error" if as_error else "always")
+            try:
+                for _ in range(2):
+                    d.storage[...] = dst.storage
+                    fn(d)
+            except (ptoisa.PtoError, Warning) as exc:
+                return type(exc).__name__, str(exc), d.tobytes()
+        return d.tobytes(), sorted(str(w.message) for w in caught)
+
+    impl._COMPILED.clear()
+    compiled = run(lambda d: ptoisa.TCMPS(d, src, other, mode, target="a2a3"))
+    general = run(lambda d: impl._general(config, d, src, other, mode))
+    assert compiled == general
+    if scalar != 2 ** 31 and vr and vc % 64:  # an empty dst valid region is refused by the general path
+        assert any(run is not None and "_lean_tail" in run.__qualname__ for run in impl._COMPILED.values())

@@ -436,6 +436,16 @@ def _a5_chunk_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMo
     return run
 
 
+# a2a3 int32 LT/LE/GT/GE run as EQ: where the requested mode's bit differs from EQ's (EQ implies LE and GE and
+# excludes LT and GT, so they differ exactly where the mode and EQ are not both true or both false).
+_DIFFERS_FROM_EQ = {CmpMode.LT: np.less_equal, CmpMode.LE: np.less, CmpMode.GT: np.greater_equal,
+                    CmpMode.GE: np.greater}
+
+
+def _int32_as_eq(config: Config, mode: CmpMode, dtype: DType) -> bool:
+    return config.profile.tcmps.int32_eq_only and dtype is DType.I32 and mode in _DIFFERS_FROM_EQ
+
+
 def _predicate_of(config: Config, mode: CmpMode, dtype: DType) -> Any:
     """`_predicate` for one target, mode and element type: the plain comparison where no fallback or erratum
     can change a bit."""
@@ -464,6 +474,9 @@ def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpM
     valid = np.zeros((rows, pitch * dspec.dtype.itemsize), dtype=bool)
     valid[:dvalid[0], :dvalid[1] * dspec.dtype.itemsize] = True
 
+    if _int32_as_eq(config, mode, dtype):
+        return _lean_tail(config, dspec, sspec, mode, check, tile_form, OPS[CmpMode.EQ], lanes, inside, dvalid,
+                          svalid, _DIFFERS_FROM_EQ[mode])
     plain = _predicate_of(config, hw_mode, dtype)
     if not isinstance(plain, partial) or plain.func is not _predicate:
         return _lean_tail(config, dspec, sspec, mode, check, tile_form, plain, lanes, inside, dvalid, svalid)
@@ -516,11 +529,15 @@ def _lane_bits(predicate: Any, sspec: TileSpec, lanes: np.ndarray, inside: np.nd
 
 def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check, tile_form: bool,
                predicate: Any, lanes: np.ndarray, inside: np.ndarray, dvalid: tuple[int, int],
-               svalid: tuple[int, int]) -> Any:
+               svalid: tuple[int, int], differs: Any = None) -> Any:
     """The repeat tail where no fallback can change a bit: one comparison over the repeats' lanes gives both
     results, since the lanes' first validCol bits are the contract's (NE: their complement, the hardware comparing
     EQ): the contract keeps those bits of each row's first ceil(validCol / 8) bytes and the rest of dst's bytes;
-    the target writes every lane's byte (NE: then inverts the validRow rows of dst)."""
+    the target writes every lane's byte (NE: then inverts the validRow rows of dst).
+
+    With `differs` (a2a3 int32 LT/LE/GT/GE, compared as EQ: `predicate` is EQ), the fallback is announced first,
+    as `_predicate` announces it, when the requested mode's bits differ from EQ's over src0's valid region:
+    `differs(values, scalar)` is true exactly where they differ (LT: v <= s, LE: v < s, GT: v >= s, GE: v > s)."""
     vr, vc = svalid
     rows, pitch = dspec.rows, dspec.cols
     lane_bytes, valid_bytes = lanes.shape[1] // 8, -(-vc // 8)
@@ -532,11 +549,15 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
     detail = "only bytes outside the valid region differ: the valid region is the contract's"
 
     lane_bits = _lane_bits(predicate, sspec, lanes, inside)
-    hw_mode = CmpMode.EQ if ne else mode  # the comparison `predicate` makes
-    scalar_of = _inputs(predicate, hw_mode, sspec.dtype, check, tile_form, sspec, svalid)[0]
+    hw_mode = CmpMode.EQ if ne or differs is not None else mode  # the comparison `predicate` makes
+    scalar_of, values_of, _ = _inputs(predicate, hw_mode, sspec.dtype, check, tile_form, sspec, svalid)
+    message = f"int32 {mode.name} is executed as EQ on this target"
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
-        packed = lane_bits(src0.storage, scalar_of(src1))
+        scalar = scalar_of(src1)
+        if differs is not None and differs(values_of(src0), scalar).any():
+            announce_fallback(config, INSTR, message)
+        packed = lane_bits(src0.storage, scalar)
         if ne:
             np.invert(packed, out=packed)  # the rows' bytes are inverted after the EQ compare
         now = dst.storage.view(np.uint8).reshape(rows, pitch)[:vr]

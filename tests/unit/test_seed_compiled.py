@@ -205,3 +205,76 @@ def test_tci_compiled_matches_general(target, dtype, cols, valid, start, descend
     assert compiled == general
     if start == 100 and dtype is np.int32:  # the compiled sequence really ran
         assert any(run is not None for run in impl._COMPILED.values())
+
+
+def _storages(kind):
+    """(dst, src0, indices) storage arrays for 4x16 float32 tiles and int32 indices, placed per `kind`."""
+    if kind == "private":
+        return np.zeros(64, np.float32), np.zeros(64, np.float32), np.zeros(64, np.int32)
+    if kind == "one_buffer_apart":  # views of one owner that do not overlap: may_share_memory decides
+        buf = np.zeros(64 * 12, np.uint8)
+        return buf[:256].view(np.float32), buf[256:512].view(np.float32), buf[512:768].view(np.int32)
+    if kind == "dst_over_src0":
+        buf = np.zeros(64 * 12, np.uint8)
+        return buf[128:384].view(np.float32), buf[:256].view(np.float32), buf[512:768].view(np.int32)
+    if kind == "dst_over_indices":
+        buf = np.zeros(64 * 12, np.uint8)
+        return buf[:256].view(np.float32), buf[512:768].view(np.float32), buf[128:384].view(np.int32)
+    if kind == "foreign_buffer":  # bases that are not owning ndarrays: unsure, may_share_memory decides
+        raw = bytearray(64 * 12)
+        return (np.frombuffer(raw, np.float32, 64, 0), np.frombuffer(raw, np.float32, 64, 128),
+                np.frombuffer(memoryview(raw), np.int32, 64, 512))
+    if kind == "dst_is_src0":
+        dst = np.zeros(64, np.float32)
+        return dst, dst, np.zeros(64, np.int32)
+    if kind == "view_of_private":  # a view of another tile's private storage
+        src = np.zeros(64, np.float32)
+        return src[:], src, np.zeros(64, np.int32)
+    raise AssertionError(kind)
+
+
+STORAGE_KINDS = ["private", "one_buffer_apart", "dst_over_src0", "dst_over_indices", "foreign_buffer",
+                 "dst_is_src0", "view_of_private"]
+
+
+@pytest.mark.parametrize("kind", STORAGE_KINDS)
+def test_tgather_index_overlap_test_is_exact(kind):
+    """The compiled index gather skips `np.may_share_memory` only when dst's memory certainly lies apart from
+    src0's and the indices' (distinct owning arrays); everywhere else it keeps the check."""
+    dst, src0, idx = _storages(kind)
+    apart = tgather_impl._apart(dst, src0, idx)
+    assert apart == (kind == "private")
+    if apart:
+        assert not np.may_share_memory(dst, src0) and not np.may_share_memory(dst, idx)
+
+
+@pytest.mark.parametrize("kind", STORAGE_KINDS)
+@pytest.mark.parametrize("target", TARGETS)
+def test_tgather_index_compiled_matches_general_over_placed_storage(kind, target):
+    """Tiles whose storage is placed in one buffer (apart or overlapping), in a foreign buffer, or shared: the
+    compiled call gives the general path's bytes."""
+    config = resolve(target)
+    results = []
+    for call in ("compiled", "general"):
+        dst_s, src_s, idx_s = _storages(kind)
+        dst, src, idx = (Tile[TileType.Vec, np.float32, 4, 16](), Tile[TileType.Vec, np.float32, 4, 16](),
+                         Tile[TileType.Vec, np.int32, 4, 16]())
+        for t, s in ((dst, dst_s), (src, src_s), (idx, idx_s)):
+            t.attach(s)
+        src.storage[...] = np.arange(64, dtype=np.float32) + 0.5
+        if not np.may_share_memory(dst.storage, src.storage):
+            dst.storage[...] = -1
+        idx.storage[...] = np.arange(64) * 37 % 64  # last: dst may overlap the indices
+        tmp = Tile[TileType.Vec, np.int32, 4, 16]()
+        tgather_impl._COMPILED.clear()
+        refusal = None
+        try:
+            for _ in range(2):  # over the indices, the first call's dst bytes are the second call's indices
+                if call == "compiled":
+                    ptoisa.TGATHER(dst, src, idx, tmp, target=target)
+                else:
+                    tgather_impl._index_general(config, dst, src, idx, tmp)
+        except ptoisa.PtoError as exc:
+            refusal = str(exc)
+        results.append((dst.tobytes(), src.tobytes(), idx.tobytes(), refusal))
+    assert results[0] == results[1]

@@ -185,3 +185,34 @@ def test_a2a3_int32_modes_as_eq_are_compiled(mode, data, scalar, shape, as_error
     assert compiled == general
     if scalar != 2 ** 31 and vr and vc % 64:  # an empty dst valid region is refused by the general path
         assert any(run is not None and "_lean_tail" in run.__qualname__ for run in impl._COMPILED.values())
+
+
+HALF_SCALARS = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1.0, -2.5, 6e-8, -6e-8, 65504.0, 0.1, 1e-46,
+                70000.0, "tile_min_sub", "tile_nan"]
+
+
+@pytest.mark.parametrize("target,mode", [("cpu", m) for m in (CmpMode.LT, CmpMode.LE, CmpMode.GT, CmpMode.GE)]
+                         + [("a5", m) for m in CmpMode] + [("a2a3", m) for m in CmpMode])
+@pytest.mark.parametrize("scalar", HALF_SCALARS)
+def test_compiled_half_compare_over_every_half(target, mode, scalar):
+    """Half sources up to 8192 elements are compared in half (no float32 conversion): every one of the 65536
+    half patterns (eight 64x128 tiles) against special and ordinary scalars gives the general path's bytes and
+    warnings."""
+    spec = Tile[TileType.Vec, np.float16, 64, 128]
+    dst_spec = Tile[TileType.Vec, np.uint8, 64, 32, BLayout.RowMajor, 64, 16]
+    config = resolve(target)
+    patterns = np.arange(65536, dtype=np.uint16)
+    if isinstance(scalar, str):
+        bits = {"tile_min_sub": 0x8001, "tile_nan": 0x7E01}[scalar]
+        other = tile(spec, np.full(spec.numel, bits, np.uint16).view(np.float16))
+    else:
+        other = scalar
+    impl._COMPILED.clear()
+    for part in range(8):
+        src = tile(spec, patterns[part * 8192:(part + 1) * 8192].view(np.float16))
+        dst = tile(dst_spec)
+        compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, mode, target=target), dst, src, other)
+        general = outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, other)
+        assert compiled == general
+    if target != "cpu" or mode not in (CmpMode.EQ, CmpMode.NE):
+        assert impl._predicate_of(config, mode, impl.DType.F16, spec.numel) is impl.OPS[mode]

@@ -43,6 +43,7 @@ _TOLERANCE = 1e-9
 # Magnitudes from which neighbouring values of the type lie more than 1e-9 apart (float32: 2**-29 at 2**-5,
 # from below; bfloat16: 2**-29 at 2**-21): an exact compare equals the simulator's 1e-9 tolerance there.
 _SPACED = {DType.F32: 2.0 ** -5, DType.BF16: 2.0 ** -21}
+_HALF_NATIVE = 8192  # NumPy's half compare beats float32 conversion below this, and the integer keys above
 
 
 def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
@@ -361,7 +362,7 @@ def _plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check
             if not no_tail and config.erratum("tcmps_repeat_tail"):
                 return _a2a3_tail_plan(config, dspec, sspec, mode, check, tile_form, dvalid, svalid)
 
-    predicate = _predicate_of(config, mode, dtype)
+    predicate = _predicate_of(config, mode, dtype, vr * vc)
     scalar_of, values_of, pack = _inputs(predicate, mode, dtype, check, tile_form, sspec, svalid)
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
@@ -421,7 +422,7 @@ def _a5_chunk_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMo
     row_bytes, chunk_bytes = -(-vc // 8), -(-vc // chunk) * chunk // 8
     if chunk_bytes > pitch:
         return None
-    predicate = _predicate_of(config, mode, sspec.dtype)
+    predicate = _predicate_of(config, mode, sspec.dtype, vr * vc)
     scalar_of, values_of, pack = _inputs(predicate, mode, sspec.dtype, check, tile_form, sspec, svalid)
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
@@ -446,14 +447,18 @@ def _int32_as_eq(config: Config, mode: CmpMode, dtype: DType) -> bool:
     return config.profile.tcmps.int32_eq_only and dtype is DType.I32 and mode in _DIFFERS_FROM_EQ
 
 
-def _predicate_of(config: Config, mode: CmpMode, dtype: DType) -> Any:
+def _predicate_of(config: Config, mode: CmpMode, dtype: DType, size: int | None = None) -> Any:
     """`_predicate` for one target, mode and element type: the plain comparison where no fallback or erratum
-    can change a bit."""
+    can change a bit. Half sources of at most `_HALF_NATIVE` elements (`size`: the most one call compares) are
+    compared in half: NumPy's half comparisons are exact (the same bits as through float32, every mode, every
+    pair of halves), and cheaper there than the conversion; larger ones take `compare`'s integer keys."""
     rules = config.profile.tcmps
     if rules.int32_eq_only and dtype is DType.I32 and mode not in (CmpMode.EQ, CmpMode.NE) \
             or dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half") \
             or mode in (CmpMode.EQ, CmpMode.NE) and dtype.is_float and config.erratum("tcmps_eq_tolerance"):
         return partial(_predicate, config, mode=mode, dtype=dtype)
+    if dtype is DType.F16 and size is not None and size <= _HALF_NATIVE:
+        return OPS[mode]
     if dtype in VIA_FLOAT32 or dtype in INF_BITS_16:
         return partial(compare, mode=mode, dtype=dtype)
     return OPS[mode]
@@ -477,7 +482,7 @@ def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpM
     if _int32_as_eq(config, mode, dtype):
         return _lean_tail(config, dspec, sspec, mode, check, tile_form, OPS[CmpMode.EQ], lanes, inside, dvalid,
                           svalid, _DIFFERS_FROM_EQ[mode])
-    plain = _predicate_of(config, hw_mode, dtype)
+    plain = _predicate_of(config, hw_mode, dtype, max(sspec.numel, lanes.size))
     if not isinstance(plain, partial) or plain.func is not _predicate:
         return _lean_tail(config, dspec, sspec, mode, check, tile_form, plain, lanes, inside, dvalid, svalid)
 

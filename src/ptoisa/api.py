@@ -134,7 +134,7 @@ def TEXPANDS(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
     if len(args) == 2 and not kwargs:
         dst, scalar = args
         texpands(resolve(target), dst, scalar)
-        if getattr(getattr(dst, "spec", None), "loc", None) is _MAT:
+        if dst.spec.loc is _MAT:  # texpands accepted dst: a Tile or a ConvTile, both with a spec
             return _new_event(RecordEvent, ("TEXPANDS_MAT", _MTE2, next_event_number()))
         return _new_event(RecordEvent, ("TEXPANDS", _V, next_event_number()))
     return _texpands(*args, target=target, **kwargs)

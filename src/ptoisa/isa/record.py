@@ -521,21 +521,30 @@ def _per_valid_shape(record: Instruction, plan: Plan, form: tuple[Operand, ...],
     names = [form[i].name for i in positions]
     spec = plan.specs[names[0]]
     whole = _whole_tile(record.kernel, plan, form, scalar_types, (spec.rows, spec.cols))
-    runs: dict[tuple[tuple[int, int], ...], Callable[..., None]] = {}
+    runs: dict[tuple[int, ...], Callable[..., None]] = {}
+    shapes_of = _valid_shapes_reader(positions)
+    full = (spec.rows, spec.cols) * len(positions)
 
     def run(args: tuple[Any, ...]) -> None:
-        shapes = tuple([args[i].valid_shape for i in positions])
+        shapes = shapes_of(args)
         chosen = runs.get(shapes)
         if chosen is None:
             if rule is not None:
                 rule(Check(plan.record.name, plan.config.name), plan, {n: args[i] for n, i in zip(names, positions)})
             # every tile fully valid this time: the whole-storage form, if the kernel has one
-            chosen = whole if whole is not None and all(s == (spec.rows, spec.cols) for s in shapes) else bound
+            chosen = whole if whole is not None and shapes == full else bound
             if len(runs) < 256:
                 runs[shapes] = chosen
         chosen(args)
 
     return run
+
+
+def _valid_shapes_reader(positions: list[int]) -> Callable[[tuple[Any, ...]], tuple[int, ...]]:
+    """`args -> (rows, cols, rows, cols, ...)`: the valid shapes of the tiles at `positions`, flat, read from the
+    tiles' slots in one expression (no property call, no list per call)."""
+    items = ", ".join(f"args[{i}]._valid_row, args[{i}]._valid_col" for i in positions)
+    return eval(f"lambda args: ({items},)")  # noqa: S307 - our own text, integers only
 
 
 def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_types: list[DType | None],

@@ -45,10 +45,10 @@ def texpands(config: Config, dst: Any, scalar: Any) -> None:
         spec = dst.spec
         key: tuple[Any, ...] = (config, spec)
         if spec.dynamic_row or spec.dynamic_col:
-            key += (dst.valid_shape,)  # valid shape set at run time: compiled per shape
+            key += (dst._valid_row, dst._valid_col)  # valid shape set at run time: compiled per shape
         run = _COMPILED.get(key, _UNSET)
         if run is _UNSET:
-            run = _compile(key, dst.valid_shape)
+            run = _compile(key, (dst._valid_row, dst._valid_col))
         if run is not None:
             run(dst, scalar)
             return

@@ -43,7 +43,7 @@ def tci(config: Config, dst: Any, start: Any, descending: Any, tmp: Any = None) 
         spec = dst.spec
         key: tuple[Any, ...] = (config, spec, descending)
         if spec.dynamic_row or spec.dynamic_col:
-            key += (dst.valid_col,)  # valid shape set at run time: compiled per shape
+            key += (dst._valid_col,)  # valid shape set at run time: compiled per shape
         run = _COMPILED.get(key, _UNSET)
         if run is _UNSET:
             run = _compile(key, dst.valid_col)
@@ -72,12 +72,12 @@ def _compile(key: tuple[Any, ...], count: int) -> Any:
         check, np_type = Check(INSTR, config.name), spec.np_dtype.type
         _, low, high = weak_range(spec.dtype)
         ramp = _ramp(count, spec.np_dtype)
-        whole = count == spec.cols
+        whole = count == spec.cols and spec.rows == 1 and spec.is_row_major  # dst's storage is its one row
 
         def run(dst: Tile, start: Any) -> None:
             kind = type(start)
             value = start if kind is np_type or kind is int and low <= start <= high else _start(check, start, dst)
-            out = dst.view[0] if whole else dst.view[0, :count]
+            out = dst.storage if whole else dst.view[0, :count]
             if descending:
                 np.subtract(value, ramp, out=out)
             else:

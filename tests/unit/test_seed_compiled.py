@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ptoisa
-from ptoisa import BLayout, Tile, TileType
+from ptoisa import BLayout, PtoError, Tile, TileType
 from ptoisa.isa import texpands as texpands_impl
 from ptoisa.isa import tgather as tgather_impl
 from ptoisa.targets import resolve
@@ -278,3 +278,22 @@ def test_tgather_index_compiled_matches_general_over_placed_storage(kind, target
             refusal = str(exc)
         results.append((dst.tobytes(), src.tobytes(), idx.tobytes(), refusal))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int16])
+@pytest.mark.parametrize("layouts", list(itertools.product([BLayout.RowMajor, BLayout.ColMajor], repeat=3)))
+def test_tpartmul_whole_tiles_of_mixed_layouts_match_general(target, dtype, layouts):
+    """Fully valid tiles multiply through their 1-D storages only when all three share a layout: a row-major
+    and a column-major 16x16 tile hold the same element at different storage positions."""
+    from ptoisa.isa import tpartmul as impl
+
+    try:
+        dst, a, b = (noise(Tile[TileType.Vec, dtype, 16, 16, layout]) for layout in layouts)
+    except PtoError:
+        pytest.skip("layout refused for this type")
+    impl._COMPILED.clear()
+    config = resolve(target)
+    compiled = outcome(lambda d, x, y: ptoisa.TPARTMUL(d, x, y, target=target), [dst, a, b])
+    general = outcome(lambda d, x, y: impl._general(config, d, x, y), [dst, a, b])
+    assert compiled == general

@@ -68,7 +68,9 @@ def _compile(key: tuple[Any, ...], dst: Tile, src0: Tile, src1: Tile) -> Any:
             d, a, b = ((s.valid_row, s.valid_col) for s in specs)
             if d[0] and d[1] and _legal_pattern(d, a, b) \
                     and (a == b == d or not config.erratum("tpartmul_copy_padding")):
-                run = _partial_plan(config, dspec.np_dtype, d, a, b)
+                # every valid region is its whole tile, and one layout: storage element i is one element
+                whole = all((s.rows, s.cols) == d and s.blayout is dspec.blayout for s in specs)
+                run = _partial_plan(config, dspec.np_dtype, d, a, b, whole)
     _COMPILED[key] = run
     return run
 
@@ -89,13 +91,33 @@ def _dynamic_plan(config: Config, dtype: np.dtype) -> Any:
 
 
 def _partial_plan(config: Config, dtype: np.dtype, d: tuple[int, int], a: tuple[int, int],
-                  b: tuple[int, int]) -> Any:
+                  b: tuple[int, int], whole: bool = False) -> Any:
     half = dtype.itemsize == 2 and dtype.kind not in "iu"
     if a == b == d and not half:
-        return _equal_plan(dtype, d)
+        return _whole_plan(dtype) if whole else _equal_plan(dtype, d)
 
     def run(dst: Tile, src0: Tile, src1: Tile) -> None:
         _multiply_plain(config, half, d, a, b, dst, src0, src1)
+
+    return run
+
+
+def _whole_plan(dtype: np.dtype) -> Any:
+    """Three plain tiles of one shape and layout, each valid over its whole storage: element i of each storage is
+    the same element of each tile, so one multiply of the 1-D storages does it (a ufunc handles aliasing)."""
+    multiply = np.multiply
+    if dtype.kind in "iu":
+        def run_int(dst: Tile, src0: Tile, src1: Tile) -> None:
+            multiply(src0.storage, src1.storage, dst.storage)
+
+        return run_int
+
+    def run(dst: Tile, src0: Tile, src1: Tile) -> None:
+        token = quiet_set()
+        try:
+            multiply(src0.storage, src1.storage, dst.storage)
+        finally:
+            quiet_reset(token)
 
     return run
 

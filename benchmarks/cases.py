@@ -327,6 +327,20 @@ def texp_f32(target: str, n: int) -> Bench:
                  note="ptoisa rounds exp from double (the simulator's std::exp); the floor is float exp")
 
 
+def texp_f32_exact(target: str, n: int) -> Bench:
+    """TEXP next to the cheapest NumPy route to the simulator's bits: widen to double, exp, round to float."""
+    a, _, d, x, _, out = _pair(n)
+    wide = np.empty(x.shape, np.float64)
+
+    def floor() -> None:
+        np.copyto(wide, x)
+        np.exp(wide, out=wide)
+        np.copyto(out, wide, casting="same_kind")
+
+    return Bench(lambda: ptoisa.TEXP(d, a), floor,
+                 note="exact floor: the same bits as the simulator (exp in double, rounded once to float)")
+
+
 def tcvt_f32_f16(target: str, n: int) -> Bench:
     a, _, _, x, _, _ = _pair(n)
     d = _vec(half, n, n)
@@ -342,6 +356,24 @@ def trowsum_f32(target: str, n: int) -> Bench:
     grid = x.reshape(n, n)
     return Bench(lambda: ptoisa.TROWSUM(d, a, tmp), lambda: np.sum(grid, axis=1, out=out),
                  note="ptoisa sums in order (sequential rounding); the floor is NumPy's pairwise sum")
+
+
+def trowsum_f32_exact(target: str, n: int) -> Bench:
+    """TROWSUM next to the cheapest NumPy route we know to in-order row sums: the rows turned into columns by
+    a transposed copy in slabs of 32 rows (cache-friendly), then one reduce over the outer axis, which NumPy
+    does in order, one float rounding per step."""
+    a, _, tmp, x, _, _ = _pair(n)
+    d = _place(Tile[TileType.Vec, float, n, 1, BLayout.ColMajor]())
+    out, grid = d.storage, x.reshape(n, n)
+    turned = np.empty((n, n), np.float32)
+
+    def floor() -> None:
+        for r in range(0, n, 32):
+            turned[:, r:r + 32] = grid[r:r + 32, :].T
+        np.add.reduce(turned, axis=0, out=out)
+
+    return Bench(lambda: ptoisa.TROWSUM(d, a, tmp), floor,
+                 note="exact floor: in-order sums (slab-transposed copy, then a reduce over the outer axis)")
 
 
 def trowexpandmul_f32(target: str, n: int) -> Bench:
@@ -370,8 +402,10 @@ _SPECS += [
     ("tadd_f32", "TADD f32", "add", tadd_f32, ()),
     ("tmuls_f32", "TMULS f32", "multiply scalar", tmuls_f32, ()),
     ("texp_f32", "TEXP f32", "exp (float)", texp_f32, ()),
+    ("texp_f32_exact", "TEXP f32", "exp exact (double)", texp_f32_exact, ()),
     ("tcvt_f32_f16", "TCVT f32->f16 RINT", "copyto", tcvt_f32_f16, ()),
     ("trowsum_f32", "TROWSUM f32", "sum axis 1", trowsum_f32, ()),
+    ("trowsum_f32_exact", "TROWSUM f32", "sum in order", trowsum_f32_exact, ()),
     ("trowexpandmul_f32", "TROWEXPANDMUL f32", "broadcast multiply", trowexpandmul_f32, ()),
     ("tmatmul_f16", "TMATMUL f16->f32", "matmul (BLAS)", tmatmul_f16, ()),
 ]

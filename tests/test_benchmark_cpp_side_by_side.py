@@ -1,0 +1,127 @@
+"""benchmarks/cpp_side_by_side.py without the C++ simulator: it stops cleanly without a checkout, every case's
+Python side builds and runs, the exact floors give ptoisa's bytes, and the driver source names every case.
+
+With PTO_ISA_CHECKOUT set to a checkout of hw-native-sys/pto-isa (and g++ on the path), one more test builds the
+driver and compares ptoisa's bytes with the simulator's for every case at 16 (TCI 1x16) and 64 (1x4096)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def sbs():
+    saved = list(sys.path)
+    spec = importlib.util.spec_from_file_location("cpp_side_by_side", ROOT / "benchmarks" / "cpp_side_by_side.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.path[:] = saved
+        sys.modules.pop(spec.name, None)
+
+
+def test_without_a_checkout_it_says_so_and_exits_0(sbs, capsys, tmp_path):
+    assert sbs.main([]) == 0
+    assert sbs.main([str(tmp_path)]) == 0  # a directory without include/pto
+    out = capsys.readouterr().out
+    assert out.count("skipped: give a checkout of hw-native-sys/pto-isa") == 2
+
+
+def test_the_issue_cases_are_all_there(sbs):
+    labels = {s.label for s in sbs.CASES}
+    for wanted in ("TCMPS f32 GT", "TCMPS f32 EQ", "TCMPS f16 GT", "TCMPS i32 GT", "TCI i32",
+                   "TPARTMUL f32 all valid", "TPARTMUL f32 partial", "TEXPANDS f32", "TGATHER index f32 +tmp",
+                   "TGATHER mask P0101 f32", "TMATMUL f16->f32"):
+        assert wanted in labels
+    for s in sbs.CASES:
+        assert s.sizes == ((16, 4096, 65536) if s.key == "tci_i32" else (16, 64, 256)), s.key
+
+
+@pytest.mark.parametrize("n", [16, 64])
+def test_every_python_side_runs_and_exact_floors_give_ptoisa_bytes(sbs, n):
+    import ptoisa
+
+    with ptoisa.target("cpu"):
+        for spec in sbs.CASES:
+            size = {16: 16, 64: 4096}[n] if spec.key == "tci_i32" else n
+            tiles = {t.var: t.make() for t in spec.tiles(size)}
+            case = spec.py(size, tiles)
+            dst = tiles[spec.dst].storage
+            case.call()
+            case.floor()  # writes dst for most cases: run ptoisa again for its bytes
+            dst[...] = 0
+            case.call()
+            ours = dst.tobytes()
+            assert any(dst.view(np.uint8)), spec.key
+            if case.exact is not None:
+                dst[...] = 0
+                case.exact()
+                assert dst.tobytes() == ours, spec.key
+
+
+def test_exact_floors_hold_specials(sbs):
+    """The exact floors against ptoisa on values where float and double routes part (exp near overflow, rounding
+    cases; sums that cancel), NaN, inf and -0.0 included."""
+    import ptoisa
+
+    n = 64
+    rng = np.random.default_rng(7)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 88.72, 88.73, -103.9, -87.3, 1e-30, 16777216.0,
+                         1e8, -1e8, 3.0e38], np.float32)
+    with ptoisa.target("cpu"), np.errstate(all="ignore"):
+        for key in ("texp_f32", "trowsum_f32"):
+            spec = next(s for s in sbs.CASES if s.key == key)
+            tiles = {t.var: t.make() for t in spec.tiles(n)}
+            values = rng.standard_normal(n * n).astype(np.float32) * np.float32(30)
+            pick = rng.random(n * n) < 0.2
+            values[pick] = rng.choice(specials, pick.sum())
+            tiles["a"].storage[:] = values
+            case = spec.py(n, tiles)
+            dst = tiles[spec.dst].storage
+            case.call()
+            ours = dst.tobytes()
+            dst[...] = 0
+            case.exact()
+            assert dst.tobytes() == ours, key
+
+
+def test_the_driver_source_has_one_struct_per_case_and_size(sbs):
+    entries = [sbs.Entry(s, n, k) for k, (s, n) in enumerate((s, n) for s in sbs.CASES for n in s.sizes)]
+    source = sbs.driver_source(entries)
+    assert source.count("\nstruct C") == len(entries)
+    assert f"timed<C{len(entries) - 1}>, timed<Kernel>" in source
+    assert "TASSIGN" not in source  # tiles point at host buffers: 256x256 fits
+    assert "Tile<TileType::Vec, int32_t, 1, 65536, BLayout::RowMajor, -1, -1>" in source
+
+
+@pytest.mark.skipif(not os.environ.get("PTO_ISA_CHECKOUT") or not shutil.which("g++"),
+                    reason="set PTO_ISA_CHECKOUT to a checkout of hw-native-sys/pto-isa (and have g++)")
+def test_ptoisa_bytes_are_the_simulators(sbs):
+    import ptoisa
+
+    checkout = Path(os.environ["PTO_ISA_CHECKOUT"])
+    entries = [sbs.Entry(s, n, 0) for s in sbs.CASES for n in s.sizes[:2]]
+    for k, e in enumerate(entries):
+        e.id = k
+    with tempfile.TemporaryDirectory() as tmp:
+        driver = sbs.Driver(sbs.build_driver(checkout, Path(tmp), entries))
+        try:
+            with ptoisa.target("cpu"):
+                for e in entries:
+                    sbs.measure_entry(e, driver, 0.0, 1e-5)
+        finally:
+            driver.close()
+    assert [e.name for e in entries if e.bytes_ok is not True or e.exact_bytes_ok is False] == []

@@ -83,7 +83,12 @@ def test_tile_only_calls_match_the_general_path(name, dtype, target):
 
 @pytest.mark.parametrize("name", ["TADDS", "TMULS", "TSUBS", "TMAXS", "TANDS"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int16, np.uint8])
-@pytest.mark.parametrize("scalar", [3, -1.5, 1e30, float("nan"), 2 ** 40])
+@pytest.mark.parametrize("scalar", [3, -1.5, 1e30, float("nan"), 2 ** 40,
+                                    # Python numbers the whole-storage call hands to NumPy as they are: each
+                                    # must round or wrap as the general path converts it
+                                    0.1, 1 / 3, -0.0, 65519.99, 65520.0, 3.4028235e38, 3.4028236e38, 1e-45,
+                                    5.9e-8, 2.0 ** -150, 32767, -32768, 255, 256, -1, 2 ** 31 - 1, -2 ** 31,
+                                    np.float32(0.1), np.float64(0.1), np.int16(-7)])
 def test_calls_with_a_scalar_match_the_general_path(name, dtype, scalar):
     spec = Tile[TileType.Vec, dtype, 2, 64 // np.dtype(dtype).itemsize]
     tiles = [fresh(spec), fresh(spec)]

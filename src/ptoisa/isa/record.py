@@ -37,7 +37,7 @@ from ..tile.enums import TileType
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import SITE, Check
-from ._scalar import to_element
+from ._scalar import to_element, weak_range
 from .fastcall import specialise
 
 Kind = Literal["tile", "scalar", "struct"]
@@ -579,9 +579,15 @@ def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_ty
         return binary
     if kinds == ("tile", "tile", "scalar") and ufunc.nin == 2:
         dtype, name, check = scalar_types[2], form[2].name, Check(plan.record.name, plan.config.name)
+        # Python numbers NumPy converts to the storage's type exactly as to_element would (NEP 50 weak scalars)
+        # go to the ufunc as they are: cheaper to convert, and a ufunc with a weak scalar is faster than with a
+        # NumPy scalar of the same type
+        weak, low, high = weak_range(dtype) if dtype is spec.dtype else (float, 1.0, 0.0)  # type: ignore[arg-type]
 
         def with_scalar(args: tuple[Any, ...]) -> None:
-            value = to_element(args[2], dtype, check, name)  # type: ignore[arg-type]
+            value = args[2]
+            if type(value) is not weak or not low <= value <= high:
+                value = to_element(value, dtype, check, name)  # type: ignore[arg-type]
             token = quiet_set() if quiet else None
             try:
                 ufunc(args[1].storage, value, args[0].storage)

@@ -297,3 +297,57 @@ def test_tpartmul_whole_tiles_of_mixed_layouts_match_general(target, dtype, layo
     compiled = outcome(lambda d, x, y: ptoisa.TPARTMUL(d, x, y, target=target), [dst, a, b])
     general = outcome(lambda d, x, y: impl._general(config, d, x, y), [dst, a, b])
     assert compiled == general
+
+
+PARTMUL_PLACEMENTS = {
+    # (dst, src0, src1) offsets in bytes into one shared buffer; None: a private array
+    "private": (None, None, None),
+    "dst_is_src0": (0, 0, 512),
+    "dst_is_src1": (0, 512, 0),
+    "dst_over_src0_shifted": (64, 0, 512),
+    "dst_over_src1_shifted": (0, 512, 64),
+    "src0_over_src1": (0, 512, 576),
+}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("placement", list(PARTMUL_PLACEMENTS))
+@pytest.mark.parametrize("shapes", range(len(PARTMUL_SHAPES)))
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_tpartmul_compiled_matches_general_over_shared_storage(target, placement, shapes, dtype):
+    """The partial pattern multiplies the overlap first and copies the rest of the full source after it: every
+    way dst can share memory with a source must still give the general path's bytes."""
+    from ptoisa.isa import tpartmul as impl
+
+    (dr, dc), (ar, ac), (br, bc) = PARTMUL_SHAPES[shapes]
+    cols = max(16, 32 // np.dtype(dtype).itemsize)
+    specs = [Tile[TileType.Vec, dtype, 4, cols, BLayout.RowMajor, r, c] for r, c in ((dr, dc), (ar, ac), (br, bc))]
+    nbytes = specs[0].nbytes
+
+    def place():
+        buf = np.random.default_rng(7).integers(0, 255, 2048, dtype=np.uint8)
+        buf[1::2] &= 0x3F  # modest exponents: products stay finite, NaNs rare
+        tiles = []
+        for spec, offset in zip(specs, PARTMUL_PLACEMENTS[placement], strict=True):
+            t = Tile(spec)
+            if offset is not None:
+                t.attach(buf[offset:offset + nbytes].view(spec.np_dtype))
+            else:  # the same seeded bytes in a private array
+                t.storage.view(np.uint8)[...] = buf[1024 + 256 * len(tiles):][:nbytes]
+            tiles.append(t)
+        return tiles, buf
+
+    config = resolve(target)
+    impl._COMPILED.clear()
+    results = []
+    for compiled in (True, False):
+        (d, a, b), buf = place()
+        try:
+            if compiled:
+                ptoisa.TPARTMUL(d, a, b, target=target)
+            else:
+                impl._general(config, d, a, b)
+            results.append((buf.tobytes(), d.storage.tobytes(), a.storage.tobytes(), b.storage.tobytes()))
+        except PtoError as exc:
+            results.append(type(exc).__name__)
+    assert results[0] == results[1]

@@ -148,27 +148,38 @@ def _equal_plan(dtype: np.dtype, d: tuple[int, int]) -> Any:
 
 def _multiply_plain(config: Config, half: bool, d: tuple[int, int], a: tuple[int, int], b: tuple[int, int],
                     dst: Tile, src0: Tile, src1: Tile) -> None:
-    """Plain layouts, a supported pattern: the full source copied into dst, the overlap multiplied in place."""
+    """Plain layouts, a supported pattern: the overlap multiplied into dst, then the rest of the full source's
+    valid region copied beside it (each dst element written once). A ufunc reads its operands as if copied
+    first, so the multiply is safe under any aliasing; the copies read the full source after the multiply wrote
+    dst, so a dst sharing memory with the full source (other than being it) takes the general path. When dst is
+    the full source, the elements outside the overlap already hold their values: nothing to copy."""
     vr, vc = d
     src0_full = a == d
     pr, pc = b if src0_full else a
     full, part = (src0, src1) if src0_full else (src1, src0)
-    copies = (pr, pc) != d
-    if copies and (np.may_share_memory(dst.storage, part.storage)
-                   or full is not dst and np.may_share_memory(dst.storage, full.storage)):
-        _general(config, dst, src0, src1)  # the copy could clobber a source still to be read
+    copies = (pr, pc) != d and full is not dst
+    if copies and not _owners_apart(dst.storage, full.storage) and np.may_share_memory(dst.storage, full.storage):
+        _general(config, dst, src0, src1)
         return
-    out = dst.view
-    if copies:
-        out[:vr, :vc] = full.view[:vr, :vc]
+    out, whole = dst.view, full.view
     if half:
-        _product(full.view[:pr, :pc], part.view[:pr, :pc], out[:pr, :pc])
-        return
-    token = quiet_set()
-    try:
-        np.multiply(full.view[:pr, :pc], part.view[:pr, :pc], out=out[:pr, :pc])
-    finally:
-        quiet_reset(token)
+        _product(whole[:pr, :pc], part.view[:pr, :pc], out[:pr, :pc])
+    else:
+        token = quiet_set()
+        try:
+            np.multiply(whole[:pr, :pc], part.view[:pr, :pc], out=out[:pr, :pc])
+        finally:
+            quiet_reset(token)
+    if copies:
+        if pc < vc:
+            out[:pr, pc:vc] = whole[:pr, pc:vc]
+        if pr < vr:
+            out[pr:vr, :vc] = whole[pr:vr, :vc]
+
+
+def _owners_apart(a: np.ndarray, b: np.ndarray) -> bool:
+    """True when a and b are two distinct arrays that each own their memory (never shared); False when unsure."""
+    return a.base is None and b.base is None and a is not b and a.flags.owndata and b.flags.owndata
 
 
 def _general(config: Config, dst: Any, src0: Any, src1: Any) -> None:

@@ -37,10 +37,12 @@ def outcome(fn):
 
 
 def test_the_common_families_are_specialised():
-    for name in ("TADD", "TMULS", "TEXP", "TROWSUM", "TADDSC", "TSHL"):
-        assert name in SPECIALISED
-    for name in ("TCVT", "TDIVS", "TMOV", "TCMPS", "TGATHER"):  # several forms or a hand-written entry
-        assert name not in SPECIALISED
+    for name in ("TADD", "TMULS", "TEXP", "TROWSUM", "TADDSC", "TSHL"):  # one form: written for it
+        assert name in SPECIALISED and "up to" not in type(REGISTRY[name]).__call__.__code__.co_filename
+    for name in ("TCVT", "TDIVS", "TMOV", "TROWEXPANDMUL", "TCOLSUM"):  # several forms or attributes: any arity
+        assert name in SPECIALISED and "up to" in type(REGISTRY[name]).__call__.__code__.co_filename
+    for name in ("TCMPS", "TGATHER"):  # a hand-written entry
+        assert name not in REGISTRY or name not in SPECIALISED
 
 
 @pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
@@ -136,3 +138,73 @@ def test_a_target_argument_takes_the_fast_entry_with_the_general_entrys_meaning(
         monkeypatch.setitem(scope, "general", lambda *x, **k: calls.append(1) or real(*x, **k))
         rec(fast_dst, a, 0.75, target=target)
         assert not calls  # compiled above: the named target resolves and the compiled call runs
+
+
+def _any_arity_cases():
+    """(name, argument builder): calls of records with several forms or attributes, each positional variant the
+    any-arity entry compiles (attributes given positionally, optional operands given or None, both orders)."""
+    F8 = Tile[TileType.Vec, np.float16, 4, 16]  # noqa: N806
+    F8x16 = Tile[TileType.Vec, np.float32, 8, 16]  # noqa: N806
+    col = Tile[TileType.Vec, np.float32, 8, 1, ptoisa.BLayout.ColMajor]
+    x = np.linspace(-70000.5, 70000.5, 64).astype(np.float32)
+    y = (np.arange(64) % 7 - 3).astype(np.float32) * 1.5
+    x2 = np.concatenate([x, y])
+    cases = []
+    for mode in ptoisa.RoundMode:
+        cases.append(("TCVT", lambda m=mode: (F8(), filled(F32, x), m)))
+    cases.append(("TCVT", lambda: (F8(), filled(F32, x))))
+    cases.append(("TCVT", lambda: (F8(), filled(F32, x), "CAST_RINT")))  # by name: the general entry's business
+    cases.append(("TDIVS", lambda: (F32(), filled(F32, x), 3.0)))
+    cases.append(("TDIVS", lambda: (F32(), 3.0, filled(F32, y))))
+    cases.append(("TDIVS", lambda: (I32(), filled(I32, y.astype(np.int32)), 0)))  # refused both ways
+    cases.append(("TROWEXPANDMUL", lambda: (F8x16(), filled(F8x16, x2), filled(col, y[:8]))))
+    cases.append(("TROWEXPANDMUL", lambda: (F8x16(), filled(F8x16, x2), filled(col, y[:8]), F8x16())))
+    cases.append(("TCOLSUM", lambda: (Tile[TileType.Vec, np.float32, 1, 16](), filled(F32, x))))
+    cases.append(("TXOR", lambda: (I32(), filled(I32, np.arange(64)), filled(I32, np.arange(64) * 7), None)))
+    cases.append(("TXOR", lambda: (I32(), filled(I32, np.arange(64)), filled(I32, np.arange(64) * 7), I32())))
+    cases.append(("TXOR", lambda: (I32(), filled(I32, np.arange(64)), filled(I32, np.arange(64) * 7),
+                                   ptoisa.TADD(F32(), F32(), F32()))))  # a trailing wait event
+    return cases
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+@pytest.mark.parametrize("case", range(len(_any_arity_cases())))
+def test_the_any_arity_entry_gives_the_general_entrys_outcome(target, case, monkeypatch):
+    """Records with several forms or with attributes: the entry written for every arity builds the general
+    entry's key inline, so bytes, refusals and warnings are the same, and a repeated signature runs its compiled
+    call without the general entry."""
+    import warnings
+
+    name, build = _any_arity_cases()[case]
+    rec = REGISTRY[name]
+
+    def run(entry):
+        args = build()
+        with warnings.catch_warnings(record=True) as seen, ptoisa.target(target):
+            warnings.simplefilter("always")
+            results = [outcome(lambda: entry(*args)) for _ in range(3)]  # noqa: B023 - called at once
+        return results, [t.tobytes() for t in args if type(t) is Tile], [str(w.message) for w in seen]
+
+    assert run(rec) == run(lambda *a: general(rec, *a))
+    args = build()
+    with ptoisa.target(target):
+        if outcome(lambda: rec(*args)) is None and not any(isinstance(a, str | tuple) for a in args):
+            scope = type(rec).__call__.__globals__
+            calls = []
+            real = scope["general"]
+            monkeypatch.setitem(scope, "general", lambda *x, **k: calls.append(1) or real(*x, **k))
+            rec(*args)
+            assert not calls, "a compiled signature went through the general entry"
+
+
+def test_a_wait_event_where_a_scalar_was_compiled_takes_the_general_entry():
+    """TDIVS(dst, src, 3.0) compiles the key (target, spec, spec, None); TDIVS(dst, src, event) must not run
+    it with the event as the scalar: the general entry strips trailing events first (and then refuses the call
+    for its missing scalar), and so must the fast entry."""
+    rec = REGISTRY["TDIVS"]
+    a = filled(F32, np.arange(64) + 1.0)
+    event = ptoisa.TADD(F32(), F32(), F32())
+    with ptoisa.target("cpu"):
+        rec(F32(), a, 3.0)
+        rec(F32(), a, 3.0)
+        assert outcome(lambda: rec(F32(), a, event)) == outcome(lambda: general(rec, F32(), a, event))

@@ -17,6 +17,11 @@ entry fills) and runs it, and hands everything else to the general entry unchang
                     return new_event(RecordEvent, (name, pipe, next(sequence)))
         return general(self, *args, target=target, **kwargs)
 
+Records with several forms or with attributes (TCVT, TDIVS, TROWEXPANDMUL, ...) get an entry written for every
+positional arity they take, which builds inline the key the general entry would build (a tile's spec, an enum
+as itself, None as ABSENT, any other value None; a wait event never matches) and runs the compiled call found
+under it.
+
 The fast path decides nothing itself: a signature that was never compiled, or that compiled to "take the general
 path" (None), goes to the general entry, which compiles it, checks it, refuses it or runs it. So both entries
 give the same bytes, warnings and errors by construction; the fast one only skips Python work (about 1 us of
@@ -25,6 +30,7 @@ argument handling per call at 16x16).
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,16 +42,29 @@ from ..tile.tile import Tile
 if TYPE_CHECKING:
     from .record import Instruction
 
-_CLASSES: dict[tuple[type, tuple[str, ...]], type] = {}
+_CLASSES: dict[tuple[type, Any], type] = {}
+ABSENT = object()
+"""A None argument in a compiled-call key (an omitted optional operand), told apart from a scalar."""
 NUMBERS = frozenset({int, float, *(np.dtype(c).type for c in "bBhHiIlLqQefd")})
 """Scalar argument types the fast entry passes on (Python's and NumPy's numbers, bool excluded: it is refused
 or converted by the general entry's rules)."""
 
 
 def specialise(rec: Instruction) -> None:
-    """Give `rec` a class whose `__call__` is written for its single positional form (see the module doc)."""
+    """Give `rec` a class whose `__call__` is written for its single positional form (see the module doc), or,
+    for a record with several forms or with attributes, one written for every positional arity it takes."""
     form = rec._simple  # type: ignore[attr-defined]
-    if rec.entry is not None or form is None:
+    if rec.entry is not None:
+        return
+    if form is None or rec.attrs:
+        if rec.route is None:
+            arity = max(len(f) for f in rec.forms) + len(rec.attrs)
+            key = (type(rec), arity)
+            cls = _CLASSES.get(key)
+            if cls is None:
+                cls = _make_any_class(type(rec), arity)
+                _CLASSES[key] = cls
+            object.__setattr__(rec, "__class__", cls)
         return
     kinds = tuple(o.kind for o in form)
     key = (type(rec), kinds)
@@ -94,3 +113,58 @@ def __call__(self, *args, target=None, **kwargs):
     call.__doc__ = base.__call__.__doc__
     return type(base.__name__, (base,), {"__call__": call, "__slots__": (), "__module__": base.__module__,
                                          "__qualname__": base.__qualname__})
+
+
+def _make_any_class(base: type, arity: int) -> type:
+    """The entry of a record with several forms or with attributes: a positional call of up to `arity` arguments
+    builds, inline, the key the general entry builds for it (each tile's spec, an enum as itself, None as
+    ABSENT, anything else None) and runs the compiled call found under it; a call with a wait event, keywords,
+    or no compiled call takes the general entry, which compiles, checks, refuses or runs it. So both entries
+    give the same bytes, warnings and errors by construction."""
+    branches = []
+    for n in range(arity + 1):
+        names = [f"a{i}" for i in range(n)]
+        unpack = f"{', '.join(names)}," if names else "()"
+        key = ", ".join(["config"] + [f"{a}.spec if type({a}) is Tile else key_of({a})" for a in names])
+        branches.append(f"""
+        {'if' if n == 0 else 'elif'} count == {n}:
+            {unpack} = args
+            run = self._compiled.get(({key},))""")
+    source = f"""
+def __call__(self, *args, target=None, **kwargs):
+    if not kwargs:
+        if target is None:
+            config = context_target()
+            if config is None:
+                config = current_config()
+        else:
+            config = resolve(target)
+        count = len(args)
+        run = None{''.join(branches)}
+        if run is not None:
+            run(args)
+            return new_event(RecordEvent, (self.name, self.pipe, next_event_number()))
+    return general(self, *args, target=target, **kwargs)
+"""
+    scope: dict[str, Any] = {"Tile": Tile, "RecordEvent": RecordEvent, "key_of": _key_of,
+                             "context_target": context_target, "current_config": current_config,
+                             "new_event": tuple.__new__, "next_event_number": next_event_number,
+                             "general": base.__call__, "resolve": resolve}
+    exec(compile(source, f"<ptoisa fast call, up to {arity} arguments>", "exec"), scope)  # noqa: S102 - our text
+    call = scope["__call__"]
+    call.__doc__ = base.__call__.__doc__
+    return type(base.__name__, (base,), {"__call__": call, "__slots__": (), "__module__": base.__module__,
+                                         "__qualname__": base.__qualname__})
+
+
+_MISS = object()
+"""A key part no compiled call has: a wait event (the general entry strips trailing events before its key)."""
+
+
+def _key_of(value: Any) -> Any:
+    """The general entry's key part for a non-tile argument (record.Instruction.__call__)."""
+    if isinstance(value, Enum):
+        return value
+    if value is None:
+        return ABSENT
+    return _MISS if type(value) is RecordEvent else None

@@ -38,6 +38,7 @@ from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import SITE, Check
 from ._scalar import to_element, weak_range
+from .fastcall import ABSENT as _ABSENT
 from .fastcall import specialise
 
 Kind = Literal["tile", "scalar", "struct"]
@@ -458,8 +459,6 @@ _SLOW = object()
 """The compiled-call cache's "not compiled yet" marker."""
 _RAW = object()
 """The slot type of a struct operand in a compiled call: passed to the kernel as it is, never converted."""
-_ABSENT = object()
-"""A None argument in a compiled-call key (an omitted optional operand), told apart from a scalar."""
 
 
 def _bound_slots(kernel: Kernel, plan: Plan, slots: list[tuple[str, int, DType | None]],

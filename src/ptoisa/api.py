@@ -390,15 +390,22 @@ def _bind_tgather(template: tuple[Any, ...]) -> Callable[..., RecordEvent]:
 
 
 def _tgather_lean(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
-    """TGATHER's lean entry (see the lean entries above): the index form TGATHER(dst, src0, indices[, tmp]) and
-    the mask form TGATHER(dst, src, pattern)."""
-    if 3 <= len(args) <= 4 and not kwargs:
-        third = type(args[2])
-        if third is Tile and (len(args) == 3 or type(args[3]) is Tile):
-            tgather_index(resolve(target), args[0], args[1], args[2], args[3] if len(args) == 4 else None)
-            return _new_event(RecordEvent, ("TGATHER", _V, next_event_number()))
-        if third is MaskPattern and len(args) == 3:
-            tgather_mask(resolve(target), args[0], args[1], args[2], GatherAxis.GATHER_ROW)
+    """TGATHER's lean entry (see the lean entries above): the index form TGATHER(dst, src0, indices[, tmp]), the
+    mask form TGATHER(dst, src, pattern[, axis]) and the comparison form TGATHER(dst, src0, k, cdst, tmp, offset,
+    cmpMode), each given positionally with no wait event; the rest goes through the general entry."""
+    if not kwargs:
+        count = len(args)
+        if 3 <= count <= 4:
+            third = type(args[2])
+            if third is Tile and (count == 3 or type(args[3]) is Tile):
+                tgather_index(resolve(target), args[0], args[1], args[2], args[3] if count == 4 else None)
+                return _new_event(RecordEvent, ("TGATHER", _V, next_event_number()))
+            if third is MaskPattern and (count == 3 or type(args[3]) is GatherAxis):
+                tgather_mask(resolve(target), args[0], args[1], args[2],
+                             args[3] if count == 4 else GatherAxis.GATHER_ROW)
+                return _new_event(RecordEvent, ("TGATHER", _V, next_event_number()))
+        elif count == 7 and type(args[6]) is CmpMode and type(args[2]) is not MaskPattern:
+            tgather_cmp(resolve(target), *args)
             return _new_event(RecordEvent, ("TGATHER", _V, next_event_number()))
     return _tgather(*args, target=target, **kwargs)
 

@@ -351,3 +351,63 @@ def test_tpartmul_compiled_matches_general_over_shared_storage(target, placement
         except PtoError as exc:
             results.append(type(exc).__name__)
     assert results[0] == results[1]
+
+
+def small(spec):
+    """A tile of small integers (many ties and matches for the comparison form)."""
+    t = spec()
+    t.storage[...] = RNG.integers(-3, 4, t.storage.size)
+    return t
+
+
+def _gather_calls():
+    """TGATHER calls of the mask form with an axis and of the comparison form, positionally, valid and not."""
+    from ptoisa import CmpMode, GatherAxis, MaskPattern
+
+    F = Tile[TileType.Vec, np.float32, 8, 16]  # noqa: N806
+    Half = Tile[TileType.Vec, np.float32, 4, 16]  # noqa: N806
+    Cols = Tile[TileType.Vec, np.float32, 8, 8]  # noqa: N806
+    U = Tile[TileType.Vec, np.uint32, 8, 16]  # noqa: N806
+    S = Tile[TileType.Vec, np.int32, 8, 16]  # noqa: N806
+    Tmp = Tile[TileType.Vec, np.uint32, 8, 64]  # noqa: N806
+    K = Tile[TileType.Vec, np.int32, 8, 1, BLayout.ColMajor]  # noqa: N806
+    C = Tile[TileType.Vec, np.uint32, 8, 1, BLayout.ColMajor]  # noqa: N806
+    calls = []
+    for axis in GatherAxis:
+        for pattern in (MaskPattern.P0101, MaskPattern.P1010, MaskPattern.P1111):
+            calls.append(lambda a=axis, p=pattern: ((Cols() if a is GatherAxis.GATHER_ROW else Half()), noise(F), p, a))
+    calls.append(lambda: (Cols(), noise(F), MaskPattern.P0101, CmpMode.GT))  # an axis of the wrong kind
+    for mode in (CmpMode.GT, CmpMode.EQ):
+        for offset in (0, 7, -3):
+            calls.append(lambda m=mode, o=offset: (U(), small(S), small(K), C(), Tmp(), o, m))
+    calls.append(lambda: (U(), small(S), 1, C(), Tmp(), 0, CmpMode.GT))  # k as a number
+    calls.append(lambda: (U(), noise(F), noise(K), C(), U(), 0, CmpMode.GT))  # refused: float src
+    calls.append(lambda: (U(), noise(F), MaskPattern.P0101, C(), U(), 0, CmpMode.GT))  # a pattern where k goes
+    return calls
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("case", range(len(_gather_calls())))
+def test_tgather_lean_entry_mask_axis_and_comparison_forms_match_the_general_entry(target, case):
+    from ptoisa import api
+
+    original = _gather_calls()[case]()
+
+    def run(entry):
+        args = []
+        for a in original:  # the same bytes for both entries
+            if type(a) is Tile:
+                a, old = a.spec(), a
+                a.storage[...] = old.storage
+            args.append(a)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
+                entry(*args, target=target)
+                error = None
+            except PtoError as exc:
+                error = (type(exc).__name__, str(exc))
+        tiles = [a.storage.tobytes() for a in args if type(a) is Tile]
+        return error, tiles, [str(w.message) for w in seen]
+
+    assert run(ptoisa.TGATHER) == run(api._tgather)

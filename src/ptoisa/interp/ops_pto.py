@@ -22,7 +22,7 @@ from ..isa.tgather import tgather_cmp, tgather_index, tgather_mask
 from ..isa.tpartmul import tpartmul
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile, default_valid, window
-from .decode import FunctionDecoder, Step, handler
+from .decode import FunctionDecoder, Step, handler, no_effect
 from .errors import LimitError
 from .memory import GlobalTensor, Partition, View, ViewShape, loader, storer, tstore_quantised
 
@@ -333,12 +333,9 @@ def _query(d: FunctionDecoder, op: Operation) -> Step:
 @handler("pto.set_flag", "pto.wait_flag", "pto.record_event", "pto.wait_event", "pto.barrier", "pto.fence.barrier_all",
          "pto.fence.release", "pto.fence.acquire", "pto.get_buf", "pto.rls_buf", "pto.sync.set", "pto.sync.wait")
 def _sync(d: FunctionDecoder, op: Operation) -> Step:
-    """Execution is in program order, so synchronisation has no effect on results; the op stays a step."""
-
-    def step(regs: list[Any]) -> None:
-        return None
-
-    return step
+    """Execution is in program order, so synchronisation has no effect on results: the op is counted as a step
+    but runs nothing."""
+    return no_effect
 
 
 # --- the five instructions ---------------------------------------------------------------------------------

@@ -92,3 +92,95 @@ def test_ops_without_effect_have_no_step() -> None:
     entry = program.compiled_function("k")
     assert no_effect not in entry.steps and entry.ops == 5 and len(entry.steps) == 4
     assert not hasattr(no_effect, "where")
+
+
+# --- partition_view: the inline rank-2 step --------------------------------------------------------------------------
+PARTS = """module {
+  func.func private @copy(%tv: !pto.tensor_view<?x?xf32>, %uv: !pto.tensor_view<?x?xf32>, %r: index, %c: index) {
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %pv = pto.partition_view %tv, offsets = [%r, %c], sizes = [%c2, %c3] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<2x3xf32>
+    %qv = pto.partition_view %uv, offsets = [%c, %r], sizes = [%c2, %c3] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<2x3xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 2x8xf32, valid=2x3>
+    pto.tload ins(%pv : !pto.partition_tensor_view<2x3xf32>) outs(%t : !pto.tile_buf<vec, 2x8xf32, valid=2x3>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 2x8xf32, valid=2x3>) outs(%qv : !pto.partition_tensor_view<2x3xf32>)
+    return
+  }
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %r0: index, %c0: index, %r1: index, %c1: index) {
+    %i1 = arith.constant 1 : index
+    %i2 = arith.constant 2 : index
+    %i5 = arith.constant 5 : index
+    %i6 = arith.constant 6 : index
+    %i7 = arith.constant 7 : index
+    %i9 = arith.constant 9 : index
+    %i11 = arith.constant 11 : index
+    %a = pto.make_tensor_view %x, shape = [%i5, %i7], strides = [%i9, %i1] : !pto.tensor_view<?x?xf32>
+    %b = pto.make_tensor_view %x, shape = [%i6, %i5], strides = [%i1, %i11] : !pto.tensor_view<?x?xf32>
+    %d = pto.make_tensor_view %y, shape = [%i7, %i6], strides = [%i6, %i1] : !pto.tensor_view<?x?xf32>
+    func.call @copy(%a, %d, %r0, %c0) : (!pto.tensor_view<?x?xf32>, !pto.tensor_view<?x?xf32>, index, index) -> ()
+    func.call @copy(%b, %d, %r1, %c1) : (!pto.tensor_view<?x?xf32>, !pto.tensor_view<?x?xf32>, index, index) -> ()
+    func.call @copy(%a, %d, %r1, %c0) : (!pto.tensor_view<?x?xf32>, !pto.tensor_view<?x?xf32>, index, index) -> ()
+    return
+  }
+}
+"""
+
+
+def _parts_expected(x: np.ndarray, y: np.ndarray, offsets: list[tuple[int, int]]) -> Any:
+    """PARTS in NumPy: each call copies the 2x3 window at (r, c) of its source view into the window at (c, r)
+    of y's 7x6 view (sources: x as 5x7 rows of 9, x as 6x5 with row stride 1 and column stride 11)."""
+    y = y.copy()
+    views = {"a": (5, 7, 9, 1), "b": (6, 5, 1, 11)}
+    for (name, (r, c)) in zip("aba", offsets, strict=True):
+        rows, cols, s0, s1 = views[name]
+        if not (0 <= r <= rows - 2 and 0 <= c <= cols - 3):
+            return ("OutOfBoundsError", "<string>:5:5"), y  # %pv
+        if not (0 <= c <= 5 and 0 <= r <= 3):
+            return ("OutOfBoundsError", "<string>:6:5"), y  # %qv
+        block = np.array([[x[(r + i) * s0 + (c + j) * s1] for j in range(3)] for i in range(2)], np.float32)
+        y.reshape(7, 6)[c:c + 2, r:r + 3] = block
+    return None, y
+
+
+def test_partition_views_switching_parents_match_numpy() -> None:
+    """One partition_view op meets two parent shapes in turn (the helper is called with each); offsets inside and
+    outside the parent, negative ones included."""
+    program = load(PARTS)
+    rng = random.Random(4)
+    x = np.arange(100, dtype=np.float32)
+    for _ in range(300):
+        r0, c0, r1, c1 = (rng.randint(-1, 6) for _ in range(4))
+        y = np.zeros(42, np.float32)
+        error, want = _parts_expected(x, y, [(r0, c0), (r1, c1), (r1, c0)])
+        try:
+            program.run(x, y, r0, c0, r1, c1)
+            got = None
+        except Exception as exc:  # noqa: BLE001 - compared
+            got = type(exc).__name__, location_of(exc)
+        assert got == error, (r0, c0, r1, c1)
+        assert np.array_equal(y, want), (r0, c0, r1, c1)  # what the calls before an error wrote
+
+
+# --- TLOAD / TSTORE plans: every branch of the copies --------------------------------------------------------------
+def test_the_random_plan_cases_reach_every_copy_branch() -> None:
+    """The random cases of test_interp_fast_paths (compared there with the general path) reach each way the plans
+    cut the tile side of a 2-D copy (part of the rows and columns, whole rows, the whole tile) and each way the
+    row grid is cut (whole grid rows, part of them): a guard on the generator."""
+    from test_interp_fast_paths import CASES, _case, _outcome
+
+    reached = set()
+    for seed in range(CASES):
+        tile, tensor, kind, offset = _case(seed)
+        if _outcome(lambda: kind.place(tensor, offset)) is not None:
+            continue
+        vr, vc = tile.valid_shape
+        s0 = kind.row_stride
+        if s0 is None or kind.rows < vr or kind.cols < vc or not vr or not vc \
+                or tensor.flat.dtype != tile.spec.np_dtype:
+            continue
+        if tile.spec.is_row_major and (vr <= 1 or s0 == vc == tile.spec.cols) and tile.storage.ndim == 1:
+            continue
+        reached.add("part" if vc != tile.spec.cols else "rows" if vr != tile.spec.rows else "whole")
+        if 0 < vc <= s0 and offset % s0 + vc <= s0 and offset // s0 + vr <= tensor.size // s0:
+            reached.add("grid rows" if vc == s0 else "grid part")
+    assert reached == {"part", "rows", "whole", "grid rows", "grid part"}

@@ -161,9 +161,15 @@ def _partition_view(d: FunctionDecoder, op: Operation) -> Step:
         part = Partition(tuple(known))
         if len(offsets) == 2:
             o0, o1 = offsets
+            at2 = part.at2
 
             def step2(regs: list[Any]) -> None:
-                regs[r] = part.at2(regs[src], regs[o0], regs[o1])
+                parent, i, j = regs[src], regs[o0], regs[o1]
+                kind, child, m0, m1, s0, s1 = part.last2  # the parent kind met last (see Partition.last2)
+                if kind is parent.kind and 0 <= i <= m0 and 0 <= j <= m1:
+                    regs[r] = View(parent.tensor, parent.offset + i * s0 + j * s1, child)
+                else:
+                    regs[r] = at2(parent, i, j)
 
             return step2
 

@@ -94,6 +94,166 @@ def test_ops_without_effect_have_no_step() -> None:
     assert not hasattr(no_effect, "where")
 
 
+# --- record ops: the compiled step against the general step ------------------------------------------------------
+_TYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "i16": np.int16}
+_BINARY = ("tadd", "tsub", "tmul", "tdiv", "tmax", "tmin")
+_SCALAR = ("tadds", "tsubs", "tmuls", "tdivs", "tmaxs", "tmins")
+
+
+def _record_kernel(op: str, dtype: str, rows: int, cols: int, valid: tuple[int, int]) -> str:
+    """Three turns of `c = op(a, b or s)` then `a = op(c, b or s)` on tile arguments with a static valid region
+    (the first turn compiles the call, the later ones take the compiled step)."""
+    vr, vc = valid
+    t = f"!pto.tile_buf<vec, {rows}x{cols}x{dtype}, valid={vr}x{vc}>"
+    if op in _SCALAR:
+        first = f"pto.{op} ins(%a, %s : {t}, {dtype}) outs(%c : {t})"
+        second = f"pto.{op} ins(%c, %s : {t}, {dtype}) outs(%a : {t})"
+    elif op == "tcvt":
+        first = f"pto.tcvt ins(%a {{rmode = #pto<round_mode FLOOR>}} : {t}) outs(%c : {t})"
+        second = f"pto.tcvt ins(%c {{rmode = #pto<round_mode CEIL>}} : {t}) outs(%a : {t})"
+    else:
+        first = f"pto.{op} ins(%a, %b : {t}, {t}) outs(%c : {t})"
+        second = f"pto.{op} ins(%c, %b : {t}, {t}) outs(%a : {t})"
+    return f"""module {{
+  func.func @k(%a: {t}, %b: {t}, %c: {t}, %s: {dtype}) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    scf.for %i = %c0 to %c3 step %c1 {{
+      {first}
+      {second}
+    }}
+    return
+  }}
+}}
+"""
+
+
+def _values(rng: np.random.Generator, dtype: Any, shape: tuple[int, int]) -> np.ndarray:
+    if np.dtype(dtype).kind == "f":
+        specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -3.5, 65504.0], dtype)
+        values = (rng.standard_normal(shape) * 100).astype(dtype)
+    else:
+        info = np.iinfo(dtype)
+        specials = np.array([0, -1, 1, info.min, info.max], dtype)
+        values = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    mask = rng.random(shape) < 0.2
+    values[mask] = rng.choice(specials, int(mask.sum()))
+    return values
+
+
+def _run(text: str, args: tuple[Any, ...], target: str, general: bool, monkeypatch: Any,
+         fill: str = "zero") -> tuple[Any, ...]:
+    """(outcome, output bytes, warnings) of a fresh program, with compiled steps or only general steps."""
+    with monkeypatch.context() as m:
+        if general:
+            m.setattr(ops_record, "_compiled_step", lambda compiled, where, slots, extra, step: step)
+        arrays = [np.array(a) if isinstance(a, np.ndarray) else a for a in args]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:  # a type the target refuses is refused when the text is verified
+                result = load(text, target=target, fill=fill).run(*arrays)
+                outcome: Any = sorted(result.outputs)
+            except Exception as exc:  # noqa: BLE001 - compared, not handled
+                outcome = (type(exc).__name__, str(exc), getattr(exc, "__notes__", None))
+    data = [a.tobytes() for a in arrays if isinstance(a, np.ndarray)]
+    return outcome, data, [(w.category.__name__, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+def test_compiled_record_steps_match_the_general_steps(target: str, monkeypatch: Any) -> None:
+    rng = np.random.default_rng(["cpu", "a2a3", "a5"].index(target))
+    pyrng = random.Random(target)
+    cases = 0
+    for op in (*_BINARY, *_SCALAR, "tcvt"):
+        for dtype in ("f32", "f16", "i32", "i16"):
+            if op == "tcvt" and dtype not in ("f32", "f16"):
+                continue
+            npt = _TYPES[dtype]
+            cols = 32 // np.dtype(npt).itemsize * pyrng.choice((1, 2))
+            rows = pyrng.choice((1, 4, 8))
+            valid = pyrng.choice(((rows, cols), (max(rows - 1, 1), cols - 3), (1, 1)))
+            text = _record_kernel(op, dtype, rows, cols, valid)
+            a, b, c = (_values(rng, npt, (rows, cols)) for _ in range(3))
+            if np.dtype(npt).kind == "f":
+                scalar = float(pyrng.choice((0.5, -2.0, 0.0, 3.25)))
+            else:
+                scalar = pyrng.choice((0, 1, -3, 7))
+            fast = _run(text, (a, b, c, scalar), target, False, monkeypatch)
+            slow = _run(text, (a, b, c, scalar), target, True, monkeypatch)
+            assert fast == slow, (op, dtype, target, rows, cols, valid)
+            cases += fast[0] == ["a", "c"]
+    assert cases > 30  # most combinations run (the others are refused alike on both paths)
+
+
+def test_the_compiled_step_runs_the_compiled_call_after_the_first_turn(monkeypatch: Any) -> None:
+    """The general step runs once (it compiles the call, which the second op, of the same tile types, shares);
+    the other turns take the compiled one. In poison mode every turn takes the general step, which checks the
+    reads."""
+    calls = []
+    real = ops_record._compiled_step
+
+    def counting(compiled: Any, where: str, slots: Any, extra: Any, step: Any) -> Any:
+        def general(regs: list[Any]) -> None:
+            calls.append(where)
+            step(regs)
+
+        return real(compiled, where, slots, extra, general)
+
+    monkeypatch.setattr(ops_record, "_compiled_step", counting)
+    text = _record_kernel("tsub", "f32", 4, 16, (4, 16))
+    args = [np.ones((4, 16), np.float32) for _ in range(3)] + [2.0]
+    load(text, target="cpu").run(*args)
+    assert calls == ["pto.tsub at <string>:7:7"]
+    calls.clear()
+    load(text, target="cpu", fill="poison").run(*args)
+    assert len(calls) == 6
+
+
+def test_poison_is_checked_on_every_turn_of_a_compiled_record_op() -> None:
+    """A read of a never-written tile is reported on a later run too, when the call is compiled."""
+    t = "!pto.tile_buf<vec, 4x16xf32>"
+    body = f"""    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %a = pto.alloc_tile : {t}
+    %b = pto.alloc_tile : {t}
+    scf.for %i = %c0 to %c2 step %c1 {{
+      pto.tadd ins(%a, %x : {t}, {t}) outs(%b : {t})
+      pto.tadd ins(%x, %x : {t}, {t}) outs(%a : {t})
+    }}
+    return"""
+    program = kernel(body, f"%x: {t}")
+    x = np.ones((4, 16), np.float32)
+    program.run(x)  # zero fill: runs, and compiles both calls
+    for _ in range(2):
+        with pytest.raises(UninitializedReadError) as info:
+            program.run(x, fill="poison")
+        assert "in pto.tadd at <string>:9:7" in info.value.__notes__
+
+
+@pytest.mark.parametrize("op", ["tpartmul", "tcmps"])
+def test_poison_is_checked_by_tpartmul_and_tcmps_on_every_run(op: str) -> None:
+    t = "!pto.tile_buf<vec, 16x16xf32>"
+    bits = "!pto.tile_buf<vec, 16x32xui8, valid=16x2>"
+    line = (f"pto.tpartmul ins(%a, %x : {t}, {t}) outs(%b : {t})" if op == "tpartmul" else
+            f"pto.tcmps ins(%a, %s {{cmpMode = #pto<cmp gt>}} : {t}, f32) outs(%m : {bits})")
+    body = f"""    %a = pto.alloc_tile : {t}
+    %b = pto.alloc_tile : {t}
+    %m = pto.alloc_tile : {bits}
+    {line}
+    return"""
+    program = kernel(body, f"%x: {t}, %s: f32")
+    x = np.ones((16, 16), np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program.run(x, 1.0)
+        for _ in range(2):
+            with pytest.raises(UninitializedReadError) as info:
+                program.run(x, 1.0, fill="poison")
+            assert f"in pto.{op} at <string>:6:5" in info.value.__notes__
+
+
 # --- partition_view: the inline rank-2 step --------------------------------------------------------------------------
 PARTS = """module {
   func.func private @copy(%tv: !pto.tensor_view<?x?xf32>, %uv: !pto.tensor_view<?x?xf32>, %r: index, %c: index) {

@@ -344,3 +344,66 @@ def test_the_random_plan_cases_reach_every_copy_branch() -> None:
         if 0 < vc <= s0 and offset % s0 + vc <= s0 and offset // s0 + vr <= tensor.size // s0:
             reached.add("grid rows" if vc == s0 else "grid part")
     assert reached == {"part", "rows", "whole", "grid rows", "grid part"}
+
+
+# --- run(): integer arguments ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("type_", ["i1", "i8", "ui8", "si16", "i32", "ui32", "i64", "ui64", "index"])
+def test_integer_arguments_bind_as_the_general_conversion_binds_them(type_: str) -> None:
+    """An int inside the type's range is bound as it is; everything else (the unsigned spelling of a signless
+    value, out-of-range values, bools, NumPy ints, floats) takes the general conversion: same values, same
+    errors."""
+    from ptoisa.interp.program import _convert
+
+    program = load(f"func.func @k(%x: {type_}) -> {type_} {{\n  return %x : {type_}\n}}\n")
+    (arg,) = program.arguments()
+    kind = arg.scalar_kind
+    edges = [-(1 << 64), -(1 << 63) - 1, -(1 << 63), -(1 << 31) - 1, -(1 << 31), -32769, -32768, -129, -128, -2, -1,
+             0, 1, 2, 127, 128, 255, 256, 32767, 32768, 65535, 65536, (1 << 31) - 1, 1 << 31, (1 << 32) - 1, 1 << 32,
+             (1 << 63) - 1, 1 << 63, (1 << 64) - 1, 1 << 64]
+    values: list[Any] = [*edges, True, False, np.int64(5), np.uint8(200), 3.0, 2.5, "1"]
+    for value in values:
+        fast = _outcome(lambda value=value: arg.convert(value))
+        slow = _outcome(lambda value=value: _convert(arg, value))
+        assert fast == slow, (value, kind.name)
+        if not isinstance(value, str):  # run() takes a string first as the entry's name
+            ran = _outcome(lambda value=value: program.run(value).returns)
+            assert ran == (fast if fast[0] != "ok" else ("ok", ("tuple", (fast[1][1],)))), (value, kind.name)
+
+
+def _outcome(fn: Any) -> tuple[str, Any]:
+    try:
+        value = fn()
+    except Exception as exc:  # noqa: BLE001 - compared, not handled
+        return type(exc).__name__, str(exc)
+    return "ok", (type(value).__name__, value)
+
+
+# --- run(): the on-chip buffers, made on first use -----------------------------------------------------------------
+@pytest.mark.parametrize(("fill", "byte"), [("zero", 0), ("nan", 0xFF), ("poison", None), (0x3F, 0x3F)])
+def test_placed_tiles_start_with_the_fill_byte_in_every_run(fill: Any, byte: int | None) -> None:
+    """A tile at an address reads the run's fill (the buffer is made when the first tile is placed); a run does not
+    see what an earlier run placed there."""
+    t = "!pto.tile_buf<vec, 16x16xf32>"
+    body = f"""    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %a0 = arith.constant 4096 : i64
+    %tv = pto.make_tensor_view %out, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<16x16xf32>
+    %pv = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<16x16xf32> -> !pto.partition_tensor_view<16x16xf32>
+    %t = pto.alloc_tile addr = %a0 : {t}
+    pto.tstore ins(%t : {t}) outs(%pv : !pto.partition_tensor_view<16x16xf32>)
+    pto.tload ins(%pv : !pto.partition_tensor_view<16x16xf32>) outs(%t : {t})
+    %u = pto.alloc_tile : {t}
+    %v = pto.tassign %u, %a0 : {t} -> {t}
+    pto.tadds ins(%v, %s : {t}, f32) outs(%v : {t})
+    return"""
+    program = kernel(body, "%out: !pto.ptr<f32>, %s: f32")
+    for _ in range(2):
+        out = np.ones((16, 16), np.float32)
+        if fill == "poison":  # the same bytes, and the store of never-written bytes stops the run
+            with pytest.raises(UninitializedReadError):
+                program.run(out, 1.0, fill=fill)
+            assert (out == 1.0).all()
+            continue
+        program.run(out, 1.0, fill=fill)
+        assert (out.view(np.uint8) == byte).all()

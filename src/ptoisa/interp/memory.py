@@ -33,7 +33,10 @@ class GlobalTensor:
         self.array = array
         flags = array.flags
         contiguous = flags.c_contiguous and flags.writeable
-        self.flat = array.reshape(-1) if contiguous else np.ascontiguousarray(array).reshape(-1)
+        if contiguous:
+            self.flat = array if array.ndim == 1 else array.reshape(-1)
+        else:
+            self.flat = np.ascontiguousarray(array).reshape(-1)
         self._copy_back = not contiguous
         self._written = [False]  # shared with the pointers `offset` derives
         self._grids: dict[int, tuple[np.ndarray, int]] = {}  # row stride -> (flat as rows of that length, rows)

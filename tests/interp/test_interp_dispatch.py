@@ -407,3 +407,36 @@ def test_placed_tiles_start_with_the_fill_byte_in_every_run(fill: Any, byte: int
             continue
         program.run(out, 1.0, fill=fill)
         assert (out.view(np.uint8) == byte).all()
+
+
+# --- alloc_tile with dynamic valid sizes ---------------------------------------------------------------------------
+@pytest.mark.parametrize(("valid", "operands"), [("?x?", "valid_row = %r valid_col = %c"), ("?x16", "valid_row = %r"),
+                                                 ("8x?", "valid_col = %c")])
+def test_dynamic_alloc_tiles_match_the_tile_constructor(valid: str, operands: str) -> None:
+    """The step's tile (valid sizes, bytes) or error against `Tile(spec, *operands)`, for sizes inside, at the
+    edges of and outside the tile, and register values that are not plain ints."""
+    from ptoisa.interp.program import Env
+    from ptoisa.ir.convert import tile_spec_of
+    from ptoisa.tile.tile import Tile
+
+    t = f"!pto.tile_buf<vec, 8x16xf32, valid={valid}>"
+    program = load(f"func.func @k(%r: index, %c: index) {{\n  %t = pto.alloc_tile {operands} : {t}\n  return\n}}\n")
+    program.run(1, 1)
+    compiled = program.compiled_function("k")
+    (step,) = compiled.steps
+    spec = tile_spec_of(program.functions["k"].body.blocks[0].first_op.results[0].type)
+    names = [n for n in ("%r", "%c") if n in operands]
+    rng = random.Random(valid + operands)
+    values: list[Any] = [-1, 0, 1, 7, 8, 9, 15, 16, 17, True, np.int64(3), 2.0]
+    for _ in range(60):
+        r, c = rng.choice(values), rng.choice(values)
+        regs = compiled.template.copy()
+        regs[0] = Env(program.config(), 0, (0, 1), (0, 1))
+        regs[1], regs[2] = r, c
+        got = _outcome(lambda regs=regs: step(regs))
+        want = _outcome(lambda r=r, c=c: Tile(spec, *[{"%r": r, "%c": c}[n] for n in names]))
+        assert got[0] == want[0] and (got[0] == "ok" or got[1] == want[1]), (r, c)
+        if got[0] == "ok":
+            tile, made = regs[3], Tile(spec, *[{"%r": r, "%c": c}[n] for n in names])
+            assert (tile.spec, tile.valid_shape, tile.binding) == (made.spec, made.valid_shape, made.binding)
+            assert type(tile.valid_shape[0]) is int and tile.tobytes() == made.tobytes()

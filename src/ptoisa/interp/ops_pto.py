@@ -38,7 +38,8 @@ def _spec(d: FunctionDecoder, op: Operation, t: Any) -> TileSpec:
 @handler("pto.alloc_tile")
 def _alloc_tile(d: FunctionDecoder, op: Operation) -> Step:
     """A tile whose valid sizes are all static has them resolved now (as `Tile(spec)` would); the step makes
-    the storage. Dynamic valid sizes are checked by `Tile` when the op runs."""
+    the storage. Dynamic valid sizes are checked when the op runs: one operand per dynamic size, each a plain
+    int inside the tile, makes the tile at once; anything else goes through `Tile`, which checks and refuses."""
     spec = _spec(d, op, op.results[0].type)
     dyn = [d.use(v) for v in (op.valid_row, op.valid_col) if v is not None]  # type: ignore[attr-defined]
     addr = d.use(op.addr) if op.addr is not None else None  # type: ignore[attr-defined]
@@ -50,13 +51,27 @@ def _alloc_tile(d: FunctionDecoder, op: Operation) -> Step:
         except PtoError:
             valid = None  # raised by Tile(spec) when the op runs
     vr, vc = valid if valid is not None else (0, 0)
+    # the operands `Tile` takes in order for the dynamic sizes (row, then column), the static sizes as they are
+    quick = bool(dyn) and len(dyn) == int(spec.dynamic_row) + int(spec.dynamic_col)
+    sizes = iter(dyn)
+    row_slot = next(sizes) if quick and spec.dynamic_row else None
+    col_slot = next(sizes) if quick and spec.dynamic_col else None
+    rows, cols = spec.rows, spec.cols
 
     def step(regs: list[Any]) -> None:
         env = regs[0]
         if env.max_bytes is not None and spec.nbytes > env.max_bytes:
             raise LimitError(f"tile {spec} needs {spec.nbytes} bytes, over the run's limit of {env.max_bytes} "
                              "bytes per allocation (--max-bytes)")
-        tile = Tile.fresh(spec, vr, vc) if valid is not None else Tile(spec, *[regs[s] for s in dyn])
+        if valid is not None:
+            tile = Tile.fresh(spec, vr, vc)
+        else:
+            a = regs[row_slot] if row_slot is not None else spec.valid_row
+            b = regs[col_slot] if col_slot is not None else spec.valid_col
+            if quick and type(a) is int and type(b) is int and 0 <= a <= rows and 0 <= b <= cols:
+                tile = Tile.fresh(spec, a, b)
+            else:
+                tile = Tile(spec, *[regs[s] for s in dyn])
         if addr is not None:
             env.memory.bind(tile, regs[addr])
         elif env.fill_byte:

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+import ptoisa
+
 from ptoisa.errors import UninitializedReadError
 from ptoisa.interp import LimitError, Limits, load, location_of
 from ptoisa.interp import ops_record
@@ -440,3 +442,39 @@ def test_dynamic_alloc_tiles_match_the_tile_constructor(valid: str, operands: st
             tile, made = regs[3], Tile(spec, *[{"%r": r, "%c": c}[n] for n in names])
             assert (tile.spec, tile.valid_shape, tile.binding) == (made.spec, made.valid_shape, made.binding)
             assert type(tile.valid_shape[0]) is int and tile.tobytes() == made.tobytes()
+
+
+# --- views made from run-time sizes ----------------------------------------------------------------------------------
+def test_views_whose_run_time_sizes_change_every_turn() -> None:
+    """make_tensor_view keeps the shape of the sizes it met last: sizes that go up and down every turn (strides
+    fixed) get their own shape each time, and the partitions of those views follow."""
+    body = """    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c8 = arith.constant 8 : index
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+    scf.for %i = %c0 to %n step %c1 {
+      %m = arith.remui %i, %c3 : index
+      %k = arith.addi %m, %c1 : index
+      %tv = pto.make_tensor_view %x, shape = [%k, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x8xf32>
+      %tw = pto.make_tensor_view %y, shape = [%k, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x8xf32>
+      %pv = pto.partition_view %tv, offsets = [%m, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x8xf32> -> !pto.partition_tensor_view<1x8xf32>
+      %pw = pto.partition_view %tw, offsets = [%m, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x8xf32> -> !pto.partition_tensor_view<1x8xf32>
+      pto.tload ins(%pv : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+      pto.tadds ins(%t, %s : !pto.tile_buf<vec, 1x8xf32>, f32) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+      pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%pw : !pto.partition_tensor_view<1x8xf32>)
+    }
+    return"""
+    program = kernel(body, "%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %n: index, %s: f32")
+    x = np.arange(24, dtype=np.float32)
+    for n, s in ((7, 1.0), (3, 2.0), (2, 3.0)):
+        y = np.zeros(24, np.float32)
+        program.run(x, y, n, s)
+        want = np.zeros(24, np.float32)
+        for i in range(n):
+            m = i % 3
+            want[m * 8:(m + 1) * 8] = x[m * 8:(m + 1) * 8] + s
+        assert np.array_equal(y, want), n
+    with pytest.raises(ptoisa.PtoError) as info:  # a view past the tensor, then one inside it again
+        program.run(x[:16].copy(), np.zeros(16, np.float32), 3, 1.0)
+    assert location_of(info.value) == "<string>:11:7"  # %tv of the third turn

@@ -162,6 +162,26 @@ def _shape_problem(shape: tuple[int, ...], strides: tuple[int, ...], layout: str
     return None
 
 
+class ShapeMemo:
+    """The ViewShape of the sizes and strides an op met last, kept for its next run: a view op with run-time sizes
+    (make_tensor_view, reinterpret_cast) gets the same ViewShape while they do not change, which also lets the
+    partitions of its views reuse their plans (`Partition`). ViewShapes are not changed once made."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: tuple[Any, Any] = (None, None)  # ((sizes, strides), kind): one tuple, read whole by threads
+
+    def __call__(self, sizes: tuple[int, ...], strides: tuple[int, ...], layout: str) -> ViewShape:
+        key = (sizes, strides)
+        last = self._last
+        if last[0] == key:
+            return last[1]
+        kind = ViewShape(sizes, strides, layout)
+        self._last = (key, kind)
+        return kind
+
+
 class View:
     """A strided window of a global tensor: element offset and ViewShape (sizes, strides in elements, layout)."""
 

@@ -24,7 +24,7 @@ from ..tile.spec import TileSpec
 from ..tile.tile import Tile, default_valid, window
 from .decode import FunctionDecoder, Step, handler, no_effect
 from .errors import LimitError
-from .memory import GlobalTensor, Partition, View, ViewShape, loader, storer, tstore_quantised
+from .memory import GlobalTensor, Partition, ShapeMemo, View, ViewShape, loader, storer, tstore_quantised
 
 # --- tiles -------------------------------------------------------------------------------------------------
 
@@ -156,10 +156,12 @@ def _make_tensor_view(d: FunctionDecoder, op: Operation) -> Step:
 
             return place
 
+    memo = ShapeMemo()
+
     def step(regs: list[Any]) -> None:
         sizes = tuple([regs[s] for s in shape])
         _check_static(sizes, dims, "make_tensor_view")
-        regs[r] = View.make(regs[p], 0, sizes, tuple([regs[s] for s in strides]), layout)
+        regs[r] = memo(sizes, tuple([regs[s] for s in strides]), layout).place(regs[p], 0)
 
     return step
 
@@ -223,10 +225,11 @@ def _reinterpret_cast(d: FunctionDecoder, op: Operation) -> Step:
         parts.append([("s", v) if v != -(1 << 63) else ("d", next(slots)) for v in static.get_values()])
     layout = _layout(op)
     r = d.define(op.results[0])
+    memo = ShapeMemo()
 
     def step(regs: list[Any]) -> None:
         off, sizes, strides = ([regs[v] if k == "d" else v for k, v in part] for part in parts)
-        regs[r] = View.make(regs[src].tensor, off[0], tuple(sizes), tuple(strides), layout)
+        regs[r] = memo(tuple(sizes), tuple(strides), layout).place(regs[src].tensor, off[0])
 
     return step
 

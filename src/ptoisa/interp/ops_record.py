@@ -3,6 +3,7 @@ reads the record's operand roles once at decode time; the step calls the record 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
@@ -113,7 +114,7 @@ _PLAIN = frozenset({int, float})
 """What a scalar register holds (see scalars.py); a scalar operand of any other type takes the general step."""
 
 
-def _compiled_step(compiled: dict[Any, Any], where: str, slots: list[tuple[int, str]], extra: tuple[Any, ...],
+def _compiled_step(compiled: dict[Any, Any], where: str, slots: list[tuple[int, str]], extra: Sequence[Any],
                    general: Step) -> Step:
     """The step of a record op whose operands are all in registers, written for its exact operand list: it looks
     up the record's compiled call for the operands' tile types (the key the general step builds: the target,

@@ -1,7 +1,8 @@
 """The interpreter's per-op shortcuts against the general steps they stand in for: ops without effect (counted,
-not run), record ops' compiled steps (`ops_record._compiled_step`), the inline rank-2 partition_view, the
-instruction steps of tpartmul / tcmps in poison mode, and the copy branches of the TLOAD / TSTORE plans. Same
-bytes, counts, warnings and errors; the speed lives in benchmarks/interp_costs.py."""
+not run), record ops' compiled steps (`ops_record._compiled_step`), poison checks on later runs, the inline rank-2
+partition_view, the copy branches of the TLOAD / TSTORE plans, run()'s integer arguments and lazily made on-chip
+buffers, alloc_tile with run-time valid sizes, and views whose run-time sizes change (`ShapeMemo`). Same bytes,
+counts, warnings and errors; the speed lives in benchmarks/interp_costs.py."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import numpy as np
 import pytest
 
 import ptoisa
-
 from ptoisa.errors import UninitializedReadError
 from ptoisa.interp import LimitError, Limits, load, location_of
 from ptoisa.interp import ops_record
@@ -144,8 +144,7 @@ def _values(rng: np.random.Generator, dtype: Any, shape: tuple[int, int]) -> np.
     return values
 
 
-def _run(text: str, args: tuple[Any, ...], target: str, general: bool, monkeypatch: Any,
-         fill: str = "zero") -> tuple[Any, ...]:
+def _run(text: str, args: tuple[Any, ...], target: str, general: bool, monkeypatch: Any) -> tuple[Any, ...]:
     """(outcome, output bytes, warnings) of a fresh program, with compiled steps or only general steps."""
     with monkeypatch.context() as m:
         if general:
@@ -154,7 +153,7 @@ def _run(text: str, args: tuple[Any, ...], target: str, general: bool, monkeypat
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:  # a type the target refuses is refused when the text is verified
-                result = load(text, target=target, fill=fill).run(*arrays)
+                result = load(text, target=target).run(*arrays)
                 outcome: Any = sorted(result.outputs)
             except Exception as exc:  # noqa: BLE001 - compared, not handled
                 outcome = (type(exc).__name__, str(exc), getattr(exc, "__notes__", None))

@@ -477,3 +477,64 @@ def test_views_whose_run_time_sizes_change_every_turn() -> None:
     with pytest.raises(ptoisa.PtoError) as info:  # a view past the tensor, then one inside it again
         program.run(x[:16].copy(), np.zeros(16, np.float32), 3, 1.0)
     assert location_of(info.value) == "<string>:11:7"  # %tv of the third turn
+
+
+# --- scf.for with one iter_arg ---------------------------------------------------------------------------------------
+def _carried_kernel(yielded: str, extra: bool) -> str:
+    """A loop whose one carried value is `yielded` each turn (after a division that fails when %d is 0), nested in
+    an outer loop that carries one value too; with `extra`, both loops carry a second value their bodies ignore
+    (the general loop)."""
+    inits = "%acc = %x, %unused = %c0" if extra else "%acc = %x"
+    types = "(index, index)" if extra else "(index)"
+    yields = f"{yielded}, %unused : index, index" if extra else f"{yielded} : index"
+    results = "%r:2" if extra else "%r"
+    result = "%r#0" if extra else "%r"
+    outer = "%outer = %x, %spare = %c1) -> (index, index)" if extra else "%outer = %x) -> (index)"
+    outer_yield = "%n, %spare : index, index" if extra else "%n : index"
+    outer_results = "%o:2" if extra else "%o"
+    outer_result = "%o#0" if extra else "%o"
+    return f"""module {{
+  func.func @k(%x: index, %lo: index, %hi: index, %by: index, %d: index) -> index {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c7 = arith.constant 7 : index
+    {outer_results} = scf.for %j = %c0 to %c2 step %c1 iter_args({outer} {{
+      {results} = scf.for %i = %lo to %hi step %by iter_args({inits}) -> {types} {{
+        %q = arith.divsi %i, %d : index
+        %s = arith.addi %acc, %q : index
+        %m = arith.muli %s, %c7 : index
+        scf.yield {yields}
+      }}
+      %n = arith.addi {result}, %outer : index
+      scf.yield {outer_yield}
+    }}
+    return {outer_result} : index
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("yielded", ["%m", "%acc", "%i", "%c7"])
+def test_loops_with_one_carried_value_match_the_general_loop(yielded: str) -> None:
+    one, general = load(_carried_kernel(yielded, False)), load(_carried_kernel(yielded, True))
+    rng = random.Random(yielded)
+    for _ in range(40):
+        args = (rng.randint(-5, 5), rng.randint(-2, 3), rng.randint(-2, 6), rng.choice((-1, 0, 1, 2, 3)),
+                rng.choice((0, 1, 2)))
+        outcomes = []
+        for program in (one, general):
+            try:
+                result = program.run(*args)
+                outcomes.append((result.returns, result.ops_executed))
+            except Exception as exc:  # noqa: BLE001 - compared
+                outcomes.append((type(exc).__name__, str(exc), location_of(exc)))
+        assert outcomes[0] == outcomes[1], args
+        try:
+            one.run(*args)
+        except Exception:  # noqa: BLE001 - the failing cases are compared above
+            continue
+        steps = outcomes[0][1]
+        one.run(*args, limits=Limits(max_steps=steps))
+        with pytest.raises(LimitError):
+            one.run(*args, limits=Limits(max_steps=steps - 1))

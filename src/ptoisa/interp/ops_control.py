@@ -49,6 +49,8 @@ def _for(d: FunctionDecoder, op: Operation) -> Step:
     n = body.ops
     if not inits:
         return _simple_for(lb, ub, st, iv, body, n)
+    if len(inits) == 1 and len(carried) == 1 and len(yields) == 1 and len(results) == 1:
+        return _one_carried_for(lb, ub, st, iv, body, n, inits[0], carried[0], yields[0], results[0])
 
     def step(regs: list[Any]) -> None:
         lo, hi, by = regs[lb], regs[ub], regs[st]
@@ -72,6 +74,34 @@ def _for(d: FunctionDecoder, op: Operation) -> Step:
             raise locate(exc, s)  # type: ignore[arg-type]
         for slot, v in zip(results, values):
             regs[slot] = v
+
+    return step
+
+
+def _one_carried_for(lb: int, ub: int, st: int, iv: int, body: list[Step], n: int, init: int, carried: int,
+                     yielded: int, result: int) -> Step:
+    """`scf.for` with one iter_arg (a running sum, offset or start value): the general loop without its lists."""
+
+    def step(regs: list[Any]) -> None:
+        lo, hi, by = regs[lb], regs[ub], regs[st]
+        if by <= 0:
+            raise ExecutionError(f"scf.for step must be positive (got {by})")
+        value = regs[init]
+        deadline = charge(regs[0], n * len(range(lo, hi, by)))
+        s = None
+        try:
+            for k in range(lo, hi, by):
+                if deadline and monotonic() > deadline:
+                    s = None  # the loop itself is where the run stops
+                    raise time_out(regs[0])
+                regs[iv] = k
+                regs[carried] = value
+                for s in body:
+                    s(regs)
+                value = regs[yielded]
+        except Exception as exc:  # noqa: BLE001 - located and re-raised
+            raise locate(exc, s)  # type: ignore[arg-type]
+        regs[result] = value
 
     return step
 

@@ -40,6 +40,19 @@ HANDLERS: dict[str, Handler] = {}
 """op name -> handler building the op's step (None: the op needs no run-time work, e.g. a constant)."""
 
 
+def no_effect(regs: list[Any]) -> None:
+    """The step of an op that changes nothing in a sequential run (set_flag, wait_flag, barriers, tsync): a
+    handler returns it, and `FunctionDecoder.block` counts the op (its step is charged) without running it."""
+    return None
+
+
+class Steps(list):  # type: ignore[type-arg]
+    """The steps of a block, and `ops`: how many op steps the block charges per pass (its steps and its ops
+    whose step is `no_effect`, which are left out of the list)."""
+
+    ops = 0
+
+
 def handler(*names: str) -> Callable[[Handler], Handler]:
     """Register `fn` as the handler of the named ops; a second handler for a name is a programming error."""
 
@@ -116,15 +129,25 @@ class CompiledFunction:
     template: list[Any] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     return_slots: list[int] = field(default_factory=list)
+    ops: int = 0  # op steps charged per call (`Steps.ops`)
 
     def call(self, env: Any, args: Any) -> tuple[Any, ...]:
         regs = self.template.copy()
         regs[0] = env
-        for slot, value in zip(self.arg_slots, args, strict=True):
-            regs[slot] = value
-        charge(env, len(self.steps))
-        run_steps(self.steps, regs)
-        return tuple([regs[s] for s in self.return_slots])
+        slots = self.arg_slots
+        if len(args) == len(slots) and (not slots or slots[-1] == len(slots)):
+            regs[1:len(slots) + 1] = args  # the arguments have the first slots (`decode_function`)
+        else:
+            for slot, value in zip(slots, args, strict=True):
+                regs[slot] = value
+        charge(env, self.ops)
+        step = None
+        try:
+            for step in self.steps:
+                step(regs)
+        except Exception as exc:  # noqa: BLE001 - located and re-raised (as `run_steps`)
+            raise locate(exc, step)  # type: ignore[arg-type]
+        return tuple([regs[s] for s in self.return_slots]) if self.return_slots else ()
 
 
 class FunctionDecoder:
@@ -174,17 +197,22 @@ class FunctionDecoder:
             raise self.fail(op, f"a scalar of type {value.type} is not supported")
         return kind
 
-    def block(self, block: Block, terminator: str) -> tuple[list[Step], Operation | None]:
-        """Steps of a block's ops; the terminator (`scf.yield` / `func.return`) is returned, not compiled."""
-        steps: list[Step] = []
+    def block(self, block: Block, terminator: str) -> tuple[Steps, Operation | None]:
+        """Steps of a block's ops; the terminator (`scf.yield` / `func.return`) is returned, not compiled. Ops
+        with no effect are counted in `Steps.ops` and have no step."""
+        steps = Steps()
         term: Operation | None = None
+        ops = 0
         for op in block.ops:
             if op.name == terminator:
                 term = op
                 continue
             step = self.op(op)
             if step is not None:
-                steps.append(step)
+                ops += 1
+                if step is not no_effect:
+                    steps.append(step)
+        steps.ops = ops
         return steps, term
 
     def op(self, op: Operation) -> Step | None:
@@ -197,7 +225,7 @@ class FunctionDecoder:
             raise
         except PtoError as exc:  # a tile type the core refuses (TileSpecError) and the like
             raise UnsupportedOpError(str(exc), op=op.name, location=self.where(op)) from exc
-        if step is not None:
+        if step is not None and step is not no_effect:
             step.where = (op.name, self.where(op))  # type: ignore[attr-defined]
         return step
 
@@ -215,6 +243,7 @@ def decode_function(program: Program, func: Any, compiled: CompiledFunction) -> 
     compiled.arg_slots = [decoder.define(a) for a in entry.args]
     steps, ret = decoder.block(entry, "func.return")
     compiled.steps = steps
+    compiled.ops = steps.ops
     compiled.return_slots = [decoder.use(v) for v in ret.operands] if ret is not None else []
     compiled.template = decoder.template
 

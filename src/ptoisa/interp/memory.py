@@ -33,7 +33,10 @@ class GlobalTensor:
         self.array = array
         flags = array.flags
         contiguous = flags.c_contiguous and flags.writeable
-        self.flat = array.reshape(-1) if contiguous else np.ascontiguousarray(array).reshape(-1)
+        if contiguous:
+            self.flat = array if array.ndim == 1 else array.reshape(-1)
+        else:
+            self.flat = np.ascontiguousarray(array).reshape(-1)
         self._copy_back = not contiguous
         self._written = [False]  # shared with the pointers `offset` derives
         self._grids: dict[int, tuple[np.ndarray, int]] = {}  # row stride -> (flat as rows of that length, rows)
@@ -74,6 +77,8 @@ class GlobalTensor:
                 grid = self._grids[row_stride] = (self.flat[:whole * row_stride].reshape(whole, row_stride), whole)
             first, col = divmod(offset, row_stride)
             if col + cols <= row_stride and first + rows <= grid[1]:
+                if cols == row_stride:  # whole rows of the grid: one slice
+                    return grid[0][first:first + rows]
                 return grid[0][first:first + rows, col:col + cols]
         item = self.flat.itemsize
         return np.ndarray((rows, cols), self.flat.dtype, self.flat, offset * item, (row_stride * item, item))
@@ -157,6 +162,26 @@ def _shape_problem(shape: tuple[int, ...], strides: tuple[int, ...], layout: str
     return None
 
 
+class ShapeMemo:
+    """The ViewShape of the sizes and strides an op met last, kept for its next run: a view op with run-time sizes
+    (make_tensor_view, reinterpret_cast) gets the same ViewShape while they do not change, which also lets the
+    partitions of its views reuse their plans (`Partition`). ViewShapes are not changed once made."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: tuple[Any, Any] = (None, None)  # ((sizes, strides), kind): one tuple, read whole by threads
+
+    def __call__(self, sizes: tuple[int, ...], strides: tuple[int, ...], layout: str) -> ViewShape:
+        key = (sizes, strides)
+        last = self._last
+        if last[0] == key:
+            return last[1]
+        kind = ViewShape(sizes, strides, layout)
+        self._last = (key, kind)
+        return kind
+
+
 class View:
     """A strided window of a global tensor: element offset and ViewShape (sizes, strides in elements, layout)."""
 
@@ -230,6 +255,9 @@ class Partition:
     def __init__(self, sizes: tuple[int, ...]) -> None:
         self.sizes = sizes
         self._last: tuple[Any, Any, Any] = (None, None, None)  # (parent kind, child kind or None, limits)
+        # rank 2, the child fits: (parent kind, child kind, limit 0, limit 1, stride 0, stride 1) for the step
+        # of a partition_view to use inline (`last2`); else a parent kind no view has
+        self.last2: tuple[Any, ...] = (None, None, -1, -1, 0, 0)
 
     def _for(self, kind: ViewShape) -> tuple[ViewShape | None, tuple[int, ...]]:
         last = self._last  # one tuple: threads sharing the program read a consistent entry
@@ -240,6 +268,8 @@ class Partition:
         child = ViewShape(sizes, kind.strides, kind.layout) if fits else None
         limits = tuple(full - n for full, n in zip(kind.shape, sizes, strict=False))
         self._last = (kind, child, limits)
+        if child is not None and len(limits) == 2:
+            self.last2 = (kind, child, *limits, *child.strides)
         return child, limits
 
     def __call__(self, parent: View, offsets: tuple[int, ...]) -> View:
@@ -354,21 +384,27 @@ def loader(spec: TileSpec) -> Callable[[View, Tile], None]:
     bounds-checked, every error) goes to `tload`."""
     if spec.is_boxed:
         return tload
-    dtype, row_major, width = spec.np_dtype, spec.is_row_major, spec.cols
+    dtype, row_major, height, width = spec.np_dtype, spec.is_row_major, spec.rows, spec.cols
 
     def load(view: View, tile: Tile) -> None:
-        kind, tensor = view.kind, view.tensor
-        vr, vc = tile.valid_shape
+        kind = view.kind
+        vr, vc = tile._valid_row, tile._valid_col
         s0 = kind.row_stride
-        if s0 is None or kind.rows < vr or kind.cols < vc or not vr or not vc or tensor.flat.dtype != dtype:
+        flat = view.tensor.flat
+        if s0 is None or kind.rows < vr or kind.cols < vc or not vr or not vc or \
+                (flat.dtype is not dtype and flat.dtype != dtype):
             tload(view, tile)
             return
         offset = view.offset
         if row_major and (vr <= 1 or s0 == vc == width) and tile.storage.ndim == 1:
             n = vr * vc
-            tile.storage[:n] = tensor.flat[offset:offset + n]
+            tile.storage[:n] = flat[offset:offset + n]
+        elif vc != width:
+            tile.view[:vr, :vc] = view.tensor.window(offset, vr, vc, s0)  # type: ignore[index]  # plain: a view
+        elif vr != height:
+            tile.view[:vr] = view.tensor.window(offset, vr, vc, s0)  # type: ignore[index]  # whole tile rows
         else:
-            tile.view[:vr, :vc] = tensor.window(offset, vr, vc, s0)  # type: ignore[index]  # plain layout: a view
+            tile.view[...] = view.tensor.window(offset, vr, vc, s0)  # type: ignore[index]  # the whole tile
 
     return load
 
@@ -378,22 +414,28 @@ def storer(spec: TileSpec) -> Callable[[Tile, View], None]:
     exactly the tile's valid region; everything else goes to `tstore`."""
     if spec.is_boxed:
         return tstore
-    dtype, row_major, width = spec.np_dtype, spec.is_row_major, spec.cols
+    dtype, row_major, height, width = spec.np_dtype, spec.is_row_major, spec.rows, spec.cols
 
     def store_(tile: Tile, view: View) -> None:
         kind, tensor = view.kind, view.tensor
-        vr, vc = tile.valid_shape
+        vr, vc = tile._valid_row, tile._valid_col
         s0 = kind.row_stride
-        if s0 is None or kind.rows != vr or kind.cols != vc or not vr or not vc or tensor.flat.dtype != dtype:
+        flat = tensor.flat
+        if s0 is None or kind.rows != vr or kind.cols != vc or not vr or not vc or \
+                (flat.dtype is not dtype and flat.dtype != dtype):
             tstore(tile, view)
             return
         offset = view.offset
         if row_major and (vr <= 1 or s0 == vc == width) and tile.storage.ndim == 1:
             n = vr * vc
-            tensor.flat[offset:offset + n] = tile.storage[:n]
+            flat[offset:offset + n] = tile.storage[:n]
+        elif vc != width:
+            tensor.window(offset, vr, vc, s0)[...] = tile.view[:vr, :vc]  # type: ignore[index]  # plain layout
+        elif vr != height:
+            tensor.window(offset, vr, vc, s0)[...] = tile.view[:vr]  # type: ignore[index]  # whole tile rows
         else:
-            tensor.window(offset, vr, vc, s0)[:, :] = tile.view[:vr, :vc]  # type: ignore[index]  # plain layout
-        tensor.written = True
+            tensor.window(offset, vr, vc, s0)[...] = tile.view  # the whole tile
+        tensor._written[0] = True
 
     return store_
 

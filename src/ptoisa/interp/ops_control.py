@@ -7,7 +7,7 @@ from typing import Any
 
 from xdsl.ir import Operation
 
-from .decode import FunctionDecoder, Step, charge, handler, locate, time_out
+from .decode import FunctionDecoder, Step, Steps, charge, handler, locate, time_out
 from .errors import ExecutionError, LimitError
 
 
@@ -46,9 +46,11 @@ def _for(d: FunctionDecoder, op: Operation) -> Step:
     body, term = d.block(block, "scf.yield")
     yields = [d.use(v) for v in term.operands] if term is not None else []
     results = [d.define(r) for r in op.results]
-    n = len(body)
+    n = body.ops
     if not inits:
         return _simple_for(lb, ub, st, iv, body, n)
+    if len(inits) == 1 and len(carried) == 1 and len(yields) == 1 and len(results) == 1:
+        return _one_carried_for(lb, ub, st, iv, body, n, inits[0], carried[0], yields[0], results[0])
 
     def step(regs: list[Any]) -> None:
         lo, hi, by = regs[lb], regs[ub], regs[st]
@@ -72,6 +74,34 @@ def _for(d: FunctionDecoder, op: Operation) -> Step:
             raise locate(exc, s)  # type: ignore[arg-type]
         for slot, v in zip(results, values):
             regs[slot] = v
+
+    return step
+
+
+def _one_carried_for(lb: int, ub: int, st: int, iv: int, body: list[Step], n: int, init: int, carried: int,
+                     yielded: int, result: int) -> Step:
+    """`scf.for` with one iter_arg (a running sum, offset or start value): the general loop without its lists."""
+
+    def step(regs: list[Any]) -> None:
+        lo, hi, by = regs[lb], regs[ub], regs[st]
+        if by <= 0:
+            raise ExecutionError(f"scf.for step must be positive (got {by})")
+        value = regs[init]
+        deadline = charge(regs[0], n * len(range(lo, hi, by)))
+        s = None
+        try:
+            for k in range(lo, hi, by):
+                if deadline and monotonic() > deadline:
+                    s = None  # the loop itself is where the run stops
+                    raise time_out(regs[0])
+                regs[iv] = k
+                regs[carried] = value
+                for s in body:
+                    s(regs)
+                value = regs[yielded]
+        except Exception as exc:  # noqa: BLE001 - located and re-raised
+            raise locate(exc, s)  # type: ignore[arg-type]
+        regs[result] = value
 
     return step
 
@@ -103,27 +133,27 @@ def _if(d: FunctionDecoder, op: Operation) -> Step:
     then_steps, then_yield = _region(d, op.true_region)  # type: ignore[attr-defined]
     else_steps, else_yield = _region(d, op.false_region)  # type: ignore[attr-defined]
     results = [d.define(r) for r in op.results]
-    branches = ((else_steps, else_yield), (then_steps, then_yield))
+    branches = ((else_steps, else_yield, else_steps.ops), (then_steps, then_yield, then_steps.ops))
 
     def step(regs: list[Any]) -> None:
-        steps, yields = branches[1 if regs[cond] else 0]
+        steps, yields, ops = branches[1 if regs[cond] else 0]
         s = None
         try:
             for s in steps:
                 s(regs)
         except Exception as exc:  # noqa: BLE001 - located and re-raised
             raise locate(exc, s)  # type: ignore[arg-type]
-        regs[0].ops += len(steps)
+        regs[0].ops += ops
         for slot, y in zip(results, yields):
             regs[slot] = regs[y]
 
     return step
 
 
-def _region(d: FunctionDecoder, region: Any) -> tuple[list[Step], list[int]]:
+def _region(d: FunctionDecoder, region: Any) -> tuple[Steps, list[int]]:
     blocks = list(region.blocks)
     if not blocks:
-        return [], []
+        return Steps(), []
     steps, term = d.block(blocks[0], "scf.yield")
     return steps, [d.use(v) for v in term.operands] if term is not None else []
 
@@ -147,7 +177,7 @@ def _while(d: FunctionDecoder, op: Operation) -> Step:
     after_steps, term = d.block(after, "scf.yield")
     yields = [d.use(v) for v in term.operands] if term is not None else []
     results = [d.define(r) for r in op.results]
-    turn = len(before_steps) + len(after_steps) + 1
+    turn = before_steps.ops + after_steps.ops + 1
 
     def step(regs: list[Any]) -> None:
         values = [regs[s] for s in inits]
@@ -180,7 +210,7 @@ def _while(d: FunctionDecoder, op: Operation) -> Step:
 def _section(d: FunctionDecoder, op: Operation) -> Step:
     """A mixed kernel's per-core part: its body runs in program order with the rest of the function."""
     steps, _ = d.block(op.regions[0].block, "")
-    n = len(steps)
+    n = steps.ops
 
     def step(regs: list[Any]) -> None:
         s = None

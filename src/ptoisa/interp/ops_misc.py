@@ -24,7 +24,7 @@ import numpy as np
 from xdsl.ir import Operation
 
 from ..errors import NotModelledError, OutOfBoundsError
-from .decode import FunctionDecoder, Step, handler
+from .decode import FunctionDecoder, Step, handler, no_effect
 from .errors import ExecutionError
 from .memory import GlobalTensor, View
 
@@ -32,11 +32,7 @@ from .memory import GlobalTensor, View
 @handler("pto.tsync", "pto.tprefetch")
 def _no_effect(d: FunctionDecoder, op: Operation) -> Step:
     """Ordering only (tsync) or an implementation-defined hint (tprefetch): nothing changes."""
-
-    def step(regs: list[Any]) -> None:
-        return None
-
-    return step
+    return no_effect
 
 
 # --- dynamic event ids -----------------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from ..tile.layout import write_region
 from ..tile.enums import TileType
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
-from .decode import FunctionDecoder, Step, handler
+from .decode import FunctionDecoder, Step, handler, no_effect
 from .errors import ExecutionError
 
 SPLITS = P.SPLIT_NAMES
@@ -188,11 +188,7 @@ def _reserve(d: FunctionDecoder, op: Operation) -> Step | None:
 @handler("pto.aic_initialize_pipe", "pto.aiv_initialize_pipe", "pto.set_ffts")
 def _setup(d: FunctionDecoder, op: Operation) -> Step:
     """The front end's pipe is known when the function is decoded (`_front_handle`); nothing happens at run time."""
-
-    def step(regs: list[Any]) -> None:
-        return None
-
-    return step
+    return no_effect
 
 
 @handler("pto.initialize_l2g2l_pipe", "pto.initialize_l2l_pipe")

@@ -22,9 +22,9 @@ from ..isa.tgather import tgather_cmp, tgather_index, tgather_mask
 from ..isa.tpartmul import tpartmul
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile, default_valid, window
-from .decode import FunctionDecoder, Step, handler
+from .decode import FunctionDecoder, Step, handler, no_effect
 from .errors import LimitError
-from .memory import GlobalTensor, Partition, View, ViewShape, loader, storer, tstore_quantised
+from .memory import GlobalTensor, Partition, ShapeMemo, View, ViewShape, loader, storer, tstore_quantised
 
 # --- tiles -------------------------------------------------------------------------------------------------
 
@@ -38,7 +38,8 @@ def _spec(d: FunctionDecoder, op: Operation, t: Any) -> TileSpec:
 @handler("pto.alloc_tile")
 def _alloc_tile(d: FunctionDecoder, op: Operation) -> Step:
     """A tile whose valid sizes are all static has them resolved now (as `Tile(spec)` would); the step makes
-    the storage. Dynamic valid sizes are checked by `Tile` when the op runs."""
+    the storage. Dynamic valid sizes are checked when the op runs: one operand per dynamic size, each a plain
+    int inside the tile, makes the tile at once; anything else goes through `Tile`, which checks and refuses."""
     spec = _spec(d, op, op.results[0].type)
     dyn = [d.use(v) for v in (op.valid_row, op.valid_col) if v is not None]  # type: ignore[attr-defined]
     addr = d.use(op.addr) if op.addr is not None else None  # type: ignore[attr-defined]
@@ -50,13 +51,27 @@ def _alloc_tile(d: FunctionDecoder, op: Operation) -> Step:
         except PtoError:
             valid = None  # raised by Tile(spec) when the op runs
     vr, vc = valid if valid is not None else (0, 0)
+    # the operands `Tile` takes in order for the dynamic sizes (row, then column), the static sizes as they are
+    quick = bool(dyn) and len(dyn) == int(spec.dynamic_row) + int(spec.dynamic_col)
+    sizes = iter(dyn)
+    row_slot = next(sizes) if quick and spec.dynamic_row else None
+    col_slot = next(sizes) if quick and spec.dynamic_col else None
+    rows, cols = spec.rows, spec.cols
 
     def step(regs: list[Any]) -> None:
         env = regs[0]
         if env.max_bytes is not None and spec.nbytes > env.max_bytes:
             raise LimitError(f"tile {spec} needs {spec.nbytes} bytes, over the run's limit of {env.max_bytes} "
                              "bytes per allocation (--max-bytes)")
-        tile = Tile.fresh(spec, vr, vc) if valid is not None else Tile(spec, *[regs[s] for s in dyn])
+        if valid is not None:
+            tile = Tile.fresh(spec, vr, vc)
+        else:
+            a = regs[row_slot] if row_slot is not None else spec.valid_row
+            b = regs[col_slot] if col_slot is not None else spec.valid_col
+            if quick and type(a) is int and type(b) is int and 0 <= a <= rows and 0 <= b <= cols:
+                tile = Tile.fresh(spec, a, b)
+            else:
+                tile = Tile(spec, *[regs[s] for s in dyn])
         if addr is not None:
             env.memory.bind(tile, regs[addr])
         elif env.fill_byte:
@@ -141,10 +156,12 @@ def _make_tensor_view(d: FunctionDecoder, op: Operation) -> Step:
 
             return place
 
+    memo = ShapeMemo()
+
     def step(regs: list[Any]) -> None:
         sizes = tuple([regs[s] for s in shape])
         _check_static(sizes, dims, "make_tensor_view")
-        regs[r] = View.make(regs[p], 0, sizes, tuple([regs[s] for s in strides]), layout)
+        regs[r] = memo(sizes, tuple([regs[s] for s in strides]), layout).place(regs[p], 0)
 
     return step
 
@@ -161,9 +178,15 @@ def _partition_view(d: FunctionDecoder, op: Operation) -> Step:
         part = Partition(tuple(known))
         if len(offsets) == 2:
             o0, o1 = offsets
+            at2 = part.at2
 
             def step2(regs: list[Any]) -> None:
-                regs[r] = part.at2(regs[src], regs[o0], regs[o1])
+                parent, i, j = regs[src], regs[o0], regs[o1]
+                kind, child, m0, m1, s0, s1 = part.last2  # the parent kind met last (see Partition.last2)
+                if kind is parent.kind and 0 <= i <= m0 and 0 <= j <= m1:
+                    regs[r] = View(parent.tensor, parent.offset + i * s0 + j * s1, child)
+                else:
+                    regs[r] = at2(parent, i, j)
 
             return step2
 
@@ -202,10 +225,11 @@ def _reinterpret_cast(d: FunctionDecoder, op: Operation) -> Step:
         parts.append([("s", v) if v != -(1 << 63) else ("d", next(slots)) for v in static.get_values()])
     layout = _layout(op)
     r = d.define(op.results[0])
+    memo = ShapeMemo()
 
     def step(regs: list[Any]) -> None:
         off, sizes, strides = ([regs[v] if k == "d" else v for k, v in part] for part in parts)
-        regs[r] = View.make(regs[src].tensor, off[0], tuple(sizes), tuple(strides), layout)
+        regs[r] = memo(tuple(sizes), tuple(strides), layout).place(regs[src].tensor, off[0])
 
     return step
 
@@ -333,12 +357,9 @@ def _query(d: FunctionDecoder, op: Operation) -> Step:
 @handler("pto.set_flag", "pto.wait_flag", "pto.record_event", "pto.wait_event", "pto.barrier", "pto.fence.barrier_all",
          "pto.fence.release", "pto.fence.acquire", "pto.get_buf", "pto.rls_buf", "pto.sync.set", "pto.sync.wait")
 def _sync(d: FunctionDecoder, op: Operation) -> Step:
-    """Execution is in program order, so synchronisation has no effect on results; the op stays a step."""
-
-    def step(regs: list[Any]) -> None:
-        return None
-
-    return step
+    """Execution is in program order, so synchronisation has no effect on results: the op is counted as a step
+    but runs nothing."""
+    return no_effect
 
 
 # --- the five instructions ---------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ reads the record's operand roles once at decode time; the step calls the record 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
@@ -63,6 +64,7 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
     extra = tuple(extra)
     plain = simple is not None and not rec.attrs
     compiled = rec._compiled  # type: ignore[attr-defined]
+    kinds = {slot: "tile" for _, slot in tiles} | {slot: "scalar" for _, slot in scalars}
 
     def step(regs: list[Any]) -> None:
         for slot, spec in fresh:
@@ -103,7 +105,52 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
             for _, slot in writes:
                 poison.mark(regs[slot])
 
-    return step
+    if ordered is None or fresh or (not plain and not all(isinstance(a, Enum) for a in extra)):
+        return step
+    return _compiled_step(compiled, where, [(slot, kinds[slot]) for slot in ordered], extra, step)
+
+
+_PLAIN = frozenset({int, float})
+"""What a scalar register holds (see scalars.py); a scalar operand of any other type takes the general step."""
+
+
+def _compiled_step(compiled: dict[Any, Any], where: str, slots: list[tuple[int, str]], extra: Sequence[Any],
+                   general: Step) -> Step:
+    """The step of a record op whose operands are all in registers, written for its exact operand list: it looks
+    up the record's compiled call for the operands' tile types (the key the general step builds: the target,
+    each tile's spec, None for a scalar, then the attributes) and runs it; poison mode, an operand of another
+    type, and a call not compiled (or compiled to the general path) run the general step, which compiles,
+    checks or refuses as before. So both give the same bytes, warnings and errors; this one skips building
+    lists and tuples per call."""
+    names = [f"a{i}" for i in range(len(slots))]
+    loads = "\n".join(f"        {n} = regs[{slot}]" for n, (slot, _) in zip(names, slots, strict=True))
+    tests = " and ".join(f"type({n}) is Tile" if kind == "tile" else f"type({n}) in PLAIN"
+                         for n, (_, kind) in zip(names, slots, strict=True)) or "True"
+    key = ", ".join(["env.config", *(f"{n}.spec" if kind == "tile" else "None"
+                                     for n, (_, kind) in zip(names, slots, strict=True)),
+                     *(f"EXTRA[{i}]" for i in range(len(extra)))])
+    args = ", ".join([*names, *(f"EXTRA[{i}]" for i in range(len(extra)))])
+    source = f"""
+def step(regs):
+    env = regs[0]
+    if env.poison is None:
+{loads}
+        if {tests}:
+            run = compiled.get(({key},))
+            if run is not None:
+                site = env.site
+                site.where = where
+                try:
+                    run(({args},))
+                finally:
+                    site.where = None
+                return
+    general(regs)
+"""
+    scope: dict[str, Any] = {"Tile": Tile, "PLAIN": _PLAIN, "EXTRA": extra, "compiled": compiled, "where": where,
+                             "general": general}
+    exec(compile(source, f"<ptoisa interp step {where}>", "exec"), scope)  # noqa: S102 - our own text
+    return scope["step"]
 
 
 for _op in RECORD_OPS:

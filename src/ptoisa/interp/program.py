@@ -86,25 +86,37 @@ class _FilledMemory(OnChipMemory):
 class Env:
     """What every step of one run can see (slot 0 of each frame)."""
 
-    __slots__ = ("block_idx", "block_num", "config", "deadline", "depth", "fill_byte", "max_bytes", "max_steps",
-                 "memory", "ops", "pipes", "poison", "site", "subblock_idx", "subblock_num", "timeout")
+    __slots__ = ("_memory", "block_idx", "block_num", "config", "deadline", "depth", "fill_byte", "max_bytes",
+                 "max_steps", "ops", "pipes", "poison", "site", "subblock_idx", "subblock_num", "timeout")
 
     def __init__(self, config: Config, byte: int, block: tuple[int, int], subblock: tuple[int, int],
                  limits: Limits | None = None) -> None:
         limits = limits or DEFAULT_LIMITS
         self.config = config
-        self.poison = Poison() if byte == POISON else None
-        byte = 0xFF if byte == POISON else byte
-        self.memory = _FilledMemory(config.profile, byte)
+        if byte == POISON:
+            self.poison: Poison | None = Poison()
+            byte = 0xFF
+        else:
+            self.poison = None
+        self._memory: _FilledMemory | None = None  # made on first use (`memory`): most runs place no tile
         self.fill_byte = byte
         self.block_idx, self.block_num = block
         self.subblock_idx, self.subblock_num = subblock
         self.ops = 0
         self.pipes: dict[tuple[str, int], Any] = {}  # cross-core FIFOs (ops_pipe), per run
         self.depth = 0  # func.call nesting
-        self.max_steps, self.max_bytes, self.timeout = limits.max_steps, limits.max_bytes, limits.timeout
-        self.deadline = monotonic() + limits.timeout if limits.timeout else 0.0
+        self.max_steps, self.max_bytes, timeout = limits.max_steps, limits.max_bytes, limits.timeout
+        self.timeout = timeout
+        self.deadline = monotonic() + timeout if timeout else 0.0
         self.site = Site()  # in SITE for the run; each instruction step sets where it comes from
+
+    @property
+    def memory(self) -> _FilledMemory:
+        """The run's on-chip buffers (TASSIGN / alloc_tile addr), private to the run, filled like tiles."""
+        memory = self._memory
+        if memory is None:
+            memory = self._memory = _FilledMemory(self.config.profile, self.fill_byte)
+        return memory
 
 
 @dataclass(frozen=True)
@@ -156,7 +168,7 @@ class Argument:
             name, dtype = self.name, self.dtype
 
             def tensor(value: Any) -> Any:
-                if type(value) is np.ndarray and value.dtype == dtype:
+                if type(value) is np.ndarray and (value.dtype is dtype or value.dtype == dtype):
                     return GlobalTensor(name, value)
                 return _convert(self, value)
 
@@ -168,6 +180,17 @@ class Argument:
                 return norm(value) if type(value) is float else _convert(self, value)
 
             return real
+        if self.kind == "scalar" and self.scalar_kind is not None:
+            # a Python int inside the type's own range is its register value as it is (`norm` would return it
+            # unchanged); anything else (bools, NumPy ints, the unsigned spelling of a signless value) converts
+            kind = self.scalar_kind
+            low, high = (-(1 << (kind.width - 1)), (1 << (kind.width - 1)) - 1) if kind.signed else \
+                (0, (1 << kind.width) - 1)
+
+            def integer(value: Any) -> Any:
+                return value if type(value) is int and low <= value <= high else _convert(self, value)
+
+            return integer
         return partial(_convert, self)
 
     @cached_property
@@ -359,6 +382,11 @@ class Program:
         tensors: list[Any] = []
         for p, given in zip(params, args, strict=True):
             value = p.convert(given)
+            if type(value) is GlobalTensor:  # a pointer argument (the common case first)
+                tensors.append(value)
+                values.append(value)
+                bound[p.name] = given
+                continue
             if p.kind == "scalar":
                 values.append(value)
                 bound[p.name] = value

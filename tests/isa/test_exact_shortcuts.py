@@ -346,17 +346,20 @@ def test_compound_relu_forms(dtype):
 
 # --- in-order reductions ---------------------------------------------------------------------------------------
 def ref_sequential(op, values, acc, axis):
+    """The fold as it was before the blocked copies, with its start fixed: from op's identity (as the
+    simulator's `sum = 0`, `prod = 1`; it started from the first element for one lane and for bfloat16)."""
     values = values.astype(acc)
     if values.shape[axis] == 0:
         return np.take(values, [], axis=axis)
+    identity = acc.type(0 if op is np.add else 1)
     with np.errstate(all="ignore"):
         if acc.kind in "iu" or acc in (np.float16, np.float32):
             outer = np.ascontiguousarray(values if axis == 0 else values.T)
             if outer.shape[1] == 1:
-                return op.accumulate(outer, axis=0, dtype=acc)[-1]
+                return op.accumulate(np.concatenate([[identity], outer[:, 0]]), dtype=acc)[-1:]
             return op.reduce(outer, axis=0, dtype=acc)
-        result = values.take(0, axis=axis)
-        for k in range(1, values.shape[axis]):
+        result = np.full(values.shape[1 - axis], identity, acc)
+        for k in range(values.shape[axis]):
             result = op(result, values.take(k, axis=axis)).astype(acc)
         return result
 
@@ -388,7 +391,8 @@ def wide_views(src):
 
 
 @pytest.mark.parametrize("src, acc", [(np.float16, np.float32), (np.float32, np.float32), (np.float16, np.float16),
-                                      (np.int16, np.int32), (np.int32, np.int32), (np.int16, np.int16)], ids=str)
+                                      (ml_dtypes.bfloat16, ml_dtypes.bfloat16), (np.int16, np.int32),
+                                      (np.int32, np.int32), (np.int16, np.int16)], ids=str)
 def test_sequential_wide_views(src, acc):
     from ptoisa.isa.vector.reduce import sequential
 
@@ -483,6 +487,46 @@ def test_in_order_reductions_against_a_step_loop(name, target):
                 assert_same_or_both_nan(got, want, (name, target, src, dst, rows, cols, vr, vc, out.spec.layout_name))
             ran += 1
     assert ran >= 12
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("name", list(_FOLDS))
+def test_in_order_reductions_start_from_the_identity(name, target):
+    """`sum = 0; sum += x` (`prod = 1; prod *= x`): a lane of -0.0 sums to +0.0 and a signalling NaN comes out
+    quiet, for one lane, one step and bfloat16 accumulators too (the folds once started from the first
+    element there)."""
+    import ptoisa
+    from ptoisa import BLayout, Tile, TileType
+
+    op, axis = _FOLDS[name]
+    record = getattr(ptoisa, name)
+    for src_t, dst_t in record.legality[target].pairs:
+        src, dst = np.dtype(src_t.np), np.dtype(dst_t.np)
+        if src.kind in "iu":
+            continue
+        quiet_nan, signalling = {2: (0x7E00, 0x7D01), 4: (0x7FC00000, 0x7FA00001)}[src.itemsize]
+        if src == ml_dtypes.bfloat16:
+            quiet_nan, signalling = 0x7FC0, 0x7FA1
+        u = UINT[src.itemsize]
+        x = np.full((16, 16), -0.0 if op is np.add else 1.0, src)
+        x.view(u)[3, 0] = x.view(u)[0, 3] = signalling
+        for vr, vc in ((16, 16), (1, 16), (16, 1), (1, 1)):
+            a = Tile[TileType.Vec, src.type, 16, 16, BLayout.RowMajor, -1, -1](vr, vc)
+            a.set_logical(x)
+            if axis == 1:
+                d = Tile[TileType.Vec, dst.type, 16, 1, BLayout.ColMajor, -1, -1](vr, 1)
+            else:
+                d = Tile[TileType.Vec, dst.type, 1, 16, BLayout.RowMajor, -1, -1](1, vc)
+            record(d, a, Tile[TileType.Vec, src.type, 16, 16](), target=target)
+            got = d.valid[:, 0] if axis == 1 else d.valid[0]
+            want = loop_fold(op, x[:vr, :vc], np.dtype(np.float32) if name == "TROWSUM" else dst, axis).astype(dst)
+            assert_same_bits(got, want)
+            if op is np.add:
+                assert not np.signbit(want[~np.isnan(want)]).any()
+            nan = np.isnan(want.astype(np.float32))
+            assert nan.any() == (vr > 3 or vc > 3)
+            top = 0x00400000 if dst.itemsize == 4 else 0x0040 if dst == ml_dtypes.bfloat16 else 0x0200
+            assert (want.view(UINT[dst.itemsize])[nan] & top).all()  # quiet: the top mantissa bit set
 
 
 # --- first index of the extreme (TROWARGMAX ...) -----------------------------------------------------------------

@@ -53,26 +53,25 @@ def _table(cpu: frozenset, npu: frozenset) -> dict[str, Legality]:
 
 def sequential(op: Callable, values: np.ndarray, acc: np.dtype, axis: int, out: np.ndarray | None = None
                ) -> np.ndarray:
-    """Fold `values` along `axis` in order with `op`, rounding into `acc` after every step; into `out` (one
-    element per lane, of acc's type) when given."""
+    """Fold `values` along `axis` in order with `op` from op's identity (the simulator's `sum = 0`, `prod = 1`),
+    rounding into `acc` after every step; into `out` (one element per lane, of acc's type) when given."""
     if values.shape[axis] == 0:
         return np.take(values.astype(acc), [], axis=axis)
     token = quiet_set()
     try:
         if acc.kind in "iu":  # wrapping sums and products do not depend on the order: one reduction
             return op.reduce(values, axis, acc, out)
-        if acc in (np.float16, np.float32):
-            # NumPy adds whole rows into the result when it reduces the outer axis of a C-ordered array: in order,
-            # one rounding per step (pairwise summation only applies along the innermost axis).
-            outer = _steps_outer(values if axis == 0 else values.T, acc)
-            if outer.shape[1] != 1:
-                return op.reduce(outer, 0, None, out)
-            result = op.accumulate(outer, axis=0, dtype=acc)[-1]  # one lane: reduced as a line, it would be pairwise
-        else:
-            values = values.astype(acc)
-            result = values.take(0, axis=axis)
-            for k in range(1, values.shape[axis]):
-                result = op(result, values.take(k, axis=axis)).astype(acc)
+        # NumPy (and ml_dtypes' bfloat16 loops) reduce the outer axis of a C-ordered array in order: the result
+        # starts as the identity and takes one whole row after another, one rounding per step (pairwise
+        # summation only applies along the innermost axis).
+        outer = _steps_outer(values if axis == 0 else values.T, acc)
+        if outer.shape[1] != 1:
+            return op.reduce(outer, 0, None, out)
+        # one lane would be reduced as a contiguous line, pairwise: accumulated instead, from the identity
+        line = np.empty(outer.shape[0] + 1, acc)
+        line[0] = 0 if op is np.add else 1
+        line[1:] = outer[:, 0]
+        result = op.accumulate(line)[-1:]
         if out is None:
             return result
         out[...] = result
@@ -96,8 +95,11 @@ def _steps_outer(values: np.ndarray, acc: np.dtype) -> np.ndarray:
         return values
     if values.size >= _BLOCKED_MIN and abs(values.strides[0]) < abs(values.strides[1]):
         out = np.empty((steps, lanes), acc)
+        into, source = out, values
+        if values.dtype == acc and acc.kind == "V":  # bfloat16: copied as bits (ml_dtypes' own copy is slower)
+            into, source = out.view(np.uint16), values.view(np.uint16)
         for start in range(0, lanes, _BLOCK):
-            np.copyto(out[:, start:start + _BLOCK], values[:, start:start + _BLOCK], casting="unsafe")
+            np.copyto(into[:, start:start + _BLOCK], source[:, start:start + _BLOCK], casting="unsafe")
         return out
     return np.ascontiguousarray(values, dtype=acc)
 

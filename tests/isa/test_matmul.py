@@ -234,3 +234,114 @@ def test_mat_to_bias_widens_half_on_a2a3():
     b = Tile[TileType.Bias, np.float32, 1, 32]()
     ptoisa.TMOV(b, m, target="a2a3")
     assert b.data[0].tolist() == (np.arange(32) / 4).tolist()
+
+
+# --- the exact-product path: the step loop in a few NumPy calls -------------------------------------------------
+def step_loop(fa, fb):
+    """The plain form of the sum over k for products exact in float: acc = acc + a[:, k] * b[k, :] over the whole
+    tile, one k after another, from +0.0."""
+    acc = np.zeros((fa.shape[0], fb.shape[1]), np.float32)
+    with np.errstate(all="ignore"):
+        for k in range(fa.shape[1]):
+            acc = acc + fa[:, k:k + 1] * fb[k:k + 1, :]
+    return acc
+
+
+def bit_patterns(dtype, shape, rng, raw_share=0.3):
+    """Random bit patterns (NaNs with payloads and signs, infinities, signed zeros, subnormals) mixed with
+    ordinary numbers of mixed magnitudes, whose sums depend on the order."""
+    dtype = np.dtype(dtype)
+    if dtype.itemsize == 1:
+        raw = rng.integers(0, 256, shape, dtype=np.uint8).view(dtype)
+        plain = rng.integers(0, 0x70, shape, dtype=np.uint8) | (rng.integers(0, 2, shape, dtype=np.uint8) << 7)
+        return np.where(rng.random(shape) < raw_share, raw, plain.view(dtype))
+    raw = rng.integers(0, 1 << 16, shape, dtype=np.uint16).view(dtype)
+    plain = (rng.standard_normal(shape) * np.exp2(rng.integers(-8, 9, shape))).astype(dtype)
+    return np.where(rng.random(shape) < raw_share, raw, plain)
+
+
+_EXACT_TYPES = ["float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "hifloat8"]
+_SHAPES = [(16, 16, 16), (1, 100, 1), (5, 37, 1), (1, 64, 20), (13, 29, 21), (16, 300, 16), (64, 64, 64),
+           (70, 90, 65), (40, 50, 33), (4, 200, 8), (1, 100, 2), (2, 300, 16)]
+
+
+@pytest.mark.parametrize("chunk", [None, 4096, 64])  # the module's chunk; small ones: chunked and step-loop paths
+@pytest.mark.parametrize("name", _EXACT_TYPES)
+def test_exact_products_sum_as_the_step_loop(name, chunk, monkeypatch):
+    """Bit for bit (NaN payloads included) the step loop, for every shape: one output element (two lanes),
+    one row or column, chunks of k carrying the running sum, and the step loop itself."""
+    import ml_dtypes
+
+    from ptoisa.dtypes import DType as D
+    from ptoisa.isa.vector import matmul
+
+    if chunk is not None:
+        monkeypatch.setattr(matmul, "_CHUNK", chunk)
+    dtype = np.dtype(D.HIF8.np) if name == "hifloat8" else np.dtype(getattr(ml_dtypes, name, None) or name)
+    rng = np.random.default_rng(len(name) + (chunk or 0))
+    for m, k, n in _SHAPES:
+        for share in (0.3, 0.0):  # with and without random bit patterns (mostly finite sums)
+            a, b = bit_patterns(dtype, (m, k), rng, share), bit_patterns(dtype, (k, n), rng, share)
+            got = matmul.product_sum(a, b, D.F32)
+            want = step_loop(matmul._as_float(a), matmul._as_float(b))
+            assert got.dtype == np.float32 and got.shape == (m, n)
+            diff = got.view(np.uint32) != want.view(np.uint32)
+            assert not diff.any(), ((m, k, n), share, np.argwhere(diff)[:4].tolist())
+
+
+def order_sensitive(shape, rng, pool):
+    values = np.asarray(pool, np.float64)[rng.integers(0, len(pool), shape)]
+    specials = rng.random(shape)
+    values[specials < 0.002] = np.nan
+    values[(specials >= 0.002) & (specials < 0.003)] = np.inf
+    return values
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("form", ["TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS"])
+@pytest.mark.parametrize("dtype", [np.float16, ptoisa.bfloat16_t])
+def test_products_add_in_k_order_on_every_target(dtype, form, target):
+    """Each output element against the simulator's scalar loop (acc = fma(a, b, acc) from +0.0, exact products:
+    acc + a * b rounded to float), then C_in + sum or sum + bias, on values whose sum depends on the order
+    (products from 2^22 down to 2^-20, signed zeros, a few NaNs and infinities), valid shapes smaller than the
+    tiles."""
+    gemv = form.startswith("TGEMV")
+    rows, vm = (1, 1) if gemv else (16, 13)
+    rng = np.random.default_rng(len(form) * 3 + len(target))
+    pool = [2048.0, -2048.0, 1.0, -1.0, 0.75, 3.0, 0.0, -0.0, 0.3330078125, 2.0 ** -10]
+    x = order_sensitive((rows, 48), rng, pool).astype(np.float32)
+    y = order_sensitive((48, 32), rng, [2048.0, 1.0, -1.0, 0.75, 2.0 ** -10, -0.0]).astype(np.float32)
+    k, n = 45, 27
+    a = left(dtype, rows, 48, vm, k)
+    b = right(dtype, 48, 32, k, n)
+    c = acc(np.float32, rows, 32, vm, n)
+    a.set_logical(x)
+    b.set_logical(y)
+    fa, fb = a.data.astype(np.float32)[:vm, :k], b.data.astype(np.float32)[:k, :n]  # as stored (bfloat16 rounds)
+    want = np.empty((vm, n), np.float32)
+    with np.errstate(all="ignore"):
+        for i in range(vm):
+            for j in range(n):
+                total = np.float32(0.0)
+                for step in range(k):
+                    total = np.float32(total + fa[i, step] * fb[step, j])
+                want[i, j] = total
+    args = [a, b]
+    if form.endswith("_ACC"):
+        c_in = acc(np.float32, rows, 32, vm, n)
+        c_in.set_logical(order_sensitive((rows, 32), rng, [1.0, -2048.0, 0.5, -0.0]).astype(np.float32))
+        args.insert(0, c_in)
+        with np.errstate(all="ignore"):
+            want = c_in.data[:vm, :n] + want
+    if form.endswith("_BIAS"):
+        bias = Tile[TileType.Bias, np.float32, 1, 32]()
+        bias.set_logical(order_sensitive((1, 32), rng, [1.0, -2048.0, 0.5, -0.0]).astype(np.float32))
+        args.append(bias)
+        with np.errstate(all="ignore"):
+            want = want + bias.data[:, :n]
+    getattr(ptoisa, form)(c, *args, target=target)
+    got = c.data[:vm, :n]
+    both_nan = np.isnan(got) & np.isnan(want)
+    diff = (got.view(np.uint32) != want.view(np.uint32)) & ~both_nan  # which NaN wins is not the question here
+    assert not diff.any(), np.argwhere(diff)[:4].tolist()
+    assert (~both_nan).sum() > vm * n // 2

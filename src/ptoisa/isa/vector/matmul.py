@@ -139,17 +139,13 @@ def product_sum(a: np.ndarray, b: np.ndarray, acc_type: D) -> np.ndarray:
         wide = a.astype(np.int64) @ b.astype(np.int64)  # integer sums do not depend on the order
         return wide.astype(np.int32)  # int32 wrap-around
     fa, fb = _as_float(a), _as_float(b)
-    exact = a.dtype != np.float32  # 8- and 16-bit floats: every product is exact in float, each step a float add
-    if exact and m * n < 4096:  # small tiles: a few large NumPy calls instead of 2 K small ones
+    if a.dtype != np.float32:  # 8- and 16-bit floats: every product is exact in float, each step a float add
         return _sum_exact_products(fa, fb)
     acc = np.zeros((m, n), np.float32)
     with quiet():
         for step in range(k):
             left, right = fa[:, step:step + 1], fb[step:step + 1, :]
-            if exact:
-                acc += left * right
-            else:
-                acc = fma_float32(np.broadcast_to(left, (m, n)), np.broadcast_to(right, (m, n)), acc)
+            acc = fma_float32(np.broadcast_to(left, (m, n)), np.broadcast_to(right, (m, n)), acc)
     return acc
 
 
@@ -162,19 +158,48 @@ def _as_float(x: np.ndarray) -> np.ndarray:
     return x.astype(np.float32)
 
 
+_CHUNK = 1 << 18  # products per chunk of k (1 MB of float32)
+_MIN_STEPS = 32  # fewer k per chunk than this (more than 8192 lanes): the step loop, as fast there
+
+
 def _sum_exact_products(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
-    """sum_k fa[i, k] * fb[k, j] in k order from +0.0, in float: the products of a block of rows as one (rows, K,
-    N) array, then NumPy's reduction over its middle axis, which adds whole (rows, N) slices one k after another
-    (pairwise summation applies only along the innermost axis). Blocks keep the products under 4M elements."""
+    """sum_k fa[i, k] * fb[k, j] in k order from +0.0, in float, each product exact in float.
+
+    The products as a (K, M*N) array, one k per row, then NumPy's reduction over its outer axis, which starts
+    from +0.0 and adds whole rows into the result one k after another: the step loop `acc = acc + a[:, k] *
+    b[k, :]` in a few calls, element for element the same operations (pairwise summation applies only along the
+    innermost axis, so one output element is computed as two lanes). Chunks of k keep the products under
+    `_CHUNK` elements, each chunk after the first carrying the running sum as its first row (0 + s is s for
+    every running sum s: it is never -0.0 and its NaNs are quiet already); when a chunk would hold fewer than
+    `_MIN_STEPS` k, the step loop itself."""
     m, k = fa.shape
     n = fb.shape[1]
-    out = np.empty((m, n), np.float32)
-    rows = max(1, (1 << 22) // max(1, k * n))
+    if m * n == 1:
+        return _sum_exact_products(fa, np.repeat(fb, 2, axis=1))[:, :1]
+    lanes = m * n
+    steps = _CHUNK // lanes
     with quiet():
-        for i in range(0, m, rows):
-            products = fa[i:i + rows, :, None] * fb[None, :, :]
-            np.add.reduce(products, axis=1, initial=np.float32(0.0), out=out[i:i + rows])
-    return out
+        if k > steps and steps < _MIN_STEPS:
+            acc = np.zeros((m, n), np.float32)
+            product = np.empty((m, n), np.float32)
+            for step in range(k):
+                np.multiply(fa[:, step:step + 1], fb[step:step + 1, :], out=product)
+                np.add(acc, product, out=acc)
+            return acc
+        at = fa.T
+        if k <= steps:
+            products = np.multiply(at[:, :, None], fb[:, None, :], order="C")  # k outermost in memory
+            return np.add.reduce(products.reshape(k, lanes), axis=0).reshape(m, n)
+        buf = np.empty((steps + 1, m, n), np.float32)
+        rows = buf.reshape(steps + 1, lanes)
+        total = np.add.reduce(np.multiply(at[:steps, :, None], fb[:steps, None, :], out=buf[1:]).reshape(steps, lanes),
+                              axis=0)
+        for start in range(steps, k, steps):
+            width = min(steps, k - start)
+            np.multiply(at[start:start + width, :, None], fb[start:start + width, None, :], out=buf[1:width + 1])
+            rows[0] = total
+            np.add.reduce(rows[:width + 1], axis=0, out=total)
+    return total.reshape(m, n)
 
 
 def _matmul(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:

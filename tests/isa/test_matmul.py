@@ -282,8 +282,11 @@ def test_exact_products_sum_as_the_step_loop(name, chunk, monkeypatch):
     for m, k, n in _SHAPES:
         for share in (0.3, 0.0):  # with and without random bit patterns (mostly finite sums)
             a, b = bit_patterns(dtype, (m, k), rng, share), bit_patterns(dtype, (k, n), rng, share)
-            got = matmul.product_sum(a, b, D.F32)
-            want = step_loop(matmul._as_float(a), matmul._as_float(b))
+            fa, fb = matmul._as_float(a), matmul._as_float(b)
+            got = matmul._sum_exact_products(fa, fb)
+            if name != "bfloat16" or share == 0:  # bfloat16 bit patterns leave float's range: see below
+                assert np.array_equal(matmul.product_sum(a, b, D.F32).view(np.uint32), got.view(np.uint32))
+            want = step_loop(fa, fb)
             assert got.dtype == np.float32 and got.shape == (m, n)
             diff = got.view(np.uint32) != want.view(np.uint32)
             assert not diff.any(), ((m, k, n), share, np.argwhere(diff)[:4].tolist())
@@ -345,3 +348,61 @@ def test_products_add_in_k_order_on_every_target(dtype, form, target):
     diff = (got.view(np.uint32) != want.view(np.uint32)) & ~both_nan  # which NaN wins is not the question here
     assert not diff.any(), np.argwhere(diff)[:4].tolist()
     assert (~both_nan).sum() > vm * n // 2
+
+
+def fma_chain(fa, fb):
+    """The simulator's loop over whole tiles: acc = fma(a[:, k], b[k, :], acc) from +0.0."""
+    acc = np.zeros((fa.shape[0], fb.shape[1]), np.float32)
+    for k in range(fa.shape[1]):
+        shape = acc.shape
+        acc = fma_float32(np.broadcast_to(fa[:, k:k + 1], shape), np.broadcast_to(fb[k:k + 1, :], shape), acc)
+    return acc
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_bfloat16_products_beyond_float_fuse(target):
+    """bfloat16 has float's exponents, so a product can leave float's range: 2^-75 * 2^-75 = 2^-150 rounds to 0
+    in float, yet fma adds it exactly (2^-149 + 2^-150, a tie, gives 2^-148); 2^64 * 2^64 = 2^128 overflows in
+    float, yet fma adds it to -1.99 * 2^127 exactly. Such tiles take the fused steps."""
+    a, b, c = left(ptoisa.bfloat16_t, 16, 16), right(ptoisa.bfloat16_t, 16, 16), acc(np.float32, 16, 16)
+    x, y = np.zeros((16, 16), np.float32), np.zeros((16, 16), np.float32)
+    x[0, :2], y[:2, 0] = [2.0 ** -75, 2.0 ** -75], [2.0 ** -74, 2.0 ** -75]
+    x[1, 2:4], y[2:4, 1] = [-2.0 ** 127, 2.0 ** 64], [1.9921875, 2.0 ** 64]
+    a.set_logical(x)
+    b.set_logical(y)
+    ptoisa.TMATMUL(c, a, b, target=target)
+    assert c.data[0, 0] == np.float32(2.0 ** -148)
+    assert c.data[1, 1] == np.float32(2.0 ** 128 - 1.9921875 * 2.0 ** 127)
+    assert np.array_equal(c.data.view(np.uint32), fma_chain(x, y).view(np.uint32))
+
+
+def test_bfloat16_products_against_the_fma_chain():
+    """Random bfloat16 bit patterns (every exponent) and ordinary numbers: the result is the fma chain's, whichever
+    path the range check picks; ordinary numbers keep the exact-product path."""
+    import ml_dtypes
+
+    from ptoisa.dtypes import DType as D
+    from ptoisa.isa.vector import matmul
+
+    rng = np.random.default_rng(12)
+    bf = np.dtype(ml_dtypes.bfloat16)
+    for m, k, n in _SHAPES[:9]:
+        for share in (0.3, 0.0):
+            a, b = bit_patterns(bf, (m, k), rng, share), bit_patterns(bf, (k, n), rng, share)
+            if share == 0:
+                assert matmul._bf16_products_exact(a, b)
+            got = matmul.product_sum(a, b, D.F32)
+            want = fma_chain(a.astype(np.float32), b.astype(np.float32))
+            both_nan = np.isnan(got) & np.isnan(want)
+            assert not ((got.view(np.uint32) != want.view(np.uint32)) & ~both_nan).any(), (m, k, n, share)
+    top = 1.9921875  # the largest significand
+    edges = [(2.0 ** -67, 2.0 ** -68, True), (top * 2.0 ** -68, top * 2.0 ** -68, False),  # last bit 2^-149, 2^-150
+             (2.0 ** -133, top * 2.0 ** -9, True), (2.0 ** -133, top * 2.0 ** -10, False),  # a subnormal
+             (top * 2.0 ** 63, top * 2.0 ** 63, True), (top * 2.0 ** 64, top * 2.0 ** 63, False)]  # FLT_MAX
+    for x, y, exact in edges:
+        a, b = np.array([[x, 0, -np.inf, np.nan]], bf), np.array([[y], [np.nan], [0], [-y]], bf)
+        assert matmul._bf16_products_exact(a, b) == exact == matmul._bf16_products_exact(b.T, a.T), (x, y)
+        with np.errstate(all="ignore"):
+            products = a.astype(np.float64)[0] * b.astype(np.float64)[:, 0]
+            finite = products[np.isfinite(products)]
+            assert np.array_equal(finite.astype(np.float32).astype(np.float64), finite) == exact, (x, y)

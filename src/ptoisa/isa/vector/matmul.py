@@ -14,8 +14,8 @@ tile, B a Right tile, C an Acc tile (bias: a one-row Bias tile of C's type). The
 hifloat8); the static shapes agree (A Rows = C Rows, A Cols = B Rows, B Cols = C Cols).
 
 The sum is the simulator's: a float accumulator starting at +0.0 that takes `std::fma(a, b, acc)` for k = 0, 1,
-..., K-1 in turn (each step one rounding to float; half and bfloat16 products are exact in float, so each step
-is a float add of the exact product), then C_in + sum (float add) for TMATMUL_ACC and sum + bias (float add)
+..., K-1 in turn (each step one rounding to float; half and 8-bit float products are exact in float, so each
+step is a float add of the exact product, and bfloat16 products too unless they leave float's range), then C_in + sum (float add) for TMATMUL_ACC and sum + bias (float add)
 for TMATMUL_BIAS; int8 products are summed in int32 (wrapping). The NPUs' cube units may group and order the
 additions differently (the pages leave accumulation "target/implementation-defined"): every target computes
 the simulator's order, which docs/semantics.md states.
@@ -139,7 +139,9 @@ def product_sum(a: np.ndarray, b: np.ndarray, acc_type: D) -> np.ndarray:
         wide = a.astype(np.int64) @ b.astype(np.int64)  # integer sums do not depend on the order
         return wide.astype(np.int32)  # int32 wrap-around
     fa, fb = _as_float(a), _as_float(b)
-    if a.dtype != np.float32:  # 8- and 16-bit floats: every product is exact in float, each step a float add
+    # 8-bit floats and half: every product is exact in float, so each fma step is a float add; bfloat16 too unless
+    # a product leaves float's range (its exponents are float's): those take the fused steps of float inputs
+    if a.dtype != np.float32 and (a.dtype != D.BF16.np or _bf16_products_exact(a, b)):
         return _sum_exact_products(fa, fb)
     acc = np.zeros((m, n), np.float32)
     with quiet():
@@ -147,6 +149,26 @@ def product_sum(a: np.ndarray, b: np.ndarray, acc_type: D) -> np.ndarray:
             left, right = fa[:, step:step + 1], fb[step:step + 1, :]
             acc = fma_float32(np.broadcast_to(left, (m, n)), np.broadcast_to(right, (m, n)), acc)
     return acc
+
+
+def _bf16_products_exact(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether every product of a bfloat16 from `a` and one from `b` is exact in float, judged from the largest and
+    the smallest nonzero magnitudes (conservative: they need not meet in one product). With biased exponent e
+    (1 for subnormals), x = M * 2^(e - 134) for an integer M < 2^8 and x < 2^(e - 126): a product's last bit is
+    at least float's 2^-149 when e_a + e_b >= 119, and the product (16 bits) is at most float's largest number
+    when e_a + e_b - 252 <= 128. Infinities and NaNs give the same result either way."""
+    low_exp, high_exp = [], []
+    for x in (a, b):
+        magnitude = np.bitwise_and(x.view(np.uint16), 0x7FFF)
+        high = int(np.maximum.reduce(magnitude, None))
+        if high >= 0x7F80:  # an infinity or NaN: the largest finite magnitude instead
+            finite = magnitude[magnitude < 0x7F80]
+            high = int(finite.max()) if finite.size else 0
+        # the smallest nonzero magnitude: zero wraps to 0xFFFF
+        low = int(np.minimum.reduce(np.subtract(magnitude, 1, out=magnitude), None)) + 1
+        high_exp.append(high >> 7)
+        low_exp.append(max(low >> 7, 1))
+    return high_exp[0] + high_exp[1] - 252 <= 128 and low_exp[0] + low_exp[1] >= 119
 
 
 def _as_float(x: np.ndarray) -> np.ndarray:

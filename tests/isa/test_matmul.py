@@ -406,3 +406,68 @@ def test_bfloat16_products_against_the_fma_chain():
             products = a.astype(np.float64)[0] * b.astype(np.float64)[:, 0]
             finite = products[np.isfinite(products)]
             assert np.array_equal(finite.astype(np.float32).astype(np.float64), finite) == exact, (x, y)
+
+
+# --- float inputs: the fused steps with fewer operations ---------------------------------------------------------
+def general_fused_steps(fa, fb):
+    """The kernel's general form for float inputs: fma_float32 on whole tiles, one k after another."""
+    acc = np.zeros((fa.shape[0], fb.shape[1]), np.float32)
+    for k in range(fa.shape[1]):
+        shape = acc.shape
+        acc = fma_float32(np.broadcast_to(fa[:, k:k + 1], shape), np.broadcast_to(fb[k:k + 1, :], shape), acc)
+    return acc
+
+
+def hard_float_steps(m, k, n, rng):
+    """Float tiles of mixed magnitudes with cancellations, subnormals, zeros and infinities (no NaN), and at a few
+    places the two steps whose double sum lands on a tie the exact sum is not: 1 * (1 + 2^-23), then
+    ((1 + 2^-23) 2^-12) * ((1 - 2^-23) 2^-12) (fma: 1 + 2^-23, through double: 1 + 2^-22); and the same in float's
+    subnormal range: 513 * 2^-149, then (2^-75 (1 + 2^-23)) * (2^-75 (1 - 2^-23))."""
+    a = (rng.standard_normal((m, k)) * np.exp2(rng.integers(-40, 40, (m, k)))).astype(np.float32)
+    b = (rng.standard_normal((k, n)) * np.exp2(rng.integers(-40, 40, (k, n)))).astype(np.float32)
+    special = rng.random((m, k))
+    a[special < 0.05] = 0.0
+    a[(special >= 0.05) & (special < 0.07)] = (rng.standard_normal(1) * 2.0 ** -140).astype(np.float32)
+    b[rng.random((k, n)) < 0.01] = -np.inf if m * n > 4 else 1.0
+    if k >= 4 and m > 1 and n > 1:
+        for row, col, first, second in ((0, 0, 1.0, 2.0 ** -12), (m - 1, n - 1, 513 * 2.0 ** -149, 2.0 ** -75)):
+            step = int(rng.integers(0, k - 1))
+            a[row, :], b[:, col] = 0.0, 0.0
+            a[row, step], b[step, col] = first, 1.0 + 2.0 ** -23 if first == 1.0 else 1.0
+            a[row, step + 1], b[step + 1, col] = second * (1 + 2.0 ** -23), second * (1 - 2.0 ** -23)
+    return a, b
+
+
+@pytest.mark.parametrize("chunk", [None, 4096, 64])
+def test_float_inputs_fused_steps_as_the_general_ones(chunk, monkeypatch):
+    from ptoisa.dtypes import DType as D
+    from ptoisa.isa.vector import matmul
+
+    if chunk is not None:
+        monkeypatch.setattr(matmul, "_CHUNK", chunk)
+    rng = np.random.default_rng(chunk or 1)
+    for m, k, n in _SHAPES[:10]:
+        a, b = hard_float_steps(m, k, n, rng)
+        with np.errstate(all="ignore"):
+            want = general_fused_steps(a, b)
+        got = matmul.product_sum(a, b, D.F32)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (m, k, n)
+        if k >= 4 and m > 1 and n > 1:  # the two ties: fma's results, not double rounding's
+            assert got[0, 0] == np.float32(1 + 2.0 ** -23) and got[-1, -1] == np.float32(513 * 2.0 ** -149)
+
+
+def test_float_inputs_with_nans_take_the_general_steps():
+    from ptoisa.dtypes import DType as D
+    from ptoisa.isa.vector import matmul
+
+    rng = np.random.default_rng(4)
+    for where in ("a", "b", "both"):
+        a, b = hard_float_steps(13, 29, 21, rng)
+        if where != "b":
+            a.view(np.uint32)[2, 3] = 0x7FC01234
+            a.view(np.uint32)[4, :] = 0x7F812345  # a signalling NaN row
+        if where != "a":
+            b.view(np.uint32)[3, 5], b.view(np.uint32)[9, 5] = 0xFFC04321, 0x7FC00077  # two NaNs meet in column 5
+        with np.errstate(all="ignore"):
+            want = general_fused_steps(a, b)
+        assert np.array_equal(matmul.product_sum(a, b, D.F32).view(np.uint32), want.view(np.uint32)), where

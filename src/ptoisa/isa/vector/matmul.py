@@ -143,11 +143,60 @@ def product_sum(a: np.ndarray, b: np.ndarray, acc_type: D) -> np.ndarray:
     # a product leaves float's range (its exponents are float's): those take the fused steps of float inputs
     if a.dtype != np.float32 and (a.dtype != D.BF16.np or _bf16_products_exact(a, b)):
         return _sum_exact_products(fa, fb)
-    acc = np.zeros((m, n), np.float32)
     with quiet():
+        if not (np.isnan(np.minimum.reduce(fa, None)) or np.isnan(np.minimum.reduce(fb, None))):
+            return _fused_steps(fa, fb)
+        acc = np.zeros((m, n), np.float32)  # a NaN operand: which payload wins is the general steps' choice
         for step in range(k):
             left, right = fa[:, step:step + 1], fb[step:step + 1, :]
             acc = fma_float32(np.broadcast_to(left, (m, n)), np.broadcast_to(right, (m, n)), acc)
+    return acc
+
+
+_MID_MASK = np.uint64((1 << 29) - 1)  # the bits of a double below float's precision (normal floats)
+_MIDPOINT = np.uint64(1 << 28)  # ... when the double lies halfway between two floats
+_SMALL = np.uint64((1023 - 126) << 52)  # the bits of 2^-126: below it, float's grid is coarser (subnormals)
+
+
+def _fused_steps(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
+    """`acc = fma(a[:, k], b[k, :], acc)` for k = 0, 1, ... from +0.0 over float inputs without NaN: fma_float32's
+    result with fewer operations. The products are exact in double (computed for a chunk of k at once); the sum
+    p + acc rounded to double and then to float is fma's single rounding unless the double lies halfway between
+    two floats (a tie the exact sum need not be) or in float's subnormal range: the chunk's sums are checked
+    for both afterwards, and the lanes where one occurred are computed again from the chunk's start with
+    fma_float32. Without NaN operands every NaN is the default one, so the order of operands does not show."""
+    m, k = fa.shape
+    n = fb.shape[1]
+    lanes = m * n
+    steps = max(1, min(k, _CHUNK // lanes))
+    a64, b64 = fa.T.astype(np.float64), fb.astype(np.float64)
+    products = np.empty((steps, m, n), np.float64)
+    sums = np.empty((steps, m, n), np.float64)
+    bits = sums.view(np.uint64)
+    scratch = np.empty((steps, m, n), np.uint64)
+    acc = np.zeros((m, n), np.float32)
+    wide = np.zeros((m, n), np.float64)
+    for start in range(0, k, steps):
+        width = min(steps, k - start)
+        np.multiply(a64[start:start + width, :, None], b64[start:start + width, None, :], out=products[:width])
+        before = acc.copy()
+        for step in range(width):
+            np.add(products[step], wide, out=sums[step])
+            np.copyto(acc, sums[step], casting="unsafe")
+            np.copyto(wide, acc)
+        part, low = bits[:width], scratch[:width]
+        np.bitwise_and(part, _MID_MASK, out=low)
+        redo = np.equal(low, _MIDPOINT).any(axis=0)
+        np.bitwise_and(part, np.uint64(0x7FFFFFFFFFFFFFFF), out=low)  # magnitudes; zero wraps to the largest
+        np.subtract(low, np.uint64(1), out=low)
+        redo |= np.less(low, _SMALL - np.uint64(1)).any(axis=0)
+        if redo.any():
+            rows, cols = np.nonzero(redo)
+            again = before[rows, cols]
+            for step in range(start, start + width):
+                again = fma_float32(fa[rows, step], fb[step, cols], again)
+            acc[rows, cols] = again
+            wide[rows, cols] = again
     return acc
 
 

@@ -471,3 +471,26 @@ def test_float_inputs_with_nans_take_the_general_steps():
         with np.errstate(all="ignore"):
             want = general_fused_steps(a, b)
         assert np.array_equal(matmul.product_sum(a, b, D.F32).view(np.uint32), want.view(np.uint32)), where
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_int8_sums_exact_at_the_extremes(target):
+    """The largest sums int8 allows (k = 4095 products of -128 * -128 = 2^14, of 127 * 127, of 127 * -128) and
+    random ones, against exact integer arithmetic, valid shapes smaller than the tiles."""
+    from ptoisa.dtypes import DType as D
+    from ptoisa.isa.vector.matmul import product_sum
+
+    rng = np.random.default_rng(9)
+    big_a, big_b = np.full((2, 4095), -128, np.int8), np.full((4095, 3), -128, np.int8)
+    big_a[1], big_b[:, 1] = 127, 127  # 4095 * 127 * 127: odd, above 2^24 (not exact in float)
+    big_b[::2, 2] = 1
+    for x, y in ((big_a, big_b), (rng.integers(-128, 128, (37, 300), dtype=np.int8),
+                                  rng.integers(-128, 128, (300, 21), dtype=np.int8))):
+        want = x.astype(np.int64) @ y.astype(np.int64)
+        assert np.array_equal(product_sum(x, y, D.I32), want.astype(np.int32)) and np.abs(want).max() < 2 ** 31
+    a, b, c = left(np.int8, 32, 64, 29, 61), right(np.int8, 64, 32, 61, 27), acc(np.int32, 32, 32)
+    x, y = rng.integers(-128, 128, (32, 64)), rng.integers(-128, 128, (64, 32))
+    a.set_logical(x.astype(np.int8))
+    b.set_logical(y.astype(np.int8))
+    ptoisa.TMATMUL(c, a, b, target=target)
+    assert np.array_equal(c.data[:29, :27], (x[:29, :61] @ y[:61, :27]).astype(np.int32))

@@ -136,12 +136,13 @@ def product_sum(a: np.ndarray, b: np.ndarray, acc_type: D) -> np.ndarray:
     m, k = a.shape
     n = b.shape[1]
     if acc_type is D.I32:
-        wide = a.astype(np.int64) @ b.astype(np.int64)  # integer sums do not depend on the order
-        return wide.astype(np.int32)  # int32 wrap-around
+        # int8 products are at most 2^14 and k at most 4095: every partial sum, in any order, is an integer below
+        # 2^26, exact in double (and in int32, so nothing wraps): BLAS's double matmul gives the exact sum
+        return (a.astype(np.float64) @ b.astype(np.float64)).astype(np.int32)
     fa, fb = _as_float(a), _as_float(b)
     # 8-bit floats and half: every product is exact in float, so each fma step is a float add; bfloat16 too unless
     # a product leaves float's range (its exponents are float's): those take the fused steps of float inputs
-    if a.dtype != np.float32 and (a.dtype != D.BF16.np or _bf16_products_exact(a, b)):
+    if a.itemsize < 4 and (a.dtype != _BF16 or _bf16_products_exact(a, b)):
         return _sum_exact_products(fa, fb)
     with quiet():
         if not (np.isnan(np.minimum.reduce(fa, None)) or np.isnan(np.minimum.reduce(fb, None))):
@@ -198,6 +199,9 @@ def _fused_steps(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
             acc[rows, cols] = again
             wide[rows, cols] = again
     return acc
+
+
+_BF16 = np.dtype(D.BF16.np)
 
 
 def _bf16_products_exact(a: np.ndarray, b: np.ndarray) -> bool:

@@ -14,11 +14,11 @@ tile, B a Right tile, C an Acc tile (bias: a one-row Bias tile of C's type). The
 hifloat8); the static shapes agree (A Rows = C Rows, A Cols = B Rows, B Cols = C Cols).
 
 The sum is the simulator's: a float accumulator starting at +0.0 that takes `std::fma(a, b, acc)` for k = 0, 1,
-..., K-1 in turn (each step one rounding to float; half and 8-bit float products are exact in float, so each
-step is a float add of the exact product, and bfloat16 products too unless they leave float's range), then C_in + sum (float add) for TMATMUL_ACC and sum + bias (float add)
-for TMATMUL_BIAS; int8 products are summed in int32 (wrapping). The NPUs' cube units may group and order the
-additions differently (the pages leave accumulation "target/implementation-defined"): every target computes
-the simulator's order, which docs/semantics.md states.
+..., K-1 in turn (each step one rounding to float; half and 8-bit float products are exact in float, so each step
+is a float add of the exact product, and bfloat16 products too unless they leave float's range), then C_in + sum
+(float add) for TMATMUL_ACC and sum + bias (float add) for TMATMUL_BIAS; int8 products are summed in int32
+(wrapping). The NPUs' cube units may group and order the additions differently (the pages leave accumulation
+"target/implementation-defined"): every target computes the simulator's order, which docs/semantics.md states.
 
     >>> from ptoisa import *
     >>> a = Tile[TileType.Left, half, 16, 16, BLayout.ColMajor, 16, 16, SLayout.RowMajor]()
@@ -267,8 +267,8 @@ def _sum_exact_products(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
             return np.add.reduce(products.reshape(k, lanes), axis=0).reshape(m, n)
         buf = np.empty((steps + 1, m, n), np.float32)
         rows = buf.reshape(steps + 1, lanes)
-        total = np.add.reduce(np.multiply(at[:steps, :, None], fb[:steps, None, :], out=buf[1:]).reshape(steps, lanes),
-                              axis=0)
+        np.multiply(at[:steps, :, None], fb[:steps, None, :], out=buf[1:])
+        total = np.add.reduce(rows[1:], axis=0)
         for start in range(steps, k, steps):
             width = min(steps, k - start)
             np.multiply(at[start:start + width, :, None], fb[start:start + width, None, :], out=buf[1:width + 1])

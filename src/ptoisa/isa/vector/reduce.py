@@ -4,11 +4,11 @@ TCOLPROD (dst, src[, tmp]).
     TROWSUM(dst, src, tmp)       for i < src.valid_row:  dst[i, 0] = src[i, 0] + src[i, 1] + ... (in order)
     TCOLMAX(dst, src)            for j < src.valid_col:  dst[0, j] = max over i < src.valid_row of src[i, j]
 
-The simulator (include/pto/cpu/TRowSum.hpp, TRowMax.hpp, TColSum.hpp, ...) accumulates in order from 0 (sums)
-or 1 (products), rounding after every step: row sums in float for a half or bfloat16 dst (else in dst's type),
-column sums and products in dst's type (so a lane of -0.0 sums to +0.0); max and min keep the running value unless an element is strictly greater (smaller), so a NaN
-first element stays and later NaNs are skipped, and of equal values (0.0 and -0.0) the first wins. The tmp tile
-is scratch on the NPUs; ptoisa leaves it unchanged.
+The simulator (include/pto/cpu/TRowSum.hpp, TRowMax.hpp, TColSum.hpp, ...) accumulates in order from 0 (sums) or 1
+(products), rounding after every step: row sums in float for a half or bfloat16 dst (else in dst's type), column
+sums and products in dst's type (so a lane of -0.0 sums to +0.0); max and min keep the running value unless an
+element is strictly greater (smaller), so a NaN first element stays and later NaNs are skipped, and of equal
+values (0.0 and -0.0) the first wins. The tmp tile is scratch on the NPUs; ptoisa leaves it unchanged.
 
     >>> from ptoisa import *
     >>> src, tmp = Tile[TileType.Vec, float, 8, 8](), Tile[TileType.Vec, float, 8, 8]()

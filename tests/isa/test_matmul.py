@@ -54,7 +54,7 @@ def test_the_sum_runs_in_k_order_in_float():
     assert c.data[1, 0] == np.float32(1.0 + 2.0 ** -19)
 
 
-@pytest.mark.parametrize("size", [16, 64])  # both of ptoisa's summation paths (small and large tiles)
+@pytest.mark.parametrize("size", [16, 64, 128])  # 128 with k = 16: one chunk of 16384 lanes
 def test_negative_zero_products_sum_to_positive_zero(size):
     """The accumulator starts at +0.0: (+0) + (-0) = +0 under round-to-nearest, so products that are all -0.0
     sum to +0.0 (a sum started from the first product would keep -0.0)."""
@@ -66,7 +66,7 @@ def test_negative_zero_products_sum_to_positive_zero(size):
     assert not np.signbit(c.data).any() and (c.data == 0).all()
 
 
-@pytest.mark.parametrize("size", [16, 64])
+@pytest.mark.parametrize("size", [16, 64, 128])  # 128 with k = 32: more lanes than a chunk holds, the step loop
 def test_both_summation_paths_keep_k_order(size):
     """Row 0 as in test_the_sum_runs_in_k_order_in_float, on a small and a large tile."""
     a, b, c = left(np.float16, size, 32), right(np.float16, 32, size), acc(np.float32, size, size)

@@ -346,17 +346,20 @@ def test_compound_relu_forms(dtype):
 
 # --- in-order reductions ---------------------------------------------------------------------------------------
 def ref_sequential(op, values, acc, axis):
+    """The fold as it was before the blocked copies, with its start fixed: from op's identity (as the
+    simulator's `sum = 0`, `prod = 1`; it started from the first element for one lane and for bfloat16)."""
     values = values.astype(acc)
     if values.shape[axis] == 0:
         return np.take(values, [], axis=axis)
+    identity = acc.type(0 if op is np.add else 1)
     with np.errstate(all="ignore"):
         if acc.kind in "iu" or acc in (np.float16, np.float32):
             outer = np.ascontiguousarray(values if axis == 0 else values.T)
             if outer.shape[1] == 1:
-                return op.accumulate(outer, axis=0, dtype=acc)[-1]
+                return op.accumulate(np.concatenate([[identity], outer[:, 0]]), dtype=acc)[-1:]
             return op.reduce(outer, axis=0, dtype=acc)
-        result = values.take(0, axis=axis)
-        for k in range(1, values.shape[axis]):
+        result = np.full(values.shape[1 - axis], identity, acc)
+        for k in range(values.shape[axis]):
             result = op(result, values.take(k, axis=axis)).astype(acc)
         return result
 
@@ -377,6 +380,153 @@ def test_sequential_folds(src, acc):
                     if view.shape[axis] == 0 and view.size:
                         continue
                     assert_same_bits(sequential(op, view, acc, axis), ref_sequential(op, view, acc, axis), view)
+
+
+def wide_views(src):
+    """Views that take the reductions' other routes: a tile big enough for the blocked transposing copy, with
+    lane counts that are not multiples of the block, and a padded row-major view reduced in place."""
+    rng = np.random.default_rng(8)
+    big = np.resize(tile_values(src, 9).ravel()[rng.permutation(64 * 64)], (300, 100))
+    return big, big[1:290, 2:97], big[:, :40], big.T[:, 5:], big[:1, :], big[:, 7:8]
+
+
+@pytest.mark.parametrize("src, acc", [(np.float16, np.float32), (np.float32, np.float32), (np.float16, np.float16),
+                                      (ml_dtypes.bfloat16, ml_dtypes.bfloat16), (np.int16, np.int32),
+                                      (np.int32, np.int32), (np.int16, np.int16)], ids=str)
+def test_sequential_wide_views(src, acc):
+    from ptoisa.isa.vector.reduce import sequential
+
+    src, acc = np.dtype(src), np.dtype(acc)
+    with np.errstate(all="ignore"):
+        for op in (np.add, np.multiply):
+            for axis in (0, 1):
+                for view in wide_views(src):
+                    assert_same_bits(sequential(op, view, acc, axis), ref_sequential(op, view, acc, axis), view)
+                    if view.shape[1 - axis] > 1:  # into a given line, as the kernels write into dst
+                        out = np.empty(view.shape[1 - axis], acc)
+                        sequential(op, view, acc, axis, out)
+                        assert_same_bits(out, ref_sequential(op, view, acc, axis), view)
+
+
+def loop_fold(op, values, acc, axis):
+    """The simulator's loop, one step at a time over every lane: from 0 (sum) or 1 (product), each step
+    rounded to acc."""
+    lanes = (values if axis == 0 else values.T).astype(acc)
+    result = np.full(lanes.shape[1], 0 if op is np.add else 1, acc)
+    with np.errstate(all="ignore"):
+        for row in lanes:
+            result = op(result, row).astype(acc)
+    return result
+
+
+def assert_same_or_both_nan(got, want, what):
+    """Bits equal, or both NaN (which NaN payload wins when two NaNs meet differs between NumPy's vector body
+    and its scalar tail: the in-order claim does not depend on it)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, what
+    with np.errstate(all="ignore"):
+        nan = np.isnan(got.astype(np.float32)) & np.isnan(want.astype(np.float32)) if got.dtype.kind in "fV" \
+            else np.zeros(got.shape, bool)
+    diff = (bits(got) != bits(want)) & ~nan
+    assert not diff.any(), f"{what}: {int(diff.sum())} differ at {np.argwhere(diff)[:5].ravel()}"
+
+
+def order_sensitive(dtype, shape, rng):
+    """Values whose sum (product) changes with the order of the steps: a large value, +-1 and small ones that
+    the large one swallows, its negative, signed zeros, and a few infinities and NaNs."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        return rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, shape, dtype=dtype, endpoint=True)
+    big = {2: 2.0 ** 12, 4: 1e8}[dtype.itemsize] if dtype != ml_dtypes.bfloat16 else 2.0 ** 9
+    pool = np.array([big, -big, 1, -1, 0.75, 3, 0.0, -0.0, big / 3, 1.5], np.float64)
+    values = pool[rng.integers(0, pool.size, shape)] * np.where(rng.random(shape) < 0.2, rng.standard_normal(shape), 1)
+    specials_at = rng.random(shape)
+    values[specials_at < 0.01] = np.nan
+    values[(specials_at >= 0.01) & (specials_at < 0.02)] = np.inf
+    values[(specials_at >= 0.02) & (specials_at < 0.03)] = -np.inf
+    return values.astype(dtype)
+
+
+_FOLDS = {"TROWSUM": (np.add, 1), "TROWPROD": (np.multiply, 1), "TCOLSUM": (np.add, 0), "TCOLPROD": (np.multiply, 0)}
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("name", list(_FOLDS))
+def test_in_order_reductions_against_a_step_loop(name, target):
+    """NumPy reduces the outer axis of an array in order: every sum and product instruction gives the step
+    loop's result (from 0 or 1, one rounding per step in the accumulator's type: float for TROWSUM of half and
+    bfloat16, else dst's type) on values where the order shows, valid regions smaller than the tile, each
+    legal type pair of each target."""
+    import ptoisa
+    from ptoisa import BLayout, SLayout, Tile, TileType
+
+    op, axis = _FOLDS[name]
+    record = getattr(ptoisa, name)
+    rng = np.random.default_rng(len(name) * 7 + len(target))
+    ran = 0
+    for src_t, dst_t in sorted(record.legality[target].pairs, key=lambda p: (p[0].value, p[1].value)):
+        src, dst = np.dtype(src_t.np), np.dtype(dst_t.np)
+        acc = np.dtype(np.float32) if name == "TROWSUM" and dst_t.np in (np.float16, ml_dtypes.bfloat16) else dst
+        for rows, cols, vr, vc in ((16, 16, 16, 16), (16, 32, 13, 29), (16, 16, 1, 16), (16, 16, 16, 1),
+                                   (256, 128, 250, 97), (64, 256, 64, 256)):
+            x = order_sensitive(src, (rows, cols), rng)
+            a = Tile[TileType.Vec, src.type, rows, cols, BLayout.RowMajor, -1, -1](vr, vc)
+            a.set_logical(x)
+            tmp = Tile[TileType.Vec, src.type, rows, cols]()
+            if axis == 1:
+                d = Tile[TileType.Vec, dst.type, rows, 1, BLayout.ColMajor, -1, -1](vr, 1)
+                wide = Tile[TileType.Vec, dst.type, rows, 16, BLayout.RowMajor, -1, -1](vr, 1)  # dst rows strided
+            else:
+                d = Tile[TileType.Vec, dst.type, 1, cols, BLayout.RowMajor, -1, -1](1, vc)
+                wide = Tile[TileType.Vec, dst.type, 16, cols, BLayout.ColMajor, -1, -1](1, vc)  # dst row strided
+            want = loop_fold(op, x[:vr, :vc], acc, axis).astype(dst)
+            for out in (d, wide):
+                with np.errstate(all="ignore"):
+                    record(out, a, tmp, target=target)
+                got = out.valid[:, 0] if axis == 1 else out.valid[0]
+                assert_same_or_both_nan(got, want, (name, target, src, dst, rows, cols, vr, vc, out.spec.layout_name))
+            ran += 1
+    assert ran >= 12
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("name", list(_FOLDS))
+def test_in_order_reductions_start_from_the_identity(name, target):
+    """`sum = 0; sum += x` (`prod = 1; prod *= x`): a lane of -0.0 sums to +0.0 and a signalling NaN comes out
+    quiet, for one lane, one step and bfloat16 accumulators too (the folds once started from the first
+    element there)."""
+    import ptoisa
+    from ptoisa import BLayout, Tile, TileType
+
+    op, axis = _FOLDS[name]
+    record = getattr(ptoisa, name)
+    for src_t, dst_t in record.legality[target].pairs:
+        src, dst = np.dtype(src_t.np), np.dtype(dst_t.np)
+        if src.kind in "iu":
+            continue
+        quiet_nan, signalling = {2: (0x7E00, 0x7D01), 4: (0x7FC00000, 0x7FA00001)}[src.itemsize]
+        if src == ml_dtypes.bfloat16:
+            quiet_nan, signalling = 0x7FC0, 0x7FA1
+        u = UINT[src.itemsize]
+        x = np.full((16, 16), -0.0 if op is np.add else 1.0, src)
+        x.view(u)[3, 0] = x.view(u)[0, 3] = signalling
+        for vr, vc in ((16, 16), (1, 16), (16, 1), (1, 1)):
+            a = Tile[TileType.Vec, src.type, 16, 16, BLayout.RowMajor, -1, -1](vr, vc)
+            a.set_logical(x)
+            if axis == 1:
+                d = Tile[TileType.Vec, dst.type, 16, 1, BLayout.ColMajor, -1, -1](vr, 1)
+            else:
+                d = Tile[TileType.Vec, dst.type, 1, 16, BLayout.RowMajor, -1, -1](1, vc)
+            record(d, a, Tile[TileType.Vec, src.type, 16, 16](), target=target)
+            got = d.valid[:, 0] if axis == 1 else d.valid[0]
+            want = loop_fold(op, x[:vr, :vc], np.dtype(np.float32) if name == "TROWSUM" else dst, axis).astype(dst)
+            assert_same_bits(got, want)
+            if op is np.add:
+                assert not np.signbit(want[~np.isnan(want)]).any()
+            nan = np.isnan(want.astype(np.float32))
+            assert nan.any() == (vr > 3 or vc > 3)
+            top = 0x00400000 if dst.itemsize == 4 else 0x0040 if dst == ml_dtypes.bfloat16 else 0x0200
+            assert (want.view(UINT[dst.itemsize])[nan] & top).all()  # quiet: the top mantissa bit set
 
 
 # --- first index of the extreme (TROWARGMAX ...) -----------------------------------------------------------------

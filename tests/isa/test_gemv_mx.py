@@ -189,3 +189,54 @@ def test_a_pto_kernel_runs_the_mx_gemv(target):
     assert not refused.ok and "TGEMV_MX on a2a3: is an A5 instruction" in str(refused.as_json())
     result = load(text).run(target=target, fill=0x3C)
     assert result.ops_executed >= 3
+
+
+def ref_scaled_sum(fa, fb, sa, sb, rounded):
+    """The MX kernel's loop as it was: one term and one rounding per k over whole tiles."""
+    m, k = fa.shape
+    acc = np.zeros((m, fb.shape[1]), np.float32)
+    with np.errstate(all="ignore"):
+        for g in range(-(-k // 32)):
+            scale = sa[:, g:g + 1] * sb[g:g + 1, :]
+            if rounded is not None:
+                scale = scale.astype(rounded).astype(np.float64)
+            for step in range(g * 32, min(k, (g + 1) * 32)):
+                term = (fa[:, step:step + 1] * fb[step:step + 1, :]) * scale
+                acc = (acc.astype(np.float64) + term).astype(np.float32)
+    return acc
+
+
+@pytest.mark.parametrize("terms", [None, 256, 8])  # the module's chunk, then a few k or one k at a time
+@pytest.mark.parametrize("target", ["a5", "cpu"])
+def test_mx_steps_as_the_step_loop(target, terms, monkeypatch):
+    """Bit for bit (NaN payloads included) the loop of one term per k, on random bytes of every fp8 pair and
+    scale type, k not a multiple of 32, one row or one column."""
+    from ptoisa.dtypes import DType as D
+    from ptoisa.isa.vector import mx
+
+    if terms is not None:
+        monkeypatch.setattr(mx, "_TERMS", terms)
+    rng = np.random.default_rng(len(target) + (terms or 0))
+    for (m, k, n), (a_t, b_t), scale_t in [((16, 64, 16), (D.F8E4M3, D.F8E4M3), D.F8E8M0),
+                                            ((1, 100, 20), (D.F8E4M3, D.F8E5M2), D.F8E8M0),
+                                            ((13, 70, 1), (D.F8E5M2, D.F8E5M2), D.F16),
+                                            ((5, 33, 9), (D.F8E5M2, D.F8E4M3), D.F32)]:
+        groups = -(-k // 32)
+        a = rng.integers(0, 256, (m, k), dtype=np.uint8).view(a_t.np)
+        b = rng.integers(0, 256, (k, n), dtype=np.uint8).view(b_t.np)
+        if scale_t is D.F8E8M0:
+            sa = rng.integers(120, 135, (m, groups), dtype=np.uint8).view(scale_t.np)
+            sb = rng.integers(120, 135, (groups, n), dtype=np.uint8).view(scale_t.np)
+            rounded = None
+        else:
+            sa = (rng.standard_normal((m, groups)) * 3).astype(scale_t.np)
+            sb = (rng.standard_normal((groups, n)) * 3).astype(scale_t.np)
+            rounded = np.dtype(scale_t.np)
+        fa, fb = mx._decode(a, a_t, target), mx._decode(b, b_t, target)
+        fsa, fsb = mx._decode(sa, scale_t, target), mx._decode(sb, scale_t, target)
+        with np.errstate(all="ignore"):
+            got = mx._scaled_sum(fa, fb, fsa, fsb, rounded)
+        want = ref_scaled_sum(fa, fb, fsa, fsb, rounded)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (m, k, n, a_t, b_t, scale_t)
+        if target == "a5":
+            assert np.isnan(want).any()  # OCP bytes hold NaNs (e4m3 0x7F, e5m2 exponent 31)

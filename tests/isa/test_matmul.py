@@ -54,7 +54,7 @@ def test_the_sum_runs_in_k_order_in_float():
     assert c.data[1, 0] == np.float32(1.0 + 2.0 ** -19)
 
 
-@pytest.mark.parametrize("size", [16, 64])  # both of ptoisa's summation paths (small and large tiles)
+@pytest.mark.parametrize("size", [16, 64, 128])  # 128 with k = 16: one chunk of 16384 lanes
 def test_negative_zero_products_sum_to_positive_zero(size):
     """The accumulator starts at +0.0: (+0) + (-0) = +0 under round-to-nearest, so products that are all -0.0
     sum to +0.0 (a sum started from the first product would keep -0.0)."""
@@ -66,7 +66,7 @@ def test_negative_zero_products_sum_to_positive_zero(size):
     assert not np.signbit(c.data).any() and (c.data == 0).all()
 
 
-@pytest.mark.parametrize("size", [16, 64])
+@pytest.mark.parametrize("size", [16, 64, 128])  # 128 with k = 32: more lanes than a chunk holds, the step loop
 def test_both_summation_paths_keep_k_order(size):
     """Row 0 as in test_the_sum_runs_in_k_order_in_float, on a small and a large tile."""
     a, b, c = left(np.float16, size, 32), right(np.float16, 32, size), acc(np.float32, size, size)
@@ -234,3 +234,263 @@ def test_mat_to_bias_widens_half_on_a2a3():
     b = Tile[TileType.Bias, np.float32, 1, 32]()
     ptoisa.TMOV(b, m, target="a2a3")
     assert b.data[0].tolist() == (np.arange(32) / 4).tolist()
+
+
+# --- the exact-product path: the step loop in a few NumPy calls -------------------------------------------------
+def step_loop(fa, fb):
+    """The plain form of the sum over k for products exact in float: acc = acc + a[:, k] * b[k, :] over the whole
+    tile, one k after another, from +0.0."""
+    acc = np.zeros((fa.shape[0], fb.shape[1]), np.float32)
+    with np.errstate(all="ignore"):
+        for k in range(fa.shape[1]):
+            acc = acc + fa[:, k:k + 1] * fb[k:k + 1, :]
+    return acc
+
+
+def bit_patterns(dtype, shape, rng, raw_share=0.3):
+    """Random bit patterns (NaNs with payloads and signs, infinities, signed zeros, subnormals) mixed with
+    ordinary numbers of mixed magnitudes, whose sums depend on the order."""
+    dtype = np.dtype(dtype)
+    if dtype.itemsize == 1:
+        raw = rng.integers(0, 256, shape, dtype=np.uint8).view(dtype)
+        plain = rng.integers(0, 0x70, shape, dtype=np.uint8) | (rng.integers(0, 2, shape, dtype=np.uint8) << 7)
+        return np.where(rng.random(shape) < raw_share, raw, plain.view(dtype))
+    raw = rng.integers(0, 1 << 16, shape, dtype=np.uint16).view(dtype)
+    plain = (rng.standard_normal(shape) * np.exp2(rng.integers(-8, 9, shape))).astype(dtype)
+    return np.where(rng.random(shape) < raw_share, raw, plain)
+
+
+_EXACT_TYPES = ["float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "hifloat8"]
+_SHAPES = [(16, 16, 16), (1, 100, 1), (5, 37, 1), (1, 64, 20), (13, 29, 21), (16, 300, 16), (64, 64, 64),
+           (70, 90, 65), (40, 50, 33), (4, 200, 8), (1, 100, 2), (2, 300, 16)]
+
+
+@pytest.mark.parametrize("chunk", [None, 4096, 64])  # the module's chunk; small ones: chunked and step-loop paths
+@pytest.mark.parametrize("name", _EXACT_TYPES)
+def test_exact_products_sum_as_the_step_loop(name, chunk, monkeypatch):
+    """Bit for bit (NaN payloads included) the step loop, for every shape: one output element (two lanes),
+    one row or column, chunks of k carrying the running sum, and the step loop itself."""
+    import ml_dtypes
+
+    from ptoisa.dtypes import DType as D
+    from ptoisa.isa.vector import matmul
+
+    if chunk is not None:
+        monkeypatch.setattr(matmul, "_CHUNK", chunk)
+    dtype = np.dtype(D.HIF8.np) if name == "hifloat8" else np.dtype(getattr(ml_dtypes, name, None) or name)
+    rng = np.random.default_rng(len(name) + (chunk or 0))
+    for m, k, n in _SHAPES:
+        for share in (0.3, 0.0):  # with and without random bit patterns (mostly finite sums)
+            a, b = bit_patterns(dtype, (m, k), rng, share), bit_patterns(dtype, (k, n), rng, share)
+            fa, fb = matmul._as_float(a), matmul._as_float(b)
+            got = matmul._sum_exact_products(fa, fb)
+            if name != "bfloat16" or share == 0:  # bfloat16 bit patterns leave float's range: see below
+                assert np.array_equal(matmul.product_sum(a, b, D.F32).view(np.uint32), got.view(np.uint32))
+            want = step_loop(fa, fb)
+            assert got.dtype == np.float32 and got.shape == (m, n)
+            diff = got.view(np.uint32) != want.view(np.uint32)
+            assert not diff.any(), ((m, k, n), share, np.argwhere(diff)[:4].tolist())
+
+
+def order_sensitive(shape, rng, pool):
+    values = np.asarray(pool, np.float64)[rng.integers(0, len(pool), shape)]
+    specials = rng.random(shape)
+    values[specials < 0.002] = np.nan
+    values[(specials >= 0.002) & (specials < 0.003)] = np.inf
+    return values
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("form", ["TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TGEMV", "TGEMV_ACC", "TGEMV_BIAS"])
+@pytest.mark.parametrize("dtype", [np.float16, ptoisa.bfloat16_t])
+def test_products_add_in_k_order_on_every_target(dtype, form, target):
+    """Each output element against the simulator's scalar loop (acc = fma(a, b, acc) from +0.0, exact products:
+    acc + a * b rounded to float), then C_in + sum or sum + bias, on values whose sum depends on the order
+    (products from 2^22 down to 2^-20, signed zeros, a few NaNs and infinities), valid shapes smaller than the
+    tiles."""
+    gemv = form.startswith("TGEMV")
+    rows, vm = (1, 1) if gemv else (16, 13)
+    rng = np.random.default_rng(len(form) * 3 + len(target))
+    pool = [2048.0, -2048.0, 1.0, -1.0, 0.75, 3.0, 0.0, -0.0, 0.3330078125, 2.0 ** -10]
+    x = order_sensitive((rows, 48), rng, pool).astype(np.float32)
+    y = order_sensitive((48, 32), rng, [2048.0, 1.0, -1.0, 0.75, 2.0 ** -10, -0.0]).astype(np.float32)
+    k, n = 45, 27
+    a = left(dtype, rows, 48, vm, k)
+    b = right(dtype, 48, 32, k, n)
+    c = acc(np.float32, rows, 32, vm, n)
+    a.set_logical(x)
+    b.set_logical(y)
+    fa, fb = a.data.astype(np.float32)[:vm, :k], b.data.astype(np.float32)[:k, :n]  # as stored (bfloat16 rounds)
+    want = np.empty((vm, n), np.float32)
+    with np.errstate(all="ignore"):
+        for i in range(vm):
+            for j in range(n):
+                total = np.float32(0.0)
+                for step in range(k):
+                    total = np.float32(total + fa[i, step] * fb[step, j])
+                want[i, j] = total
+    args = [a, b]
+    if form.endswith("_ACC"):
+        c_in = acc(np.float32, rows, 32, vm, n)
+        c_in.set_logical(order_sensitive((rows, 32), rng, [1.0, -2048.0, 0.5, -0.0]).astype(np.float32))
+        args.insert(0, c_in)
+        with np.errstate(all="ignore"):
+            want = c_in.data[:vm, :n] + want
+    if form.endswith("_BIAS"):
+        bias = Tile[TileType.Bias, np.float32, 1, 32]()
+        bias.set_logical(order_sensitive((1, 32), rng, [1.0, -2048.0, 0.5, -0.0]).astype(np.float32))
+        args.append(bias)
+        with np.errstate(all="ignore"):
+            want = want + bias.data[:, :n]
+    getattr(ptoisa, form)(c, *args, target=target)
+    got = c.data[:vm, :n]
+    both_nan = np.isnan(got) & np.isnan(want)
+    diff = (got.view(np.uint32) != want.view(np.uint32)) & ~both_nan  # which NaN wins is not the question here
+    assert not diff.any(), np.argwhere(diff)[:4].tolist()
+    assert (~both_nan).sum() > vm * n // 2
+
+
+def fma_chain(fa, fb):
+    """The simulator's loop over whole tiles: acc = fma(a[:, k], b[k, :], acc) from +0.0."""
+    acc = np.zeros((fa.shape[0], fb.shape[1]), np.float32)
+    for k in range(fa.shape[1]):
+        shape = acc.shape
+        acc = fma_float32(np.broadcast_to(fa[:, k:k + 1], shape), np.broadcast_to(fb[k:k + 1, :], shape), acc)
+    return acc
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_bfloat16_products_beyond_float_fuse(target):
+    """bfloat16 has float's exponents, so a product can leave float's range: 2^-75 * 2^-75 = 2^-150 rounds to 0
+    in float, yet fma adds it exactly (2^-149 + 2^-150, a tie, gives 2^-148); 2^64 * 2^64 = 2^128 overflows in
+    float, yet fma adds it to -1.99 * 2^127 exactly. Such tiles take the fused steps."""
+    a, b, c = left(ptoisa.bfloat16_t, 16, 16), right(ptoisa.bfloat16_t, 16, 16), acc(np.float32, 16, 16)
+    x, y = np.zeros((16, 16), np.float32), np.zeros((16, 16), np.float32)
+    x[0, :2], y[:2, 0] = [2.0 ** -75, 2.0 ** -75], [2.0 ** -74, 2.0 ** -75]
+    x[1, 2:4], y[2:4, 1] = [-2.0 ** 127, 2.0 ** 64], [1.9921875, 2.0 ** 64]
+    a.set_logical(x)
+    b.set_logical(y)
+    ptoisa.TMATMUL(c, a, b, target=target)
+    assert c.data[0, 0] == np.float32(2.0 ** -148)
+    assert c.data[1, 1] == np.float32(2.0 ** 128 - 1.9921875 * 2.0 ** 127)
+    assert np.array_equal(c.data.view(np.uint32), fma_chain(x, y).view(np.uint32))
+
+
+def test_bfloat16_products_against_the_fma_chain():
+    """Random bfloat16 bit patterns (every exponent) and ordinary numbers: the result is the fma chain's, whichever
+    path the range check picks; ordinary numbers keep the exact-product path."""
+    import ml_dtypes
+
+    from ptoisa.dtypes import DType as D
+    from ptoisa.isa.vector import matmul
+
+    rng = np.random.default_rng(12)
+    bf = np.dtype(ml_dtypes.bfloat16)
+    for m, k, n in _SHAPES[:9]:
+        for share in (0.3, 0.0):
+            a, b = bit_patterns(bf, (m, k), rng, share), bit_patterns(bf, (k, n), rng, share)
+            if share == 0:
+                assert matmul._bf16_products_exact(a, b)
+            got = matmul.product_sum(a, b, D.F32)
+            want = fma_chain(a.astype(np.float32), b.astype(np.float32))
+            both_nan = np.isnan(got) & np.isnan(want)
+            assert not ((got.view(np.uint32) != want.view(np.uint32)) & ~both_nan).any(), (m, k, n, share)
+    top = 1.9921875  # the largest significand
+    edges = [(2.0 ** -67, 2.0 ** -68, True), (top * 2.0 ** -68, top * 2.0 ** -68, False),  # last bit 2^-149, 2^-150
+             (2.0 ** -133, top * 2.0 ** -9, True), (2.0 ** -133, top * 2.0 ** -10, False),  # a subnormal
+             (top * 2.0 ** 63, top * 2.0 ** 63, True), (top * 2.0 ** 64, top * 2.0 ** 63, False)]  # FLT_MAX
+    for x, y, exact in edges:
+        a, b = np.array([[x, 0, -np.inf, np.nan]], bf), np.array([[y], [np.nan], [0], [-y]], bf)
+        assert matmul._bf16_products_exact(a, b) == exact == matmul._bf16_products_exact(b.T, a.T), (x, y)
+        with np.errstate(all="ignore"):
+            products = a.astype(np.float64)[0] * b.astype(np.float64)[:, 0]
+            finite = products[np.isfinite(products)]
+            assert np.array_equal(finite.astype(np.float32).astype(np.float64), finite) == exact, (x, y)
+
+
+# --- float inputs: the fused steps with fewer operations ---------------------------------------------------------
+def general_fused_steps(fa, fb):
+    """The kernel's general form for float inputs: fma_float32 on whole tiles, one k after another."""
+    acc = np.zeros((fa.shape[0], fb.shape[1]), np.float32)
+    for k in range(fa.shape[1]):
+        shape = acc.shape
+        acc = fma_float32(np.broadcast_to(fa[:, k:k + 1], shape), np.broadcast_to(fb[k:k + 1, :], shape), acc)
+    return acc
+
+
+def hard_float_steps(m, k, n, rng):
+    """Float tiles of mixed magnitudes with cancellations, subnormals, zeros and infinities (no NaN), and at a few
+    places the two steps whose double sum lands on a tie the exact sum is not: 1 * (1 + 2^-23), then
+    ((1 + 2^-23) 2^-12) * ((1 - 2^-23) 2^-12) (fma: 1 + 2^-23, through double: 1 + 2^-22); and the same in float's
+    subnormal range: 513 * 2^-149, then (2^-75 (1 + 2^-23)) * (2^-75 (1 - 2^-23))."""
+    a = (rng.standard_normal((m, k)) * np.exp2(rng.integers(-40, 40, (m, k)))).astype(np.float32)
+    b = (rng.standard_normal((k, n)) * np.exp2(rng.integers(-40, 40, (k, n)))).astype(np.float32)
+    special = rng.random((m, k))
+    a[special < 0.05] = 0.0
+    a[(special >= 0.05) & (special < 0.07)] = (rng.standard_normal(1) * 2.0 ** -140).astype(np.float32)
+    b[rng.random((k, n)) < 0.01] = -np.inf if m * n > 4 else 1.0
+    if k >= 4 and m > 1 and n > 1:
+        for row, col, first, second in ((0, 0, 1.0, 2.0 ** -12), (m - 1, n - 1, 513 * 2.0 ** -149, 2.0 ** -75)):
+            step = int(rng.integers(0, k - 1))
+            a[row, :], b[:, col] = 0.0, 0.0
+            a[row, step], b[step, col] = first, 1.0 + 2.0 ** -23 if first == 1.0 else 1.0
+            a[row, step + 1], b[step + 1, col] = second * (1 + 2.0 ** -23), second * (1 - 2.0 ** -23)
+    return a, b
+
+
+@pytest.mark.parametrize("chunk", [None, 4096, 64])
+def test_float_inputs_fused_steps_as_the_general_ones(chunk, monkeypatch):
+    from ptoisa.dtypes import DType as D
+    from ptoisa.isa.vector import matmul
+
+    if chunk is not None:
+        monkeypatch.setattr(matmul, "_CHUNK", chunk)
+    rng = np.random.default_rng(chunk or 1)
+    for m, k, n in _SHAPES[:10]:
+        a, b = hard_float_steps(m, k, n, rng)
+        with np.errstate(all="ignore"):
+            want = general_fused_steps(a, b)
+        got = matmul.product_sum(a, b, D.F32)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (m, k, n)
+        if k >= 4 and m > 1 and n > 1:  # the two ties: fma's results, not double rounding's
+            assert got[0, 0] == np.float32(1 + 2.0 ** -23) and got[-1, -1] == np.float32(513 * 2.0 ** -149)
+
+
+def test_float_inputs_with_nans_take_the_general_steps():
+    from ptoisa.dtypes import DType as D
+    from ptoisa.isa.vector import matmul
+
+    rng = np.random.default_rng(4)
+    for where in ("a", "b", "both"):
+        a, b = hard_float_steps(13, 29, 21, rng)
+        if where != "b":
+            a.view(np.uint32)[2, 3] = 0x7FC01234
+            a.view(np.uint32)[4, :] = 0x7F812345  # a signalling NaN row
+        if where != "a":
+            b.view(np.uint32)[3, 5], b.view(np.uint32)[9, 5] = 0xFFC04321, 0x7FC00077  # two NaNs meet in column 5
+        with np.errstate(all="ignore"):
+            want = general_fused_steps(a, b)
+        assert np.array_equal(matmul.product_sum(a, b, D.F32).view(np.uint32), want.view(np.uint32)), where
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_int8_sums_exact_at_the_extremes(target):
+    """The largest sums int8 allows (k = 4095 products of -128 * -128 = 2^14, of 127 * 127, of 127 * -128) and
+    random ones, against exact integer arithmetic, valid shapes smaller than the tiles."""
+    from ptoisa.dtypes import DType as D
+    from ptoisa.isa.vector.matmul import product_sum
+
+    rng = np.random.default_rng(9)
+    big_a, big_b = np.full((2, 4095), -128, np.int8), np.full((4095, 3), -128, np.int8)
+    big_a[1], big_b[:, 1] = 127, 127  # 4095 * 127 * 127: odd, above 2^24 (not exact in float)
+    big_b[::2, 2] = 1
+    for x, y in ((big_a, big_b), (rng.integers(-128, 128, (37, 300), dtype=np.int8),
+                                  rng.integers(-128, 128, (300, 21), dtype=np.int8))):
+        want = x.astype(np.int64) @ y.astype(np.int64)
+        assert np.array_equal(product_sum(x, y, D.I32), want.astype(np.int32)) and np.abs(want).max() < 2 ** 31
+    a, b, c = left(np.int8, 32, 64, 29, 61), right(np.int8, 64, 32, 61, 27), acc(np.int32, 32, 32)
+    x, y = rng.integers(-128, 128, (32, 64)), rng.integers(-128, 128, (64, 32))
+    a.set_logical(x.astype(np.int8))
+    b.set_logical(y.astype(np.int8))
+    ptoisa.TMATMUL(c, a, b, target=target)
+    assert np.array_equal(c.data[:29, :27], (x[:29, :61] @ y[:61, :27]).astype(np.int32))

@@ -14,11 +14,11 @@ tile, B a Right tile, C an Acc tile (bias: a one-row Bias tile of C's type). The
 hifloat8); the static shapes agree (A Rows = C Rows, A Cols = B Rows, B Cols = C Cols).
 
 The sum is the simulator's: a float accumulator starting at +0.0 that takes `std::fma(a, b, acc)` for k = 0, 1,
-..., K-1 in turn (each step one rounding to float; half and bfloat16 products are exact in float, so each step
-is a float add of the exact product), then C_in + sum (float add) for TMATMUL_ACC and sum + bias (float add)
-for TMATMUL_BIAS; int8 products are summed in int32 (wrapping). The NPUs' cube units may group and order the
-additions differently (the pages leave accumulation "target/implementation-defined"): every target computes
-the simulator's order, which docs/semantics.md states.
+..., K-1 in turn (each step one rounding to float; half and 8-bit float products are exact in float, so each step
+is a float add of the exact product, and bfloat16 products too unless they leave float's range), then C_in + sum
+(float add) for TMATMUL_ACC and sum + bias (float add) for TMATMUL_BIAS; int8 products are summed in int32
+(wrapping). The NPUs' cube units may group and order the additions differently (the pages leave accumulation
+"target/implementation-defined"): every target computes the simulator's order, which docs/semantics.md states.
 
     >>> from ptoisa import *
     >>> a = Tile[TileType.Left, half, 16, 16, BLayout.ColMajor, 16, 16, SLayout.RowMajor]()
@@ -136,21 +136,92 @@ def product_sum(a: np.ndarray, b: np.ndarray, acc_type: D) -> np.ndarray:
     m, k = a.shape
     n = b.shape[1]
     if acc_type is D.I32:
-        wide = a.astype(np.int64) @ b.astype(np.int64)  # integer sums do not depend on the order
-        return wide.astype(np.int32)  # int32 wrap-around
+        # int8 products are at most 2^14 and k at most 4095: every partial sum, in any order, is an integer below
+        # 2^26, exact in double (and in int32, so nothing wraps): BLAS's double matmul gives the exact sum
+        return (a.astype(np.float64) @ b.astype(np.float64)).astype(np.int32)
     fa, fb = _as_float(a), _as_float(b)
-    exact = a.dtype != np.float32  # 8- and 16-bit floats: every product is exact in float, each step a float add
-    if exact and m * n < 4096:  # small tiles: a few large NumPy calls instead of 2 K small ones
+    # 8-bit floats and half: every product is exact in float, so each fma step is a float add; bfloat16 too unless
+    # a product leaves float's range (its exponents are float's): those take the fused steps of float inputs
+    if a.itemsize < 4 and (a.dtype != _BF16 or _bf16_products_exact(a, b)):
         return _sum_exact_products(fa, fb)
-    acc = np.zeros((m, n), np.float32)
     with quiet():
+        if not (np.isnan(np.minimum.reduce(fa, None)) or np.isnan(np.minimum.reduce(fb, None))):
+            return _fused_steps(fa, fb)
+        acc = np.zeros((m, n), np.float32)  # a NaN operand: which payload wins is the general steps' choice
         for step in range(k):
             left, right = fa[:, step:step + 1], fb[step:step + 1, :]
-            if exact:
-                acc += left * right
-            else:
-                acc = fma_float32(np.broadcast_to(left, (m, n)), np.broadcast_to(right, (m, n)), acc)
+            acc = fma_float32(np.broadcast_to(left, (m, n)), np.broadcast_to(right, (m, n)), acc)
     return acc
+
+
+_MID_MASK = np.uint64((1 << 29) - 1)  # the bits of a double below float's precision (normal floats)
+_MIDPOINT = np.uint64(1 << 28)  # ... when the double lies halfway between two floats
+_SMALL = np.uint64((1023 - 126) << 52)  # the bits of 2^-126: below it, float's grid is coarser (subnormals)
+
+
+def _fused_steps(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
+    """`acc = fma(a[:, k], b[k, :], acc)` for k = 0, 1, ... from +0.0 over float inputs without NaN: fma_float32's
+    result with fewer operations. The products are exact in double (computed for a chunk of k at once); the sum
+    p + acc rounded to double and then to float is fma's single rounding unless the double lies halfway between
+    two floats (a tie the exact sum need not be) or in float's subnormal range: the chunk's sums are checked
+    for both afterwards, and the lanes where one occurred are computed again from the chunk's start with
+    fma_float32. Without NaN operands every NaN is the default one, so the order of operands does not show."""
+    m, k = fa.shape
+    n = fb.shape[1]
+    lanes = m * n
+    steps = max(1, min(k, _CHUNK // lanes))
+    a64, b64 = fa.T.astype(np.float64), fb.astype(np.float64)
+    products = np.empty((steps, m, n), np.float64)
+    sums = np.empty((steps, m, n), np.float64)
+    bits = sums.view(np.uint64)
+    scratch = np.empty((steps, m, n), np.uint64)
+    acc = np.zeros((m, n), np.float32)
+    wide = np.zeros((m, n), np.float64)
+    for start in range(0, k, steps):
+        width = min(steps, k - start)
+        np.multiply(a64[start:start + width, :, None], b64[start:start + width, None, :], out=products[:width])
+        before = acc.copy()
+        for step in range(width):
+            np.add(products[step], wide, out=sums[step])
+            np.copyto(acc, sums[step], casting="unsafe")
+            np.copyto(wide, acc)
+        part, low = bits[:width], scratch[:width]
+        np.bitwise_and(part, _MID_MASK, out=low)
+        redo = np.equal(low, _MIDPOINT).any(axis=0)
+        np.bitwise_and(part, np.uint64(0x7FFFFFFFFFFFFFFF), out=low)  # magnitudes; zero wraps to the largest
+        np.subtract(low, np.uint64(1), out=low)
+        redo |= np.less(low, _SMALL - np.uint64(1)).any(axis=0)
+        if redo.any():
+            rows, cols = np.nonzero(redo)
+            again = before[rows, cols]
+            for step in range(start, start + width):
+                again = fma_float32(fa[rows, step], fb[step, cols], again)
+            acc[rows, cols] = again
+            wide[rows, cols] = again
+    return acc
+
+
+_BF16 = np.dtype(D.BF16.np)
+
+
+def _bf16_products_exact(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether every product of a bfloat16 from `a` and one from `b` is exact in float, judged from the largest and
+    the smallest nonzero magnitudes (conservative: they need not meet in one product). With biased exponent e
+    (1 for subnormals), x = M * 2^(e - 134) for an integer M < 2^8 and x < 2^(e - 126): a product's last bit is
+    at least float's 2^-149 when e_a + e_b >= 119, and the product (16 bits) is at most float's largest number
+    when e_a + e_b - 252 <= 128. Infinities and NaNs give the same result either way."""
+    low_exp, high_exp = [], []
+    for x in (a, b):
+        magnitude = np.bitwise_and(x.view(np.uint16), 0x7FFF)
+        high = int(np.maximum.reduce(magnitude, None))
+        if high >= 0x7F80:  # an infinity or NaN: the largest finite magnitude instead
+            finite = magnitude[magnitude < 0x7F80]
+            high = int(finite.max()) if finite.size else 0
+        # the smallest nonzero magnitude: zero wraps to 0xFFFF
+        low = int(np.minimum.reduce(np.subtract(magnitude, 1, out=magnitude), None)) + 1
+        high_exp.append(high >> 7)
+        low_exp.append(max(low >> 7, 1))
+    return high_exp[0] + high_exp[1] - 252 <= 128 and low_exp[0] + low_exp[1] >= 119
 
 
 def _as_float(x: np.ndarray) -> np.ndarray:
@@ -162,19 +233,48 @@ def _as_float(x: np.ndarray) -> np.ndarray:
     return x.astype(np.float32)
 
 
+_CHUNK = 1 << 18  # products per chunk of k (1 MB of float32)
+_MIN_STEPS = 32  # fewer k per chunk than this (more than 8192 lanes): the step loop, as fast there
+
+
 def _sum_exact_products(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
-    """sum_k fa[i, k] * fb[k, j] in k order from +0.0, in float: the products of a block of rows as one (rows, K,
-    N) array, then NumPy's reduction over its middle axis, which adds whole (rows, N) slices one k after another
-    (pairwise summation applies only along the innermost axis). Blocks keep the products under 4M elements."""
+    """sum_k fa[i, k] * fb[k, j] in k order from +0.0, in float, each product exact in float.
+
+    The products as a (K, M*N) array, one k per row, then NumPy's reduction over its outer axis, which starts
+    from +0.0 and adds whole rows into the result one k after another: the step loop `acc = acc + a[:, k] *
+    b[k, :]` in a few calls, element for element the same operations (pairwise summation applies only along the
+    innermost axis, so one output element is computed as two lanes). Chunks of k keep the products under
+    `_CHUNK` elements, each chunk after the first carrying the running sum as its first row (0 + s is s for
+    every running sum s: it is never -0.0 and its NaNs are quiet already); when a chunk would hold fewer than
+    `_MIN_STEPS` k, the step loop itself."""
     m, k = fa.shape
     n = fb.shape[1]
-    out = np.empty((m, n), np.float32)
-    rows = max(1, (1 << 22) // max(1, k * n))
+    if m * n == 1:
+        return _sum_exact_products(fa, np.repeat(fb, 2, axis=1))[:, :1]
+    lanes = m * n
+    steps = _CHUNK // lanes
     with quiet():
-        for i in range(0, m, rows):
-            products = fa[i:i + rows, :, None] * fb[None, :, :]
-            np.add.reduce(products, axis=1, initial=np.float32(0.0), out=out[i:i + rows])
-    return out
+        if k > steps and steps < _MIN_STEPS:
+            acc = np.zeros((m, n), np.float32)
+            product = np.empty((m, n), np.float32)
+            for step in range(k):
+                np.multiply(fa[:, step:step + 1], fb[step:step + 1, :], out=product)
+                np.add(acc, product, out=acc)
+            return acc
+        at = fa.T
+        if k <= steps:
+            products = np.multiply(at[:, :, None], fb[:, None, :], order="C")  # k outermost in memory
+            return np.add.reduce(products.reshape(k, lanes), axis=0).reshape(m, n)
+        buf = np.empty((steps + 1, m, n), np.float32)
+        rows = buf.reshape(steps + 1, lanes)
+        np.multiply(at[:steps, :, None], fb[:steps, None, :], out=buf[1:])
+        total = np.add.reduce(rows[1:], axis=0)
+        for start in range(steps, k, steps):
+            width = min(steps, k - start)
+            np.multiply(at[start:start + width, :, None], fb[start:start + width, None, :], out=buf[1:width + 1])
+            rows[0] = total
+            np.add.reduce(rows[:width + 1], axis=0, out=total)
+    return total.reshape(m, n)
 
 
 def _matmul(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:

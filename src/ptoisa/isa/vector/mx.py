@@ -208,20 +208,46 @@ def _mx(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     scale_type = plan.specs["aScaleMatrix"].dtype
     rounded = None if scale_type in _MXTYPE and scale_type is plan.specs["bScaleMatrix"].dtype else \
         np.result_type(plan.specs["aScaleMatrix"].np_dtype, plan.specs["bScaleMatrix"].np_dtype)
-    acc = np.zeros((m, n), np.float32)
     with quiet():
-        for g in range(groups):
-            scale = sa[:, g:g + 1] * sb[g:g + 1, :]  # (m, n), exact in double
-            if rounded is not None:  # `scale0 * scale1` in the scale's own type (float, half: rounded there)
-                scale = scale.astype(rounded).astype(np.float64)
-            for step in range(g * _GROUP, min(k, (g + 1) * _GROUP)):
-                term = (fa[:, step:step + 1] * fb[step:step + 1, :]) * scale
-                acc = (acc.astype(np.float64) + term).astype(np.float32)
+        acc = _scaled_sum(fa, fb, sa, sb, rounded)
         if "cInMatrix" in tiles:
             acc = valid_of(tiles["cInMatrix"], (m, n)).astype(np.float32) + acc
         if "biasData" in tiles:
             acc = acc + valid_of(tiles["biasData"], (1, n)).astype(np.float32)
     write(tiles[out], acc.astype(np.float32, copy=False))
+
+
+_TERMS = 1 << 16  # terms (doubles, 512 KB) made at once: up to a group of 32 k while they fit
+
+
+def _scaled_sum(fa: np.ndarray, fb: np.ndarray, sa: np.ndarray, sb: np.ndarray, rounded: np.dtype | None
+                ) -> np.ndarray:
+    """The simulator's `mul_acc += a * b * scale` for k = 0, 1, ... from +0.0: each term `(a * b) * scale` in
+    double, the float accumulator widened, the term added in double and the sum rounded to float. The terms of
+    up to a group of k are made in two NumPy calls; each step then takes three (add, to float, back to double),
+    the same operations in the same order as the step loop."""
+    m, k = fa.shape
+    n = fb.shape[1]
+    acc = np.zeros((m, n), np.float32)
+    wide = np.zeros((m, n), np.float64)
+    steps = max(1, min(_GROUP, _TERMS // (m * n)))
+    at = fa.T
+    terms = np.empty((steps, m, n), np.float64)
+    total = np.empty((m, n), np.float64)
+    for g in range(-(-k // _GROUP)):
+        scale = sa[:, g:g + 1] * sb[g:g + 1, :]  # (m, n), exact in double
+        if rounded is not None:  # `scale0 * scale1` in the scale's own type (float, half: rounded there)
+            scale = scale.astype(rounded).astype(np.float64)
+        for start in range(g * _GROUP, min(k, (g + 1) * _GROUP), steps):
+            width = min(steps, (g + 1) * _GROUP - start, k - start)
+            part = terms[:width]
+            np.multiply(at[start:start + width, :, None], fb[start:start + width, None, :], out=part)
+            np.multiply(part, scale, out=part)
+            for term in part:
+                np.add(wide, term, out=total)
+                np.copyto(acc, total, casting="unsafe")
+                np.copyto(wide, acc)
+    return acc
 
 
 def _out(name: str) -> Operand:

@@ -4,11 +4,11 @@ TCOLPROD (dst, src[, tmp]).
     TROWSUM(dst, src, tmp)       for i < src.valid_row:  dst[i, 0] = src[i, 0] + src[i, 1] + ... (in order)
     TCOLMAX(dst, src)            for j < src.valid_col:  dst[0, j] = max over i < src.valid_row of src[i, j]
 
-The simulator (include/pto/cpu/TRowSum.hpp, TRowMax.hpp, TColSum.hpp, ...) accumulates in order, rounding after
-every step: row sums in float for a half or bfloat16 dst (else in dst's type), column sums and products in
-dst's type; max and min keep the running value unless an element is strictly greater (smaller), so a NaN
-first element stays and later NaNs are skipped, and of equal values (0.0 and -0.0) the first wins. The tmp tile
-is scratch on the NPUs; ptoisa leaves it unchanged.
+The simulator (include/pto/cpu/TRowSum.hpp, TRowMax.hpp, TColSum.hpp, ...) accumulates in order from 0 (sums) or 1
+(products), rounding after every step: row sums in float for a half or bfloat16 dst (else in dst's type), column
+sums and products in dst's type (so a lane of -0.0 sums to +0.0); max and min keep the running value unless an
+element is strictly greater (smaller), so a NaN first element stays and later NaNs are skipped, and of equal
+values (0.0 and -0.0) the first wins. The tmp tile is scratch on the NPUs; ptoisa leaves it unchanged.
 
     >>> from ptoisa import *
     >>> src, tmp = Tile[TileType.Vec, float, 8, 8](), Tile[TileType.Vec, float, 8, 8]()
@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._quiet import quiet
+from ..._quiet import quiet, quiet_set, quiet_reset
 
 from ...dtypes import DType as D
 from ...tile.layout import store
@@ -51,24 +51,57 @@ def _table(cpu: frozenset, npu: frozenset) -> dict[str, Legality]:
             "cpu": Legality({}, pairs=cpu)}
 
 
-def sequential(op: Callable, values: np.ndarray, acc: np.dtype, axis: int) -> np.ndarray:
-    """Fold `values` along `axis` in order with `op`, rounding into `acc` after every step."""
+def sequential(op: Callable, values: np.ndarray, acc: np.dtype, axis: int, out: np.ndarray | None = None
+               ) -> np.ndarray:
+    """Fold `values` along `axis` in order with `op` from op's identity (the simulator's `sum = 0`, `prod = 1`),
+    rounding into `acc` after every step; into `out` (one element per lane, of acc's type) when given."""
     if values.shape[axis] == 0:
         return np.take(values.astype(acc), [], axis=axis)
-    with quiet():
-        if acc.kind in "iu" or acc in (np.float16, np.float32):
-            # NumPy adds whole rows into the result when it reduces the outer axis of a C-ordered array: in order,
-            # one rounding per step (pairwise summation only applies along the innermost axis). The conversion
-            # into acc and the transpose are one copy.
-            outer = np.ascontiguousarray(values if axis == 0 else values.T, dtype=acc)
-            if outer.shape[1] == 1:  # one lane: NumPy would reduce it as a contiguous line, pairwise
-                return op.accumulate(outer, axis=0, dtype=acc)[-1]
-            return op.reduce(outer, axis=0, dtype=acc)
-        values = values.astype(acc)
-        result = values.take(0, axis=axis)
-        for k in range(1, values.shape[axis]):
-            result = op(result, values.take(k, axis=axis)).astype(acc)
-        return result
+    token = quiet_set()
+    try:
+        if acc.kind in "iu":  # wrapping sums and products do not depend on the order: one reduction
+            return op.reduce(values, axis, acc, out)
+        # NumPy (and ml_dtypes' bfloat16 loops) reduce the outer axis of a C-ordered array in order: the result
+        # starts as the identity and takes one whole row after another, one rounding per step (pairwise
+        # summation only applies along the innermost axis).
+        outer = _steps_outer(values if axis == 0 else values.T, acc)
+        if outer.shape[1] != 1:
+            return op.reduce(outer, 0, None, out)
+        # one lane would be reduced as a contiguous line, pairwise: accumulated instead, from the identity
+        line = np.empty(outer.shape[0] + 1, acc)
+        line[0] = 0 if op is np.add else 1
+        line[1:] = outer[:, 0]
+        result = op.accumulate(line)[-1:]
+        if out is None:
+            return result
+        out[...] = result
+        return out
+    finally:
+        quiet_reset(token)
+
+
+_BLOCK = 32  # lanes per block of a transposing copy: the block's 32 source rows of cache lines stay resident
+_BLOCKED_MIN = 4096  # elements: below this one transposing copy costs less than the blocks' calls
+
+
+def _steps_outer(values: np.ndarray, acc: np.dtype) -> np.ndarray:
+    """`values` (steps, lanes) as a C-ordered array of acc's type (rows may be padded): a row-major view of acc's
+    type as it is, else a copy. When the lanes are the source's rows (a transposed view), the copy is made a
+    block of lanes at a time, each block reading a few source rows: a whole-array transposing copy reads one
+    element per cache line and costs several times more."""
+    steps, lanes = values.shape
+    item = values.itemsize
+    if values.dtype == acc and values.strides[1] == item and values.strides[0] >= item * lanes:
+        return values
+    if values.size >= _BLOCKED_MIN and abs(values.strides[0]) < abs(values.strides[1]):
+        out = np.empty((steps, lanes), acc)
+        into, source = out, values
+        if values.dtype == acc and acc.kind == "V":  # bfloat16: copied as bits (ml_dtypes' own copy is slower)
+            into, source = out.view(np.uint16), values.view(np.uint16)
+        for start in range(0, lanes, _BLOCK):
+            np.copyto(into[:, start:start + _BLOCK], source[:, start:start + _BLOCK], casting="unsafe")
+        return out
+    return np.ascontiguousarray(values, dtype=acc)
 
 
 def first_extreme(values: np.ndarray, axis: int, greater: bool) -> np.ndarray:
@@ -95,13 +128,41 @@ def _row_sum_acc(plan: Plan) -> np.dtype:
     return np.dtype(np.float32) if d in (D.F16, D.BF16) else np.dtype(d.np)
 
 
+def _dst_acc(plan: Plan) -> np.dtype:
+    return np.dtype(plan.specs["dst"].dtype.np)
+
+
 def _reduce(axis: int, fold: Callable[[Plan, np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Scalars], None]:
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         x = valid_of(tiles["src"])
         out = tiles["dst"]
         if x.size == 0:
             return
-        result = fold(plan, x).astype(out.spec.dtype.np)
+        result = fold(plan, x).astype(out.spec.dtype.np, copy=False)
+        if axis == 1:
+            store(out, result.shape[0], 1, result.reshape(-1, 1))
+        else:
+            store(out, 1, result.shape[0], result.reshape(1, -1))
+
+    return kernel
+
+
+def _in_order(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtype]) -> Callable[[Plan, Tiles, Scalars], None]:
+    """The kernel of an in-order sum or product along `axis`: straight into dst's column (row) when dst holds
+    it contiguously in the accumulator's type, else through `store`."""
+    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        x = valid_of(tiles["src"])
+        out = tiles["dst"]
+        if x.size == 0:
+            return
+        acc = acc_of(plan)
+        view = out.view
+        if view is not None and view.dtype == acc:
+            line = view[:x.shape[0], 0] if axis == 1 else view[0, :x.shape[1]]
+            if line.strides[0] == acc.itemsize:  # contiguous: NumPy runs the same loops as into a new array
+                sequential(op, x, acc, axis, line)
+                return
+        result = sequential(op, x, acc, axis).astype(out.spec.dtype.np, copy=False)
         if axis == 1:
             store(out, result.shape[0], 1, result.reshape(-1, 1))
         else:
@@ -125,33 +186,33 @@ _ROW_OPERANDS = (dst(), src("src"), tmp("tmp"))  # the C++ signature (and PTOAS)
 _COL_FORMS = ((dst(), src("src")), (dst(), src("src"), tmp("tmp")))
 
 
-def _row(name: str, fold: Callable[[Plan, np.ndarray], np.ndarray], pairs: frozenset, npu: frozenset,
+def _row(name: str, kernel: Callable[[Plan, Tiles, Scalars], None], pairs: frozenset, npu: frozenset,
          summary: str):  # noqa: ANN202
     return instruction(name, operands=_ROW_OPERANDS, legality=_table(pairs, npu), dynamic=_rows_rule,
-                       family="reduce", summary=summary)(_reduce(1, fold))
+                       family="reduce", summary=summary)(kernel)
 
 
-def _col(name: str, fold: Callable[[Plan, np.ndarray], np.ndarray], pairs: frozenset, npu: frozenset,
+def _col(name: str, kernel: Callable[[Plan, Tiles, Scalars], None], pairs: frozenset, npu: frozenset,
          summary: str):  # noqa: ANN202
     return instruction(name, operands=_COL_FORMS[0], forms=_COL_FORMS, legality=_table(pairs, npu),
-                       dynamic=_cols_rule, family="reduce", summary=summary)(_reduce(0, fold))
+                       dynamic=_cols_rule, family="reduce", summary=summary)(kernel)
 
 
-TROWSUM = _row("TROWSUM", lambda p, x: sequential(np.add, x, _row_sum_acc(p), 1), _ROW_SUM, _NPU_FLOAT | _NPU_INT,
+TROWSUM = _row("TROWSUM", _in_order(1, np.add, _row_sum_acc), _ROW_SUM, _NPU_FLOAT | _NPU_INT,
                "dst[i, 0] = sum of src row i (in order)")
-TROWMAX = _row("TROWMAX", lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 1, True), _MAXMIN,
+TROWMAX = _row("TROWMAX", _reduce(1, lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 1, True)), _MAXMIN,
                _NPU_FLOAT | _NPU_INT, "dst[i, 0] = max of src row i")
-TROWMIN = _row("TROWMIN", lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 1, False), _MAXMIN,
+TROWMIN = _row("TROWMIN", _reduce(1, lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 1, False)), _MAXMIN,
                _NPU_FLOAT | _NPU_INT, "dst[i, 0] = min of src row i")
-TROWPROD = _row("TROWPROD", lambda p, x: sequential(np.multiply, x, np.dtype(p.specs["dst"].dtype.np), 1), _PROD,
+TROWPROD = _row("TROWPROD", _in_order(1, np.multiply, _dst_acc), _PROD,
                 _NPU_FLOAT | _NPU_INT, "dst[i, 0] = product of src row i (in order)")
-TCOLSUM = _col("TCOLSUM", lambda p, x: sequential(np.add, x, np.dtype(p.specs["dst"].dtype.np), 0), _COL_SUM,
+TCOLSUM = _col("TCOLSUM", _in_order(0, np.add, _dst_acc), _COL_SUM,
                _NPU_FLOAT | _NPU_INT, "dst[0, j] = sum of src column j (in order)")
-TCOLMAX = _col("TCOLMAX", lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 0, True), _COL_MAX,
+TCOLMAX = _col("TCOLMAX", _reduce(0, lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 0, True)), _COL_MAX,
                _NPU_FLOAT | _NPU_INT, "dst[0, j] = max of src column j")
-TCOLMIN = _col("TCOLMIN", lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 0, False), _MAXMIN,
+TCOLMIN = _col("TCOLMIN", _reduce(0, lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 0, False)), _MAXMIN,
                _NPU_FLOAT | _NPU_INT, "dst[0, j] = min of src column j")
-TCOLPROD = _col("TCOLPROD", lambda p, x: sequential(np.multiply, x, np.dtype(p.specs["dst"].dtype.np), 0), _PROD,
+TCOLPROD = _col("TCOLPROD", _in_order(0, np.multiply, _dst_acc), _PROD,
                 _NPU_FLOAT | _NPU_INT, "dst[0, j] = product of src column j (in order)")
 
 

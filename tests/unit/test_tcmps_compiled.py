@@ -216,3 +216,68 @@ def test_compiled_half_compare_over_every_half(target, mode, scalar):
         assert compiled == general
     if target != "cpu" or mode not in (CmpMode.EQ, CmpMode.NE):
         assert impl._predicate_of(config, mode, impl.DType.F16, spec.numel) is impl.OPS[mode]
+
+
+# --- a2a3 repeat tail: the erratum's warning decided on the tail bytes alone ---------------------------------
+# rows, cols, vr, vc: lanes past validCol with and without a part byte (vc % 8), several repeats, rows whose
+# repeats stay inside the storage (vr < rows) or run past it, no valid column at all.
+TAIL_SHAPES = [(4, 16, 4, 16), (4, 16, 4, 13), (4, 64, 4, 40), (3, 96, 3, 70), (8, 16, 2, 16), (8, 16, 3, 5),
+               (2, 128, 2, 100), (1, 128, 1, 127), (2, 16, 2, 0)]
+TAIL_DTYPES = {np.float32: (1.0, 0.0), np.float16: (1.0, -0.0), np.int32: (1, 0)}
+
+
+def _tail_outcome(fn, dst_spec, before, filter_):
+    d = dst_spec()
+    d.storage[...] = before
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter(filter_)
+        try:
+            fn(d)
+        except (ptoisa.PtoError, Warning) as exc:
+            return type(exc).__name__, str(exc), d.tobytes()
+    return d.tobytes(), [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("mode", list(CmpMode))
+@pytest.mark.parametrize("dtype", list(TAIL_DTYPES))
+@pytest.mark.parametrize("shape", TAIL_SHAPES)
+def test_a2a3_repeat_tail_decision_matches_the_general_path(shape, dtype, mode):
+    """The compiled repeat tail tests only the bytes where the target can differ from the contract (the lane bits
+    past validCol in the last valid byte, the later lane bytes against dst's, and under NE the inverted rest of
+    the rows, decided from the shapes). Against the general path (both results written out and compared): dst
+    pitches 32 and 64 bytes; dst valid widths from the packed bytes to the whole pitch (the warning's text says
+    whether a changed byte lies in dst's valid region); dst holding random bytes, the target's bytes already
+    (nothing changes but the NE rest), or those with one byte changed just past the valid bytes, at the last lane
+    byte or in the rest; warnings recorded, and as errors (refused before any byte moves)."""
+    rows, cols, vr, vc = shape
+    if cols * np.dtype(dtype).itemsize % 32:
+        pytest.skip("not a legal a2a3 row-major tile")
+    per_repeat = 256 // np.dtype(dtype).itemsize
+    lane_bytes, valid_bytes = -(-vc // per_repeat) * per_repeat // 8, -(-vc // 8)
+    spec = Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, vr, vc]
+    src, other_tile = tile(spec, values(dtype, spec.numel)), tile(spec, values(dtype, spec.numel))
+    config = resolve("a2a3")
+    for pitch in (32, 64):
+        for width in sorted({valid_bytes, valid_bytes + 2, lane_bytes, pitch}):
+            if width > pitch or not vr and width:
+                continue
+            dst_spec = Tile[TileType.Vec, np.uint8, rows, pitch, BLayout.RowMajor, vr, width]
+            start = RNG.integers(0, 256, dst_spec.numel, dtype=np.uint8)
+            for other in (*TAIL_DTYPES[dtype], other_tile):
+                general = lambda d: impl._general(config, d, src, other, mode)  # noqa: E731
+                target = np.frombuffer(_tail_outcome(general, dst_spec, start, "ignore")[0], np.uint8)
+                states = [start, target]
+                for at in (valid_bytes, lane_bytes - 1, lane_bytes, pitch - 1):
+                    if 0 <= at < pitch and vr:
+                        state = target.copy()
+                        state[(vr - 1) * pitch + at] ^= 0x10
+                        states.append(state)
+                impl._COMPILED.clear()
+                for state in states:
+                    for filter_ in ("always", "error"):
+                        compiled = _tail_outcome(lambda d: ptoisa.TCMPS(d, src, other, mode, target="a2a3"),
+                                                 dst_spec, state, filter_)
+                        assert compiled == _tail_outcome(general, dst_spec, state, filter_), (pitch, width)
+                if vr and width and vc % per_repeat:
+                    assert any(run is not None and "_lean_tail" in run.__qualname__
+                               for run in impl._COMPILED.values())

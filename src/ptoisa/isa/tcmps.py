@@ -403,10 +403,10 @@ def _inputs(predicate: Any, mode: CmpMode, dtype: DType, check: Check, tile_form
     packbits, row_bytes = np.packbits, -(-vc // 8)
     if vc % 8:
         def pack(bits: np.ndarray) -> np.ndarray:
-            return packbits(bits, axis=1, bitorder="little")
+            return packbits(bits, 1, "little")
     else:
         def pack(bits: np.ndarray) -> np.ndarray:
-            return packbits(bits, bitorder="little").reshape(vr, row_bytes)
+            return packbits(bits, None, "little").reshape(vr, row_bytes)
     return scalar_of, values_of, pack
 
 
@@ -508,28 +508,62 @@ def _lane_bits(predicate: Any, sspec: TileSpec, lanes: np.ndarray, inside: np.nd
     """lane_bits(storage, scalar): the packed bits of every repeat's lanes, (vr, width / 8) bytes, 0 for the
     lanes past the storage. Where the repeats start on whole bytes of the storage (src0 Cols a multiple of 8; a
     flat storage of the tile's size), the storage is compared once and packed as one stream, and row i's bytes
-    are the stream's from i * Cols / 8 on: a gather of a few bytes instead of the lanes' elements."""
+    are the stream's from i * Cols / 8 on: a gather of a few bytes instead of the lanes' elements. Only the
+    storage the repeats read is compared; the stream is padded with 0 bits only when the last repeats run past
+    the storage."""
     (vr, width), cols, numel = lanes.shape, sspec.cols, sspec.numel
     packbits, zeros = np.packbits, np.zeros
 
     def gathered(storage: np.ndarray, scalar: Any) -> np.ndarray:
         bits = predicate(storage[lanes], scalar)
         bits &= inside
-        return packbits(bits, axis=1, bitorder="little")
+        return packbits(bits, 1, "little")
 
     if cols % 8 or not vr:
         return gathered
-    stream_bits = -(-max(numel, (vr - 1) * cols + width) // 8) * 8
+    reach = (vr - 1) * cols + width  # storage elements the repeats read, a multiple of 8
     byte_index = np.arange(vr)[:, None] * (cols // 8) + np.arange(width // 8)[None, :]
+
+    if reach > numel:  # the last repeats run past the storage: their lanes read 0 bits
+        into = isinstance(predicate, np.ufunc)
+
+        def padded(storage: np.ndarray, scalar: Any) -> np.ndarray:
+            if storage.ndim != 1 or storage.size != numel:
+                return gathered(storage, scalar)
+            bits = zeros(reach, bool)
+            if into:
+                predicate(storage, scalar, bits[:numel])  # out= as the third argument
+            else:
+                bits[:numel] = predicate(storage, scalar)
+            return packbits(bits, None, "little")[byte_index]
+
+        return padded
 
     def streamed(storage: np.ndarray, scalar: Any) -> np.ndarray:
         if storage.ndim != 1 or storage.size != numel:
             return gathered(storage, scalar)
-        bits = zeros(stream_bits, bool)
-        bits[:numel] = predicate(storage, scalar)
-        return packbits(bits, bitorder="little")[byte_index]
+        return packbits(predicate(storage[:reach], scalar), None, "little")[byte_index]
 
     return streamed
+
+
+def _byte_rows(dspec: TileSpec, rows: int) -> Any:
+    """rows_of(dst): dst's first `rows` rows as (rows, pitch) bytes; the tile's own (rows, cols) view where dst
+    is plain uint8, else its storage seen as bytes."""
+    if dspec.np_dtype == np.uint8 and not dspec.is_boxed and dspec.is_row_major:
+        def rows_of(dst: Tile) -> np.ndarray:
+            return dst.view[:rows]
+    else:
+        shape = (dspec.rows, dspec.cols * dspec.dtype.itemsize)
+
+        def rows_of(dst: Tile) -> np.ndarray:
+            return dst.storage.view(np.uint8).reshape(shape)[:rows]
+    return rows_of
+
+
+def _as_int(mask: np.ndarray) -> int:
+    """A byte mask as one Python int, byte k of the row-major array at bits 8k .. 8k + 7."""
+    return int.from_bytes(np.ascontiguousarray(mask, np.uint8).tobytes(), "little")
 
 
 def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check, tile_form: bool,
@@ -540,45 +574,57 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
     EQ): the contract keeps those bits of each row's first ceil(validCol / 8) bytes and the rest of dst's bytes;
     the target writes every lane's byte (NE: then inverts the validRow rows of dst).
 
+    The target's bytes differ from the contract's only (a) in the lane bits past validCol of each row's last
+    valid byte (the contract writes 0 there), (b) where a later lane byte differs from the byte dst holds, and
+    (c) under NE, in every byte of the rows past the lanes (an inverted byte always differs). (c) depends only
+    on the shapes and is decided here; (a) and (b) are one test on the lanes' bytes and dst's, as Python ints
+    under masks made here (which bits to test; which of them lie in dst's valid region, for the warning's text).
+
     With `differs` (a2a3 int32 LT/LE/GT/GE, compared as EQ: `predicate` is EQ), the fallback is announced first,
     as `_predicate` announces it, when the requested mode's bits differ from EQ's over src0's valid region:
     `differs(values, scalar)` is true exactly where they differ (LT: v <= s, LE: v < s, GT: v >= s, GE: v > s)."""
     vr, vc = svalid
-    rows, pitch = dspec.rows, dspec.cols
+    pitch = dspec.cols * dspec.dtype.itemsize
     lane_bytes, valid_bytes = lanes.shape[1] // 8, -(-vc // 8)
-    keep = np.full(valid_bytes, 0xFF, np.uint8)
-    if vc % 8:
-        keep[-1] = (1 << (vc % 8)) - 1
-    ne = mode is CmpMode.NE
     dst_valid_bytes = dvalid[1] * dspec.dtype.itemsize
+    ne = mode is CmpMode.NE
+    rest = ne and lane_bytes < pitch and vr > 0  # (c); no valid row: nothing is inverted
+    rest_in_valid = rest and lane_bytes < dst_valid_bytes
+    tail = np.zeros((vr, lane_bytes), np.uint8)  # (b): the lane bytes past the valid ones
+    tail[:, valid_bytes:] = 0xFF
+    tested = tail.copy()
+    if vc % 8:
+        tested[:, valid_bytes - 1] = 0xFF & ~((1 << (vc % 8)) - 1)  # (a)
+    in_valid = tested.copy()
+    in_valid[:, dst_valid_bytes:] = 0
+    tail_mask, tested_mask, in_valid_mask = _as_int(tail), _as_int(tested), _as_int(in_valid)
     detail = "only bytes outside the valid region differ: the valid region is the contract's"
+    from_bytes, count_nonzero, invert = int.from_bytes, np.count_nonzero, np.invert
 
     lane_bits = _lane_bits(predicate, sspec, lanes, inside)
+    rows_of = _byte_rows(dspec, vr)
     hw_mode = CmpMode.EQ if ne or differs is not None else mode  # the comparison `predicate` makes
     scalar_of, values_of, _ = _inputs(predicate, hw_mode, sspec.dtype, check, tile_form, sspec, svalid)
     message = f"int32 {mode.name} is executed as EQ on this target"
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
         scalar = scalar_of(src1)
-        if differs is not None and differs(values_of(src0), scalar).any():
+        if differs is not None and count_nonzero(differs(values_of(src0), scalar)):
             announce_fallback(config, INSTR, message)
         packed = lane_bits(src0.storage, scalar)
         if ne:
-            np.invert(packed, out=packed)  # the rows' bytes are inverted after the EQ compare
-        now = dst.storage.view(np.uint8).reshape(rows, pitch)[:vr]
-        # Where the target's bytes differ from the contract's (which keeps the valid bits and dst's other bytes):
-        # the lanes' bits past validCol in the last valid byte, the lanes' later bytes, and under NE every byte
-        # of the rows past the lanes (inverted)
-        spill = bool((packed[:, valid_bytes - 1] & ~keep[-1]).any()) if valid_bytes else False
-        middle = packed[:, valid_bytes:] != now[:, valid_bytes:lane_bytes]
-        rest = ne and lane_bytes < pitch and vr > 0  # no valid row: nothing is inverted
-        if spill or rest or middle.any():
-            in_valid = spill and valid_bytes <= dst_valid_bytes \
-                or bool(middle[:, :max(0, dst_valid_bytes - valid_bytes)].any()) \
-                or (rest and lane_bytes < dst_valid_bytes)
-            announce_erratum(config, INSTR, "tcmps_repeat_tail", "" if in_valid else detail)
+            invert(packed, out=packed)  # the rows' bytes are inverted after the EQ compare
+        now = rows_of(dst)
+        changed = 0
+        if tested_mask:
+            lanes_now = from_bytes(packed.tobytes(), "little")
+            dst_now = from_bytes(now[:, :lane_bytes].tobytes(), "little")
+            changed = (lanes_now ^ (dst_now & tail_mask)) & tested_mask
+        if changed or rest:
+            announce_erratum(config, INSTR, "tcmps_repeat_tail",
+                             "" if rest_in_valid or changed & in_valid_mask else detail)
         now[:, :lane_bytes] = packed
-        if ne:
-            np.invert(now[:, lane_bytes:], out=now[:, lane_bytes:])
+        if rest:
+            invert(now[:, lane_bytes:], out=now[:, lane_bytes:])
 
     return run

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import warnings
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -191,13 +192,13 @@ HALF_SCALARS = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1.0, -2.5,
                 70000.0, "tile_min_sub", "tile_nan"]
 
 
-@pytest.mark.parametrize("target,mode", [("cpu", m) for m in (CmpMode.LT, CmpMode.LE, CmpMode.GT, CmpMode.GE)]
-                         + [("a5", m) for m in CmpMode] + [("a2a3", m) for m in CmpMode])
+@pytest.mark.parametrize("target,mode", [(t, m) for t in ("cpu", "a5", "a2a3") for m in CmpMode])
 @pytest.mark.parametrize("scalar", HALF_SCALARS)
 def test_compiled_half_compare_over_every_half(target, mode, scalar):
     """Half sources up to 8192 elements are compared in half (no float32 conversion): every one of the 65536
     half patterns (eight 64x128 tiles) against special and ordinary scalars gives the general path's bytes and
-    warnings."""
+    warnings. cpu EQ/NE (the 1e-9 tolerance): NE is the exact compare for every scalar, EQ for every scalar but
+    an infinity (which the tolerant path takes, with its warning)."""
     spec = Tile[TileType.Vec, np.float16, 64, 128]
     dst_spec = Tile[TileType.Vec, np.uint8, 64, 32, BLayout.RowMajor, 64, 16]
     config = resolve(target)
@@ -214,7 +215,7 @@ def test_compiled_half_compare_over_every_half(target, mode, scalar):
         compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, mode, target=target), dst, src, other)
         general = outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, other)
         assert compiled == general
-    if target != "cpu" or mode not in (CmpMode.EQ, CmpMode.NE):
+    if target != "cpu" or mode is not CmpMode.EQ:
         assert impl._predicate_of(config, mode, impl.DType.F16, spec.numel) is impl.OPS[mode]
 
 
@@ -281,3 +282,47 @@ def test_a2a3_repeat_tail_decision_matches_the_general_path(shape, dtype, mode):
                 if vr and width and vc % per_repeat:
                     assert any(run is not None and "_lean_tail" in run.__qualname__
                                for run in impl._COMPILED.values())
+
+
+# --- cpu EQ/NE tolerance, decided per scalar -----------------------------------------------------------------
+def _around(scalar, dtype):
+    """The scalar's value in `dtype` and its three neighbours on either side (bit patterns one apart: within
+    1e-9 of small scalars), and specials."""
+    bits = {2: np.uint16, 4: np.uint32}[np.dtype(dtype).itemsize]
+    pattern = int(np.array(scalar, dtype).view(bits))
+    near = (np.arange(pattern - 3, pattern + 4) % (1 << 8 * np.dtype(dtype).itemsize)).astype(bits).view(dtype)
+    specials = np.array([0.0, -0.0, 1e-10, -1e-10, 5e-10, 1.0, np.inf, -np.inf, np.nan], dtype)
+    return np.concatenate([near, specials])
+
+
+TOLERANCE_SCALARS = [0.03125, 0.031249999, 0.0312499, -0.03125, 2.0 ** -21, 2.0 ** -21 * 0.999, 1.0, 3e38, 0.0,
+                     -0.0, 1e-9, 1e-10, float("inf"), float("-inf"), float("nan"), "below", "typed"]
+
+
+@pytest.mark.parametrize("mode", [CmpMode.EQ, CmpMode.NE])
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16, np.float16])
+@pytest.mark.parametrize("scalar", TOLERANCE_SCALARS)
+@pytest.mark.parametrize("form", ["scalar", "tile"])
+def test_cpu_tolerance_decided_per_scalar_matches_the_general_path(mode, dtype, scalar, form):
+    """cpu EQ/NE (the simulator's 1e-9 tolerance) compiled: the exact comparison where the tolerance cannot change
+    a bit for the scalar (half: not inf under EQ; float32 from 2**-5, bfloat16 from 2**-21 in magnitude), the
+    tolerant one with its warning elsewhere. Python floats on both sides of the bounds (0.031249999 rounds up to
+    2**-5 in float32), typed scalars (the float32 just below 2**-5), tile form; values next to the scalar."""
+    if scalar == "below":
+        scalar = np.nextafter(np.float32(2.0 ** -5), np.float32(0)).astype(dtype)
+    elif scalar == "typed":
+        scalar = np.array(2.0 ** -5, dtype)[()]
+    elif dtype is np.float16 and 65504 < abs(scalar) < float("inf"):
+        pytest.skip("overflows half (to_element's warning for it is tested elsewhere)")
+    base = np.array(scalar, dtype)[()]
+    data = np.resize(_around(base, dtype), 4 * 64).astype(dtype)
+    spec = Tile[TileType.Vec, dtype, 4, 64]
+    src = tile(spec, data)
+    dst = tile(Tile[TileType.Vec, np.uint8, 4, 32, BLayout.RowMajor, 4, 8])
+    other = tile(spec, np.full(spec.numel, base, dtype)) if form == "tile" else scalar
+    config = resolve("cpu")
+    impl._COMPILED.clear()
+    compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, mode, target="cpu"), dst, src, other)
+    assert any(run is not None for run in impl._COMPILED.values())
+    general = outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, other)
+    assert compiled == general

@@ -190,6 +190,22 @@ def _tolerant(values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DTyp
         return np.isnan(a) | bool(np.isnan(b)) | (distance > _TOLERANCE)
 
 
+def _tolerance_moot(scalar: Any, mode: CmpMode, dtype: DType) -> bool:
+    """True where the simulator's 1e-9 tolerance gives the exact comparison's bits for every value of `dtype`
+    (float types only; `scalar` of the type, or a Python float whose value it rounds to within the type's range):
+    the cases where `_tolerant` returns the exact bits (kept apart from it, which stays the reference).
+
+    Half: distinct finite halves differ by at least 2**-24 > 1e-9, so only inf == inf changes (it becomes false):
+    NE never changes, EQ not with a finite scalar. float32 from 2**-5, bfloat16 from 2**-21: every value of the
+    type that differs from the scalar differs by more than 1e-9 (the spacing of the type there, below the
+    scalar's binade included, exceeds it). Rounding a Python float to the type keeps it on the same side of
+    these bounds (both are values of the type, and rounding is monotonic), so the test may take either."""
+    if dtype is DType.F16:
+        return mode is CmpMode.NE or math.isfinite(scalar)
+    limit = _SPACED.get(dtype)
+    return limit is not None and limit <= abs(float(scalar)) < math.inf
+
+
 # --- packing per target ------------------------------------------------------------------------------------
 def _write_cpu_stream(out: np.ndarray, dst: Tile, src0: Tile, bits: np.ndarray) -> None:
     """The CPU simulator's byte stream, reflowed over dst's valid shape (reference-facts 5.1)."""
@@ -385,7 +401,8 @@ def _inputs(predicate: Any, mode: CmpMode, dtype: DType, check: Check, tile_form
         def scalar_of(src1: Any) -> Any:
             return src1.storage[0]
     else:
-        kind, low, high = weak_range(dtype) if predicate is OPS[mode] else (float, 1.0, 0.0)
+        weak = predicate is OPS[mode] or getattr(predicate, "weak", False)
+        kind, low, high = weak_range(dtype) if weak else (float, 1.0, 0.0)
 
         def scalar_of(src1: Any) -> Any:
             if type(src1) is kind and low <= src1 <= high:
@@ -454,14 +471,41 @@ def _predicate_of(config: Config, mode: CmpMode, dtype: DType, size: int | None 
     pair of halves), and cheaper there than the conversion; larger ones take `compare`'s integer keys."""
     rules = config.profile.tcmps
     if rules.int32_eq_only and dtype is DType.I32 and mode not in (CmpMode.EQ, CmpMode.NE) \
-            or dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half") \
-            or mode in (CmpMode.EQ, CmpMode.NE) and dtype.is_float and config.erratum("tcmps_eq_tolerance"):
+            or dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half"):
         return partial(_predicate, config, mode=mode, dtype=dtype)
     if dtype is DType.F16 and size is not None and size <= _HALF_NATIVE:
-        return OPS[mode]
-    if dtype in VIA_FLOAT32 or dtype in INF_BITS_16:
-        return partial(compare, mode=mode, dtype=dtype)
-    return OPS[mode]
+        exact = OPS[mode]
+    elif dtype in VIA_FLOAT32 or dtype in INF_BITS_16:
+        exact = partial(compare, mode=mode, dtype=dtype)
+    else:
+        exact = OPS[mode]
+    if mode in (CmpMode.EQ, CmpMode.NE) and dtype.is_float and config.erratum("tcmps_eq_tolerance"):
+        return _tolerant_predicate(config, mode, dtype, exact)
+    return exact
+
+
+def _tolerant_predicate(config: Config, mode: CmpMode, dtype: DType, exact: Any) -> Any:
+    """cpu `tcmps_eq_tolerance` decided per scalar: `exact` where `_tolerance_moot` says the tolerance changes no
+    bit for this scalar (no per-element work, nothing to announce), else `_predicate` (which announces). Takes
+    Python floats as `_inputs` hands them over (`weak`), converting them as `to_element` would where needed."""
+    if dtype is DType.F16 and mode is CmpMode.NE:
+        return exact  # moot for every scalar
+    general = partial(_predicate, config, mode=mode, dtype=dtype)
+    if dtype is not DType.F16 and dtype not in _SPACED:
+        return general
+    to_type, raw_ok = dtype.np.type, isinstance(exact, np.ufunc)
+
+    def predicate(values: np.ndarray, scalar: Any) -> np.ndarray:
+        if type(scalar) is float:  # a weak Python float: its value rounds to the type without overflow
+            if raw_ok and _tolerance_moot(scalar, mode, dtype):
+                return exact(values, scalar)
+            scalar = to_type(scalar)
+        if _tolerance_moot(scalar, mode, dtype):
+            return exact(values, scalar)
+        return general(values, scalar)
+
+    predicate.weak = True  # type: ignore[attr-defined]
+    return predicate
 
 
 def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check,

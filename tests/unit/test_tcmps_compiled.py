@@ -326,3 +326,36 @@ def test_cpu_tolerance_decided_per_scalar_matches_the_general_path(mode, dtype, 
     assert any(run is not None for run in impl._COMPILED.values())
     general = outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, other)
     assert compiled == general
+
+
+# --- a5 chunk tail --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dst_dtype", [np.uint8, np.int8, np.uint32, np.int32])
+@pytest.mark.parametrize("src_dtype,cols,vc", [(np.float32, 16, 16), (np.float32, 64, 40), (np.float16, 128, 100),
+                                               (np.int32, 8, 3), (np.uint8, 64, 64)])
+@pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.NE])
+def test_a5_chunk_tail_matches_the_general_path(dst_dtype, src_dtype, cols, vc, mode):
+    """a5 writes each row's predicate bytes, then zeros to the end of its 128-element chunk (256 for 8-bit
+    sources), announced when a zeroed byte held something: compiled for byte and word dst (the rows seen as
+    bytes), against the general path with dst's chunk tails zero, random, or nonzero in their first or last byte
+    only; warnings recorded and as errors."""
+    rows, vr = 4, 3
+    per_element = 8 * np.dtype(dst_dtype).itemsize
+    dst_cols = 256 // per_element if np.dtype(dst_dtype).itemsize == 1 else 16
+    src = tile(Tile[TileType.Vec, src_dtype, rows, cols, BLayout.RowMajor, vr, vc], values(src_dtype, rows * cols))
+    dst_spec = Tile[TileType.Vec, dst_dtype, rows, dst_cols, BLayout.RowMajor, vr, -(-vc // per_element)]
+    pitch = dst_cols * np.dtype(dst_dtype).itemsize
+    chunk_bytes = (256 if np.dtype(src_dtype).itemsize == 1 else 128) // 8
+    zero_tail = RNG.integers(0, 256, (rows, pitch), dtype=np.uint8)
+    zero_tail[:vr, -(-vc // 8):chunk_bytes] = 0
+    first, last = zero_tail.copy(), zero_tail.copy()
+    first[0, -(-vc // 8)] = 1
+    last[vr - 1, chunk_bytes - 1] = 0x80
+    config = resolve("a5")
+    for state in (zero_tail, RNG.integers(0, 256, (rows, pitch), dtype=np.uint8), first, last):
+        before = state.reshape(-1).view(dst_dtype)
+        for filter_ in ("always", "error"):
+            impl._COMPILED.clear()
+            compiled = _tail_outcome(lambda d: ptoisa.TCMPS(d, src, 0, mode, target="a5"), dst_spec, before, filter_)
+            assert any(run is not None and "_a5_chunk_plan" in run.__qualname__ for run in impl._COMPILED.values())
+            assert compiled == _tail_outcome(lambda d: impl._general(config, d, src, 0, mode), dst_spec, before,
+                                             filter_)

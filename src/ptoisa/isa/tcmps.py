@@ -441,12 +441,13 @@ def _a5_chunk_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMo
         return None
     predicate = _predicate_of(config, mode, sspec.dtype, vr * vc)
     scalar_of, values_of, pack = _inputs(predicate, mode, sspec.dtype, check, tile_form, sspec, svalid)
+    rows_of, count_nonzero = _byte_rows(dspec, vr), np.count_nonzero
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
         packed = pack(predicate(values_of(src0), scalar_of(src1)))
-        now = dst.storage.view(np.uint8).reshape(rows, pitch)[:vr]
+        now = rows_of(dst)
         tail = now[:, row_bytes:chunk_bytes]
-        if tail.any():
+        if count_nonzero(tail):
             announce_erratum(config, INSTR, "tcmps_chunk_tail")
             tail.fill(0)
         now[:, :row_bytes] = packed

@@ -246,10 +246,11 @@ def test_a2a3_repeat_tail_decision_matches_the_general_path(shape, dtype, mode):
     """The compiled repeat tail tests only the bytes where the target can differ from the contract (the lane bits
     past validCol in the last valid byte, the later lane bytes against dst's, and under NE the inverted rest of
     the rows, decided from the shapes). Against the general path (both results written out and compared): dst
-    pitches 32 and 64 bytes; dst valid widths from the packed bytes to the whole pitch (the warning's text says
-    whether a changed byte lies in dst's valid region); dst holding random bytes, the target's bytes already
-    (nothing changes but the NE rest), or those with one byte changed just past the valid bytes, at the last lane
-    byte or in the rest; warnings recorded, and as errors (refused before any byte moves)."""
+    pitches 32 and 64 bytes, uint8 and int8 dst; dst valid widths from the packed bytes to the whole pitch (the
+    warning's text says whether a changed byte lies in dst's valid region); dst holding random bytes, the
+    target's bytes already (nothing changes but the NE rest), or those with one byte changed just past the valid
+    bytes, at the last lane byte or in the rest; warnings recorded, and as errors (refused before any byte
+    moves)."""
     rows, cols, vr, vc = shape
     if cols * np.dtype(dtype).itemsize % 32:
         pytest.skip("not a legal a2a3 row-major tile")
@@ -258,15 +259,16 @@ def test_a2a3_repeat_tail_decision_matches_the_general_path(shape, dtype, mode):
     spec = Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, vr, vc]
     src, other_tile = tile(spec, values(dtype, spec.numel)), tile(spec, values(dtype, spec.numel))
     config = resolve("a2a3")
-    for pitch in (32, 64):
+    for pitch, dst_dtype in ((32, np.uint8), (64, np.uint8), (32, np.int8)):
         for width in sorted({valid_bytes, valid_bytes + 2, lane_bytes, pitch}):
             if width > pitch or not vr and width:
                 continue
-            dst_spec = Tile[TileType.Vec, np.uint8, rows, pitch, BLayout.RowMajor, vr, width]
+            dst_spec = Tile[TileType.Vec, dst_dtype, rows, pitch, BLayout.RowMajor, vr, width]
             start = RNG.integers(0, 256, dst_spec.numel, dtype=np.uint8)
             for other in (*TAIL_DTYPES[dtype], other_tile):
                 general = lambda d: impl._general(config, d, src, other, mode)  # noqa: E731
-                target = np.frombuffer(_tail_outcome(general, dst_spec, start, "ignore")[0], np.uint8)
+                target = np.frombuffer(_tail_outcome(general, dst_spec, start.view(dst_dtype), "ignore")[0],
+                                       np.uint8)
                 states = [start, target]
                 for at in (valid_bytes, lane_bytes - 1, lane_bytes, pitch - 1):
                     if 0 <= at < pitch and vr:
@@ -277,8 +279,9 @@ def test_a2a3_repeat_tail_decision_matches_the_general_path(shape, dtype, mode):
                 for state in states:
                     for filter_ in ("always", "error"):
                         compiled = _tail_outcome(lambda d: ptoisa.TCMPS(d, src, other, mode, target="a2a3"),
-                                                 dst_spec, state, filter_)
-                        assert compiled == _tail_outcome(general, dst_spec, state, filter_), (pitch, width)
+                                                 dst_spec, state.view(dst_dtype), filter_)
+                        assert compiled == _tail_outcome(general, dst_spec, state.view(dst_dtype), filter_), \
+                            (pitch, dst_dtype, width)
                 if vr and width and vc % per_repeat:
                     assert any(run is not None and "_lean_tail" in run.__qualname__
                                for run in impl._COMPILED.values())

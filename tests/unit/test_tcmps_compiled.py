@@ -147,7 +147,9 @@ def test_compiled_tcmps_converts_scalars_as_the_general_path(target, dtype, scal
 
 
 INT32_EQ_DATA = {"mixed": np.arange(-8, 56) % 7 - 3, "all_low": np.full(64, -5), "all_high": np.full(64, 9),
-                 "all_equal": np.full(64, 2)}
+                 "all_equal": np.full(64, 2),
+                 # one element apart from the rest (the requested mode differs from EQ in one element only)
+                 "one_low": np.where(np.arange(256) == 1, -5, 9), "one_high": np.where(np.arange(256) == 1, 9, -5)}
 
 
 @pytest.mark.parametrize("mode", [CmpMode.LT, CmpMode.LE, CmpMode.GT, CmpMode.GE])

@@ -470,9 +470,9 @@ def _predicate_of(config: Config, mode: CmpMode, dtype: DType, size: int | None 
     can change a bit. Half sources of at most `_HALF_NATIVE` elements (`size`: the most one call compares) are
     compared in half: NumPy's half comparisons are exact (the same bits as through float32, every mode, every
     pair of halves), and cheaper there than the conversion; larger ones take `compare`'s integer keys."""
-    rules = config.profile.tcmps
-    if rules.int32_eq_only and dtype is DType.I32 and mode not in (CmpMode.EQ, CmpMode.NE) \
-            or dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half"):
+    if _int32_as_eq(config, mode, dtype):
+        return _int32_eq_predicate(config, mode)
+    if dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half"):
         return partial(_predicate, config, mode=mode, dtype=dtype)
     if dtype is DType.F16 and size is not None and size <= _HALF_NATIVE:
         exact = OPS[mode]
@@ -483,6 +483,23 @@ def _predicate_of(config: Config, mode: CmpMode, dtype: DType, size: int | None 
     if mode in (CmpMode.EQ, CmpMode.NE) and dtype.is_float and config.erratum("tcmps_eq_tolerance"):
         return _tolerant_predicate(config, mode, dtype, exact)
     return exact
+
+
+def _int32_eq_predicate(config: Config, mode: CmpMode) -> Any:
+    """a2a3 int32 LT/LE/GT/GE, run as EQ: the fallback announced (before any byte is written) when the requested
+    mode's bits differ from EQ's anywhere, as `_predicate` announces it; one test, `_DIFFERS_FROM_EQ`, instead
+    of both results and their comparison. Takes the Python ints `_inputs` hands over (`weak`): NumPy converts
+    them as `to_element` does."""
+    equal, differs, count_nonzero = OPS[CmpMode.EQ], _DIFFERS_FROM_EQ[mode], np.count_nonzero
+    message = f"int32 {mode.name} is executed as EQ on this target"
+
+    def predicate(values: np.ndarray, scalar: Any) -> np.ndarray:
+        if count_nonzero(differs(values, scalar)):
+            announce_fallback(config, INSTR, message)
+        return equal(values, scalar)
+
+    predicate.weak = True  # type: ignore[attr-defined]
+    return predicate
 
 
 def _tolerant_predicate(config: Config, mode: CmpMode, dtype: DType, exact: Any) -> Any:

@@ -364,3 +364,22 @@ def test_a5_chunk_tail_matches_the_general_path(dst_dtype, src_dtype, cols, vc, 
             assert any(run is not None and "_a5_chunk_plan" in run.__qualname__ for run in impl._COMPILED.values())
             assert compiled == _tail_outcome(lambda d: impl._general(config, d, src, 0, mode), dst_spec, before,
                                              filter_)
+
+
+# --- cpu stream over dst's valid shape ------------------------------------------------------------------------
+@pytest.mark.parametrize("dst_dtype", [np.uint8, np.int32])
+@pytest.mark.parametrize("layout", [BLayout.RowMajor, BLayout.ColMajor])
+@pytest.mark.parametrize("dst_valid_cols", [8, 12, 16, 24, 32])
+@pytest.mark.parametrize("src_dtype,cols", [(np.float32, 64), (np.float16, 64), (np.uint8, 32)])
+def test_cpu_stream_reflow_matches_the_general_path(dst_dtype, layout, dst_valid_cols, src_dtype, cols):
+    """The cpu byte stream (Cols / 8 bytes per src row) laid row-major over dst's valid shape: in whole rows of
+    it (the stream reshaped once) or with a part row, dst zeroed first unless the stream covers it; row- and
+    col-major dst, one byte value per element of a wide dst; compiled, against the general path."""
+    src = tile(Tile[TileType.Vec, src_dtype, 4, cols], values(src_dtype, 4 * cols))
+    rows = 4 if layout is BLayout.RowMajor else 32 // np.dtype(dst_dtype).itemsize  # col-major: 32-byte columns
+    dst = tile(Tile[TileType.Vec, dst_dtype, rows, 32, layout, 4, dst_valid_cols])
+    config = resolve("cpu")
+    impl._COMPILED.clear()
+    compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, CmpMode.GT, target="cpu"), dst, src, 0)
+    assert any(run is not None for run in impl._COMPILED.values())
+    assert compiled == outcome(lambda d, s, o: impl._general(config, d, s, o, CmpMode.GT), dst, src, 0)

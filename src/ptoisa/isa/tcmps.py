@@ -357,13 +357,19 @@ def _plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check
         full, rest = divmod(count, dvc)
         fill = count != dspec.numel
 
-        def land(dst: Tile, packed: np.ndarray) -> None:
-            stream = packed.reshape(-1)
-            if fill:
-                dst.storage.fill(0)
-            dst.view[:full, :dvc] = stream[:full * dvc].reshape(full, dvc)
-            if rest:
-                dst.view[full, :rest] = stream[full * dvc:count]
+        if count == vr * vc // 8 and not rest:  # the whole stream, in whole rows of dst's valid shape
+            def land(dst: Tile, packed: np.ndarray) -> None:
+                if fill:
+                    dst.storage.fill(0)
+                dst.view[:full, :dvc] = packed.reshape(full, dvc)
+        else:
+            def land(dst: Tile, packed: np.ndarray) -> None:
+                stream = packed.reshape(-1)
+                if fill:
+                    dst.storage.fill(0)
+                dst.view[:full, :dvc] = stream[:full * dvc].reshape(full, dvc)
+                if rest:
+                    dst.view[full, :rest] = stream[full * dvc:count]
     else:
         pitch = dspec.cols * dspec.dtype.itemsize
         if packing == "a5_rows" and config.erratum("tcmps_chunk_tail") \

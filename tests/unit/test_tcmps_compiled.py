@@ -226,7 +226,10 @@ def test_compiled_half_compare_over_every_half(target, mode, scalar):
 # repeats stay inside the storage (vr < rows) or run past it, no valid column at all.
 TAIL_SHAPES = [(4, 16, 4, 16), (4, 16, 4, 13), (4, 64, 4, 40), (3, 96, 3, 70), (8, 16, 2, 16), (8, 16, 3, 5),
                (2, 128, 2, 100), (1, 128, 1, 127), (2, 16, 2, 0)]
-TAIL_DTYPES = {np.float32: (1.0, 0.0), np.float16: (1.0, -0.0), np.int32: (1, 0)}
+# 16-bit integers are compared as half bit patterns: int16 -1 is a NaN, 0x7C00 +inf; uint16 0xFC00 is -inf.
+TAIL_DTYPES = {np.float32: (1.0, 0.0), np.float16: (1.0, -0.0), np.int32: (1, 0), np.int16: (-1, 0x7C00),
+               np.uint16: (1, 0xFC00)}
+HALF_EDGES = np.array([0x7C00, 0x7C01, 0x7E00, 0x7BFF, 0xFC00, 0xFC01, 0x8000, 0, 1, 0xFFFF], np.uint16)
 
 
 def _tail_outcome(fn, dst_spec, before, filter_):
@@ -252,16 +255,22 @@ def test_a2a3_repeat_tail_decision_matches_the_general_path(shape, dtype, mode):
     warning's text says whether a changed byte lies in dst's valid region); dst holding random bytes, the
     target's bytes already (nothing changes but the NE rest), or those with one byte changed just past the valid
     bytes, at the last lane byte or in the rest; warnings recorded, and as errors (refused before any byte
-    moves)."""
+    moves). int32 LT/LE/GT/GE (run as EQ) and int16/uint16 (compared as half patterns) announce their fallback
+    or erratum first, over the valid region."""
     rows, cols, vr, vc = shape
     if cols * np.dtype(dtype).itemsize % 32:
         pytest.skip("not a legal a2a3 row-major tile")
     per_repeat = 256 // np.dtype(dtype).itemsize
     lane_bytes, valid_bytes = -(-vc // per_repeat) * per_repeat // 8, -(-vc // 8)
     spec = Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, vr, vc]
-    src, other_tile = tile(spec, values(dtype, spec.numel)), tile(spec, values(dtype, spec.numel))
+    sources = [tile(spec, values(dtype, spec.numel))]
+    if np.dtype(dtype).itemsize == 2 and np.dtype(dtype).kind in "iu":  # also patterns that order as integers
+        sources.append(tile(spec, RNG.integers(0, 3, spec.numel).astype(dtype)))
+        sources.append(tile(spec, RNG.choice(HALF_EDGES, spec.numel).view(dtype)))  # infinities, NaNs, zeros
+    other_tile = tile(spec, values(dtype, spec.numel))
     config = resolve("a2a3")
-    for pitch, dst_dtype in ((32, np.uint8), (64, np.uint8), (32, np.int8)):
+    dsts = [(32, np.uint8), (64, np.uint8), (32, np.int8)]
+    for src, (pitch, dst_dtype) in [(sources[0], d) for d in dsts] + [(s, dsts[0]) for s in sources[1:]]:
         for width in sorted({valid_bytes, valid_bytes + 2, lane_bytes, pitch}):
             if width > pitch or not vr and width:
                 continue
@@ -278,8 +287,8 @@ def test_a2a3_repeat_tail_decision_matches_the_general_path(shape, dtype, mode):
                         state[(vr - 1) * pitch + at] ^= 0x10
                         states.append(state)
                 impl._COMPILED.clear()
-                for state in states:
-                    for filter_ in ("always", "error"):
+                for n, state in enumerate(states):
+                    for filter_ in ("always", "error") if n < 3 else ("always",):
                         compiled = _tail_outcome(lambda d: ptoisa.TCMPS(d, src, other, mode, target="a2a3"),
                                                  dst_spec, state.view(dst_dtype), filter_)
                         assert compiled == _tail_outcome(general, dst_spec, state.view(dst_dtype), filter_), \
@@ -383,3 +392,25 @@ def test_cpu_stream_reflow_matches_the_general_path(dst_dtype, layout, dst_valid
     compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, CmpMode.GT, target="cpu"), dst, src, 0)
     assert any(run is not None for run in impl._COMPILED.values())
     assert compiled == outcome(lambda d, s, o: impl._general(config, d, s, o, CmpMode.GT), dst, src, 0)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint16])
+@pytest.mark.parametrize("mode", list(CmpMode))
+@pytest.mark.parametrize("pattern", [0x7C00, 0xFC00, 0x7E00, 0x7C01, 0x0000, 0x8000, 0x0001, 0x8001, 0x3C00, 0xFFFF])
+def test_a2a3_int16_as_half_tail_over_every_pattern(dtype, mode, pattern):
+    """a2a3 int16/uint16 with a repeat tail (64x128, 100 valid columns: the lanes read the whole storage) are
+    compared as half bit patterns in NumPy's half: all 65536 patterns (eight tiles) against scalars at the
+    infinities, NaNs, zeros and subnormals give the general path's bytes and warnings (the erratum over the
+    valid region, the repeat tail)."""
+    spec = Tile[TileType.Vec, dtype, 64, 128, BLayout.RowMajor, 64, 100]
+    dst_spec = Tile[TileType.Vec, np.uint8, 64, 32, BLayout.RowMajor, 64, 16]
+    scalar = int(np.array(pattern, np.uint16).view(dtype))
+    config = resolve("a2a3")
+    patterns = np.arange(65536, dtype=np.uint16)
+    impl._COMPILED.clear()
+    for part in range(8):
+        src = tile(spec, patterns[part * 8192:(part + 1) * 8192].view(dtype))
+        dst = tile(dst_spec)
+        compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, mode, target="a2a3"), dst, src, scalar)
+        assert compiled == outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, scalar)
+    assert any(run is not None and "_lean_tail" in run.__qualname__ for run in impl._COMPILED.values())

@@ -543,33 +543,33 @@ def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpM
     inside = lanes < sspec.numel
     lanes = np.minimum(lanes, sspec.numel - 1)
     hw_mode = CmpMode.EQ if mode is CmpMode.NE else mode
-    rows, pitch = dspec.rows, dspec.cols
-    valid = np.zeros((rows, pitch * dspec.dtype.itemsize), dtype=bool)
-    valid[:dvalid[0], :dvalid[1] * dspec.dtype.itemsize] = True
 
-    if _int32_as_eq(config, mode, dtype):
+    if _int32_as_eq(config, mode, dtype):  # compared as EQ; the fallback announced over the valid region
+        fallback = partial(announce_fallback, config, INSTR, f"int32 {mode.name} is executed as EQ on this target")
         return _lean_tail(config, dspec, sspec, mode, check, tile_form, OPS[CmpMode.EQ], lanes, inside, dvalid,
-                          svalid, _DIFFERS_FROM_EQ[mode])
+                          svalid, CmpMode.EQ, (_DIFFERS_FROM_EQ[mode], fallback))
+    if dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half"):
+        # Compared as half bit patterns, lanes and valid region alike; the erratum announced over the valid
+        # region, where the requested mode's bits as patterns differ from its bits as integers.
+        inf_bits, exact = INF_BITS_16[DType.F16], OPS[mode]
+        if max(sspec.numel, lanes.size) <= _HALF_NATIVE:  # NumPy's half compare: exact, cheaper when small
+            def as_half(values: np.ndarray, scalar: Any, compared: CmpMode = hw_mode) -> np.ndarray:
+                return OPS[compared](values.view(np.float16), np.asarray(scalar).view(np.float16))
+        else:
+            def as_half(values: np.ndarray, scalar: Any, compared: CmpMode = hw_mode) -> np.ndarray:
+                return compare_bits16(values.view(np.uint16), np.asarray(scalar).view(np.uint16), compared,
+                                      inf_bits)
+
+        def differs(values: np.ndarray, scalar: Any) -> np.ndarray:
+            return exact(values, scalar) != as_half(values, scalar, mode)
+
+        erratum = partial(announce_erratum, config, INSTR, "tcmps_int16_as_half")
+        return _lean_tail(config, dspec, sspec, mode, check, tile_form, as_half, lanes, inside, dvalid, svalid,
+                          hw_mode, (differs, erratum))
     plain = _predicate_of(config, hw_mode, dtype, max(sspec.numel, lanes.size))
-    if not isinstance(plain, partial) or plain.func is not _predicate:
-        return _lean_tail(config, dspec, sspec, mode, check, tile_form, plain, lanes, inside, dvalid, svalid)
-
-    def run(dst: Tile, src0: Tile, src1: Any) -> None:
-        scalar = src1.storage[0] if tile_form else to_element(src1, dtype, check, "scalar")
-        packed = np.packbits(_predicate(config, region(src0, vr, vc), scalar, mode, dtype), axis=1,
-                             bitorder="little")
-        dst_bytes = dst.storage.view(np.uint8)
-        contract = dst_bytes.copy()
-        contract.reshape(rows, pitch)[:vr, :packed.shape[1]] = packed
-        lane_bits = _predicate(config, src0.storage[lanes], scalar, hw_mode, dtype, [])
-        lane_bits &= inside
-        target = dst_bytes.copy()
-        target.reshape(rows, pitch)[:vr, :width // 8] = np.packbits(lane_bits, axis=1, bitorder="little")
-        if mode is CmpMode.NE:
-            np.invert(target[:vr * pitch], out=target[:vr * pitch])
-        commit_variant(config, INSTR, "tcmps_repeat_tail", dst_bytes, contract, target, valid)
-
-    return run
+    if not isinstance(plain, np.ufunc) and not (isinstance(plain, partial) and plain.func is compare):
+        return None  # a comparison that may announce: the general path
+    return _lean_tail(config, dspec, sspec, mode, check, tile_form, plain, lanes, inside, dvalid, svalid, hw_mode)
 
 
 def _lane_bits(predicate: Any, sspec: TileSpec, lanes: np.ndarray, inside: np.ndarray) -> Any:
@@ -636,7 +636,7 @@ def _as_int(mask: np.ndarray) -> int:
 
 def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check, tile_form: bool,
                predicate: Any, lanes: np.ndarray, inside: np.ndarray, dvalid: tuple[int, int],
-               svalid: tuple[int, int], differs: Any = None) -> Any:
+               svalid: tuple[int, int], compared: CmpMode, first: tuple[Any, Any] = (None, None)) -> Any:
     """The repeat tail where no fallback can change a bit: one comparison over the repeats' lanes gives both
     results, since the lanes' first validCol bits are the contract's (NE: their complement, the hardware comparing
     EQ): the contract keeps those bits of each row's first ceil(validCol / 8) bytes and the rest of dst's bytes;
@@ -648,9 +648,11 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
     on the shapes and is decided here; (a) and (b) are one test on the lanes' bytes and dst's, as Python ints
     under masks made here (which bits to test; which of them lie in dst's valid region, for the warning's text).
 
-    With `differs` (a2a3 int32 LT/LE/GT/GE, compared as EQ: `predicate` is EQ), the fallback is announced first,
-    as `_predicate` announces it, when the requested mode's bits differ from EQ's over src0's valid region:
-    `differs(values, scalar)` is true exactly where they differ (LT: v <= s, LE: v < s, GT: v >= s, GE: v > s)."""
+    `predicate` compares as `compared` (EQ under NE: the hardware compares EQ, then inverts). With `first` =
+    (differs, announce), a fallback or erratum that changes the valid region's bits is announced before anything
+    else, as `_predicate` announces it: where `differs(values, scalar)` holds anywhere in src0's valid region
+    (a2a3 int32 LT/LE/GT/GE run as EQ: where the requested mode's bits differ from EQ's; int16/uint16 compared
+    as half bit patterns: where those bits differ from the integers')."""
     vr, vc = svalid
     pitch = dspec.cols * dspec.dtype.itemsize
     lane_bytes, valid_bytes = lanes.shape[1] // 8, -(-vc // 8)
@@ -667,18 +669,18 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
     in_valid[:, dst_valid_bytes:] = 0
     tail_mask, tested_mask, in_valid_mask = _as_int(tail), _as_int(tested), _as_int(in_valid)
     detail = "only bytes outside the valid region differ: the valid region is the contract's"
-    from_bytes, count_nonzero, invert = int.from_bytes, np.count_nonzero, np.invert
+    from_bytes, invert = int.from_bytes, np.invert
 
     lane_bits = _lane_bits(predicate, sspec, lanes, inside)
     rows_of = _byte_rows(dspec, vr)
-    hw_mode = CmpMode.EQ if ne or differs is not None else mode  # the comparison `predicate` makes
-    scalar_of, values_of, _ = _inputs(predicate, hw_mode, sspec.dtype, check, tile_form, sspec, svalid)
-    message = f"int32 {mode.name} is executed as EQ on this target"
+    scalar_of, values_of, _ = _inputs(predicate, compared, sspec.dtype, check, tile_form, sspec, svalid)
+    differs, announce_first = first
+    count_nonzero = np.count_nonzero
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
         scalar = scalar_of(src1)
         if differs is not None and count_nonzero(differs(values_of(src0), scalar)):
-            announce_fallback(config, INSTR, message)
+            announce_first()
         packed = lane_bits(src0.storage, scalar)
         if ne:
             invert(packed, out=packed)  # the rows' bytes are inverted after the EQ compare

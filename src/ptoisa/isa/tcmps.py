@@ -441,7 +441,7 @@ def _a5_chunk_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMo
     general path) when the chunk does not fit dst's row pitch."""
     vr, vc = svalid
     chunk = 256 if sspec.dtype.itemsize == 1 else 128
-    rows, pitch = dspec.rows, dspec.cols * dspec.dtype.itemsize
+    pitch = dspec.cols * dspec.dtype.itemsize
     row_bytes, chunk_bytes = -(-vc // 8), -(-vc // chunk) * chunk // 8
     if chunk_bytes > pitch:
         return None
@@ -535,7 +535,9 @@ def _tolerant_predicate(config: Config, mode: CmpMode, dtype: DType, exact: Any)
 def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check,
                     tile_form: bool, dvalid: tuple[int, int], svalid: tuple[int, int]) -> Any:
     """`tcmps_repeat_tail` with its windows decided once: which storage element each repeat's lane reads, and
-    which lanes run past the storage (they read 0 bits), as `_a2a3_repeats` works them out per call."""
+    which lanes run past the storage (they read 0 bits), as `_a2a3_repeats` works them out per call; then
+    `_lean_tail` with the comparison the target makes (int32 LT/LE/GT/GE: EQ; int16/uint16: as half bit
+    patterns), or None (the general path) for a comparison that may announce by itself."""
     dtype, (vr, vc) = sspec.dtype, svalid
     per_repeat = 256 // dtype.itemsize
     width = -(-vc // per_repeat) * per_repeat
@@ -637,10 +639,10 @@ def _as_int(mask: np.ndarray) -> int:
 def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check, tile_form: bool,
                predicate: Any, lanes: np.ndarray, inside: np.ndarray, dvalid: tuple[int, int],
                svalid: tuple[int, int], compared: CmpMode, first: tuple[Any, Any] = (None, None)) -> Any:
-    """The repeat tail where no fallback can change a bit: one comparison over the repeats' lanes gives both
-    results, since the lanes' first validCol bits are the contract's (NE: their complement, the hardware comparing
-    EQ): the contract keeps those bits of each row's first ceil(validCol / 8) bytes and the rest of dst's bytes;
-    the target writes every lane's byte (NE: then inverts the validRow rows of dst).
+    """The repeat tail from one comparison over the repeats' lanes, which gives both results, since the lanes'
+    first validCol bits are the contract's (NE: their complement, the hardware comparing EQ): the contract keeps
+    those bits of each row's first ceil(validCol / 8) bytes and the rest of dst's bytes; the target writes every
+    lane's byte (NE: then inverts the validRow rows of dst).
 
     The target's bytes differ from the contract's only (a) in the lane bits past validCol of each row's last
     valid byte (the contract writes 0 there), (b) where a later lane byte differs from the byte dst holds, and

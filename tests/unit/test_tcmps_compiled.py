@@ -414,3 +414,29 @@ def test_a2a3_int16_as_half_tail_over_every_pattern(dtype, mode, pattern):
         compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, mode, target="a2a3"), dst, src, scalar)
         assert compiled == outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, scalar)
     assert any(run is not None and "_lean_tail" in run.__qualname__ for run in impl._COMPILED.values())
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5"])
+@pytest.mark.parametrize("col", [0, 32])
+@pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.NE])
+def test_tail_into_a_window_dst(target, col, mode):
+    """dst a window of a wider tile (its storage a strided view of the parent's rows): the repeat tail (a2a3)
+    and the chunk tail (a5) read and write the window's rows as the general path does, the parent's other
+    columns untouched."""
+    from ptoisa.tile.tile import window
+
+    src = tile(Tile[TileType.Vec, np.float32, 4, 16, BLayout.RowMajor, 4, 12], values(np.float32, 64))
+    config = resolve(target)
+    results = []
+    for fn in (lambda d: ptoisa.TCMPS(d, src, 1.0, mode, target=target),
+               lambda d: impl._general(config, d, src, 1.0, mode)):
+        parent = tile(Tile[TileType.Vec, np.uint8, 4, 64], np.arange(256, dtype=np.uint8))
+        dst = window(parent, Tile[TileType.Vec, np.uint8, 4, 32, BLayout.RowMajor, 4, 2], 0, col)
+        assert dst.storage.ndim == 2
+        impl._COMPILED.clear()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn(dst)
+            fn(dst)
+        results.append((parent.tobytes(), sorted(str(w.message) for w in caught)))
+    assert results[0] == results[1]

@@ -621,8 +621,12 @@ def _byte_rows(dspec: TileSpec, rows: int) -> Any:
     """rows_of(dst): dst's first `rows` rows as (rows, pitch) bytes; the tile's own (rows, cols) view where dst
     is plain uint8, else its storage seen as bytes."""
     if dspec.np_dtype == np.uint8 and not dspec.is_boxed and dspec.is_row_major:
-        def rows_of(dst: Tile) -> np.ndarray:
-            return dst.view[:rows]
+        if rows == dspec.rows:
+            def rows_of(dst: Tile) -> np.ndarray:
+                return dst.view
+        else:
+            def rows_of(dst: Tile) -> np.ndarray:
+                return dst.view[:rows]
     else:
         shape = (dspec.rows, dspec.cols * dspec.dtype.itemsize)
 
@@ -687,15 +691,16 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
         if ne:
             invert(packed, out=packed)  # the rows' bytes are inverted after the EQ compare
         now = rows_of(dst)
+        held = now[:, :lane_bytes]
         changed = 0
         if tested_mask:
             lanes_now = from_bytes(packed.tobytes(), "little")
-            dst_now = from_bytes(now[:, :lane_bytes].tobytes(), "little")
+            dst_now = from_bytes(held.tobytes(), "little")
             changed = (lanes_now ^ (dst_now & tail_mask)) & tested_mask
         if changed or rest:
             announce_erratum(config, INSTR, "tcmps_repeat_tail",
                              "" if rest_in_valid or changed & in_valid_mask else detail)
-        now[:, :lane_bytes] = packed
+        held[...] = packed
         if rest:
             invert(now[:, lane_bytes:], out=now[:, lane_bytes:])
 

@@ -321,7 +321,8 @@ def test_cpu_tolerance_decided_per_scalar_matches_the_general_path(mode, dtype, 
     """cpu EQ/NE (the simulator's 1e-9 tolerance) compiled: the exact comparison where the tolerance cannot change
     a bit for the scalar (half: not inf under EQ; float32 from 2**-5, bfloat16 from 2**-21 in magnitude), the
     tolerant one with its warning elsewhere. Python floats on both sides of the bounds (0.031249999 rounds up to
-    2**-5 in float32), typed scalars (the float32 just below 2**-5), tile form; values next to the scalar."""
+    2**-5 in float32), typed scalars (the float32 just below 2**-5), tile form; values next to the scalar;
+    warnings recorded and as errors."""
     if scalar == "below":
         scalar = np.nextafter(np.float32(2.0 ** -5), np.float32(0)).astype(dtype)
     elif scalar == "typed":
@@ -340,6 +341,10 @@ def test_cpu_tolerance_decided_per_scalar_matches_the_general_path(mode, dtype, 
     assert any(run is not None for run in impl._COMPILED.values())
     general = outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, other)
     assert compiled == general
+    as_errors = [_tail_outcome(fn, dst.spec, dst.storage, "error")  # refused before any byte moves
+                 for fn in (lambda d: ptoisa.TCMPS(d, src, other, mode, target="cpu"),
+                            lambda d: impl._general(config, d, src, other, mode))]
+    assert as_errors[0] == as_errors[1]
 
 
 # --- a5 chunk tail --------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import warnings
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -146,7 +147,9 @@ def test_compiled_tcmps_converts_scalars_as_the_general_path(target, dtype, scal
 
 
 INT32_EQ_DATA = {"mixed": np.arange(-8, 56) % 7 - 3, "all_low": np.full(64, -5), "all_high": np.full(64, 9),
-                 "all_equal": np.full(64, 2)}
+                 "all_equal": np.full(64, 2),
+                 # one element apart from the rest (the requested mode differs from EQ in one element only)
+                 "one_low": np.where(np.arange(256) == 1, -5, 9), "one_high": np.where(np.arange(256) == 1, 9, -5)}
 
 
 @pytest.mark.parametrize("mode", [CmpMode.LT, CmpMode.LE, CmpMode.GT, CmpMode.GE])
@@ -191,13 +194,13 @@ HALF_SCALARS = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1.0, -2.5,
                 70000.0, "tile_min_sub", "tile_nan"]
 
 
-@pytest.mark.parametrize("target,mode", [("cpu", m) for m in (CmpMode.LT, CmpMode.LE, CmpMode.GT, CmpMode.GE)]
-                         + [("a5", m) for m in CmpMode] + [("a2a3", m) for m in CmpMode])
+@pytest.mark.parametrize("target,mode", [(t, m) for t in ("cpu", "a5", "a2a3") for m in CmpMode])
 @pytest.mark.parametrize("scalar", HALF_SCALARS)
 def test_compiled_half_compare_over_every_half(target, mode, scalar):
     """Half sources up to 8192 elements are compared in half (no float32 conversion): every one of the 65536
     half patterns (eight 64x128 tiles) against special and ordinary scalars gives the general path's bytes and
-    warnings."""
+    warnings. cpu EQ/NE (the 1e-9 tolerance): NE is the exact compare for every scalar, EQ for every scalar but
+    an infinity (which the tolerant path takes, with its warning)."""
     spec = Tile[TileType.Vec, np.float16, 64, 128]
     dst_spec = Tile[TileType.Vec, np.uint8, 64, 32, BLayout.RowMajor, 64, 16]
     config = resolve(target)
@@ -214,5 +217,231 @@ def test_compiled_half_compare_over_every_half(target, mode, scalar):
         compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, mode, target=target), dst, src, other)
         general = outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, other)
         assert compiled == general
-    if target != "cpu" or mode not in (CmpMode.EQ, CmpMode.NE):
+    if target != "cpu" or mode is not CmpMode.EQ:
         assert impl._predicate_of(config, mode, impl.DType.F16, spec.numel) is impl.OPS[mode]
+
+
+# --- a2a3 repeat tail: the erratum's warning decided on the tail bytes alone ---------------------------------
+# rows, cols, vr, vc: lanes past validCol with and without a part byte (vc % 8), several repeats, rows whose
+# repeats stay inside the storage (vr < rows) or run past it, no valid column at all.
+TAIL_SHAPES = [(4, 16, 4, 16), (4, 16, 4, 13), (4, 64, 4, 40), (3, 96, 3, 70), (8, 16, 2, 16), (8, 16, 3, 5),
+               (2, 128, 2, 100), (1, 128, 1, 127), (2, 16, 2, 0)]
+# 16-bit integers are compared as half bit patterns: int16 -1 is a NaN, 0x7C00 +inf; uint16 0xFC00 is -inf.
+TAIL_DTYPES = {np.float32: (1.0, 0.0), np.float16: (1.0, -0.0), np.int32: (1, 0), np.int16: (-1, 0x7C00),
+               np.uint16: (1, 0xFC00)}
+HALF_EDGES = np.array([0x7C00, 0x7C01, 0x7E00, 0x7BFF, 0xFC00, 0xFC01, 0x8000, 0, 1, 0xFFFF], np.uint16)
+
+
+def _tail_outcome(fn, dst_spec, before, filter_):
+    d = dst_spec()
+    d.storage[...] = before
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter(filter_)
+        try:
+            fn(d)
+        except (ptoisa.PtoError, Warning) as exc:
+            return type(exc).__name__, str(exc), d.tobytes()
+    return d.tobytes(), [str(w.message) for w in caught]
+
+
+@pytest.mark.parametrize("mode", list(CmpMode))
+@pytest.mark.parametrize("dtype", list(TAIL_DTYPES))
+@pytest.mark.parametrize("shape", TAIL_SHAPES)
+def test_a2a3_repeat_tail_decision_matches_the_general_path(shape, dtype, mode):
+    """The compiled repeat tail tests only the bytes where the target can differ from the contract (the lane bits
+    past validCol in the last valid byte, the later lane bytes against dst's, and under NE the inverted rest of
+    the rows, decided from the shapes). Against the general path (both results written out and compared): dst
+    pitches 32 and 64 bytes, uint8 and int8 dst; dst valid widths from the packed bytes to the whole pitch (the
+    warning's text says whether a changed byte lies in dst's valid region); dst holding random bytes, the
+    target's bytes already (nothing changes but the NE rest), or those with one byte changed just past the valid
+    bytes, at the last lane byte or in the rest; warnings recorded, and as errors (refused before any byte
+    moves). int32 LT/LE/GT/GE (run as EQ) and int16/uint16 (compared as half patterns) announce their fallback
+    or erratum first, over the valid region."""
+    rows, cols, vr, vc = shape
+    if cols * np.dtype(dtype).itemsize % 32:
+        pytest.skip("not a legal a2a3 row-major tile")
+    per_repeat = 256 // np.dtype(dtype).itemsize
+    lane_bytes, valid_bytes = -(-vc // per_repeat) * per_repeat // 8, -(-vc // 8)
+    spec = Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, vr, vc]
+    sources = [tile(spec, values(dtype, spec.numel))]
+    if np.dtype(dtype).itemsize == 2 and np.dtype(dtype).kind in "iu":  # also patterns that order as integers
+        sources.append(tile(spec, RNG.integers(0, 3, spec.numel).astype(dtype)))
+        sources.append(tile(spec, RNG.choice(HALF_EDGES, spec.numel).view(dtype)))  # infinities, NaNs, zeros
+    other_tile = tile(spec, values(dtype, spec.numel))
+    config = resolve("a2a3")
+    dsts = [(32, np.uint8), (64, np.uint8), (32, np.int8)]
+    for src, (pitch, dst_dtype) in [(sources[0], d) for d in dsts] + [(s, dsts[0]) for s in sources[1:]]:
+        for width in sorted({valid_bytes, valid_bytes + 2, lane_bytes, pitch}):
+            if width > pitch or not vr and width:
+                continue
+            dst_spec = Tile[TileType.Vec, dst_dtype, rows, pitch, BLayout.RowMajor, vr, width]
+            start = RNG.integers(0, 256, dst_spec.numel, dtype=np.uint8)
+            for other in (*TAIL_DTYPES[dtype], other_tile):
+                general = lambda d: impl._general(config, d, src, other, mode)  # noqa: E731
+                target = np.frombuffer(_tail_outcome(general, dst_spec, start.view(dst_dtype), "ignore")[0],
+                                       np.uint8)
+                states = [start, target]
+                for at in (valid_bytes, lane_bytes - 1, lane_bytes, pitch - 1):
+                    if 0 <= at < pitch and vr:
+                        state = target.copy()
+                        state[(vr - 1) * pitch + at] ^= 0x10
+                        states.append(state)
+                impl._COMPILED.clear()
+                for n, state in enumerate(states):
+                    for filter_ in ("always", "error") if n < 3 else ("always",):
+                        compiled = _tail_outcome(lambda d: ptoisa.TCMPS(d, src, other, mode, target="a2a3"),
+                                                 dst_spec, state.view(dst_dtype), filter_)
+                        assert compiled == _tail_outcome(general, dst_spec, state.view(dst_dtype), filter_), \
+                            (pitch, dst_dtype, width)
+                if vr and width and vc % per_repeat:
+                    assert any(run is not None and "_lean_tail" in run.__qualname__
+                               for run in impl._COMPILED.values())
+
+
+# --- cpu EQ/NE tolerance, decided per scalar -----------------------------------------------------------------
+def _around(scalar, dtype):
+    """The scalar's value in `dtype` and its three neighbours on either side (bit patterns one apart: within
+    1e-9 of small scalars), and specials."""
+    bits = {2: np.uint16, 4: np.uint32}[np.dtype(dtype).itemsize]
+    pattern = int(np.array(scalar, dtype).view(bits))
+    near = (np.arange(pattern - 3, pattern + 4) % (1 << 8 * np.dtype(dtype).itemsize)).astype(bits).view(dtype)
+    specials = np.array([0.0, -0.0, 1e-10, -1e-10, 5e-10, 1.0, np.inf, -np.inf, np.nan], dtype)
+    return np.concatenate([near, specials])
+
+
+TOLERANCE_SCALARS = [0.03125, 0.031249999, 0.0312499, -0.03125, 2.0 ** -21, 2.0 ** -21 * 0.999, 1.0, 3e38, 0.0,
+                     -0.0, 1e-9, 1e-10, float("inf"), float("-inf"), float("nan"), "below", "typed"]
+
+
+@pytest.mark.parametrize("mode", [CmpMode.EQ, CmpMode.NE])
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16, np.float16])
+@pytest.mark.parametrize("scalar", TOLERANCE_SCALARS)
+@pytest.mark.parametrize("form", ["scalar", "tile"])
+def test_cpu_tolerance_decided_per_scalar_matches_the_general_path(mode, dtype, scalar, form):
+    """cpu EQ/NE (the simulator's 1e-9 tolerance) compiled: the exact comparison where the tolerance cannot change
+    a bit for the scalar (half: not inf under EQ; float32 from 2**-5, bfloat16 from 2**-21 in magnitude), the
+    tolerant one with its warning elsewhere. Python floats on both sides of the bounds (0.031249999 rounds up to
+    2**-5 in float32), typed scalars (the float32 just below 2**-5), tile form; values next to the scalar;
+    warnings recorded and as errors."""
+    if scalar == "below":
+        scalar = np.nextafter(np.float32(2.0 ** -5), np.float32(0)).astype(dtype)
+    elif scalar == "typed":
+        scalar = np.array(2.0 ** -5, dtype)[()]
+    elif dtype is np.float16 and 65504 < abs(scalar) < float("inf"):
+        pytest.skip("overflows half (to_element's warning for it is tested elsewhere)")
+    base = np.array(scalar, dtype)[()]
+    data = np.resize(_around(base, dtype), 4 * 64).astype(dtype)
+    spec = Tile[TileType.Vec, dtype, 4, 64]
+    src = tile(spec, data)
+    dst = tile(Tile[TileType.Vec, np.uint8, 4, 32, BLayout.RowMajor, 4, 8])
+    other = tile(spec, np.full(spec.numel, base, dtype)) if form == "tile" else scalar
+    config = resolve("cpu")
+    impl._COMPILED.clear()
+    compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, mode, target="cpu"), dst, src, other)
+    assert any(run is not None for run in impl._COMPILED.values())
+    general = outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, other)
+    assert compiled == general
+    as_errors = [_tail_outcome(fn, dst.spec, dst.storage, "error")  # refused before any byte moves
+                 for fn in (lambda d: ptoisa.TCMPS(d, src, other, mode, target="cpu"),
+                            lambda d: impl._general(config, d, src, other, mode))]
+    assert as_errors[0] == as_errors[1]
+
+
+# --- a5 chunk tail --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dst_dtype", [np.uint8, np.int8, np.uint32, np.int32])
+@pytest.mark.parametrize("src_dtype,cols,vc", [(np.float32, 16, 16), (np.float32, 64, 40), (np.float16, 128, 100),
+                                               (np.int32, 8, 3), (np.uint8, 64, 64)])
+@pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.NE])
+def test_a5_chunk_tail_matches_the_general_path(dst_dtype, src_dtype, cols, vc, mode):
+    """a5 writes each row's predicate bytes, then zeros to the end of its 128-element chunk (256 for 8-bit
+    sources), announced when a zeroed byte held something: compiled for byte and word dst (the rows seen as
+    bytes), against the general path with dst's chunk tails zero, random, or nonzero in their first or last byte
+    only; warnings recorded and as errors."""
+    rows, vr = 4, 3
+    per_element = 8 * np.dtype(dst_dtype).itemsize
+    dst_cols = 256 // per_element if np.dtype(dst_dtype).itemsize == 1 else 16
+    src = tile(Tile[TileType.Vec, src_dtype, rows, cols, BLayout.RowMajor, vr, vc], values(src_dtype, rows * cols))
+    dst_spec = Tile[TileType.Vec, dst_dtype, rows, dst_cols, BLayout.RowMajor, vr, -(-vc // per_element)]
+    pitch = dst_cols * np.dtype(dst_dtype).itemsize
+    chunk_bytes = (256 if np.dtype(src_dtype).itemsize == 1 else 128) // 8
+    zero_tail = RNG.integers(0, 256, (rows, pitch), dtype=np.uint8)
+    zero_tail[:vr, -(-vc // 8):chunk_bytes] = 0
+    first, last = zero_tail.copy(), zero_tail.copy()
+    first[0, -(-vc // 8)] = 1
+    last[vr - 1, chunk_bytes - 1] = 0x80
+    config = resolve("a5")
+    for state in (zero_tail, RNG.integers(0, 256, (rows, pitch), dtype=np.uint8), first, last):
+        before = state.reshape(-1).view(dst_dtype)
+        for filter_ in ("always", "error"):
+            impl._COMPILED.clear()
+            compiled = _tail_outcome(lambda d: ptoisa.TCMPS(d, src, 0, mode, target="a5"), dst_spec, before, filter_)
+            assert any(run is not None and "_a5_chunk_plan" in run.__qualname__ for run in impl._COMPILED.values())
+            assert compiled == _tail_outcome(lambda d: impl._general(config, d, src, 0, mode), dst_spec, before,
+                                             filter_)
+
+
+# --- cpu stream over dst's valid shape ------------------------------------------------------------------------
+@pytest.mark.parametrize("dst_dtype", [np.uint8, np.int32])
+@pytest.mark.parametrize("layout", [BLayout.RowMajor, BLayout.ColMajor])
+@pytest.mark.parametrize("dst_valid_cols", [8, 12, 16, 24, 32])
+@pytest.mark.parametrize("src_dtype,cols", [(np.float32, 64), (np.float16, 64), (np.uint8, 32)])
+def test_cpu_stream_reflow_matches_the_general_path(dst_dtype, layout, dst_valid_cols, src_dtype, cols):
+    """The cpu byte stream (Cols / 8 bytes per src row) laid row-major over dst's valid shape: in whole rows of
+    it (the stream reshaped once) or with a part row, dst zeroed first unless the stream covers it; row- and
+    col-major dst, one byte value per element of a wide dst; compiled, against the general path."""
+    src = tile(Tile[TileType.Vec, src_dtype, 4, cols], values(src_dtype, 4 * cols))
+    rows = 4 if layout is BLayout.RowMajor else 32 // np.dtype(dst_dtype).itemsize  # col-major: 32-byte columns
+    dst = tile(Tile[TileType.Vec, dst_dtype, rows, 32, layout, 4, dst_valid_cols])
+    config = resolve("cpu")
+    impl._COMPILED.clear()
+    compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, CmpMode.GT, target="cpu"), dst, src, 0)
+    assert any(run is not None for run in impl._COMPILED.values())
+    assert compiled == outcome(lambda d, s, o: impl._general(config, d, s, o, CmpMode.GT), dst, src, 0)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint16])
+@pytest.mark.parametrize("mode", list(CmpMode))
+@pytest.mark.parametrize("pattern", [0x7C00, 0xFC00, 0x7E00, 0x7C01, 0x0000, 0x8000, 0x0001, 0x8001, 0x3C00, 0xFFFF])
+def test_a2a3_int16_as_half_tail_over_every_pattern(dtype, mode, pattern):
+    """a2a3 int16/uint16 with a repeat tail (64x128, 100 valid columns: the lanes read the whole storage) are
+    compared as half bit patterns in NumPy's half: all 65536 patterns (eight tiles) against scalars at the
+    infinities, NaNs, zeros and subnormals give the general path's bytes and warnings (the erratum over the
+    valid region, the repeat tail)."""
+    spec = Tile[TileType.Vec, dtype, 64, 128, BLayout.RowMajor, 64, 100]
+    dst_spec = Tile[TileType.Vec, np.uint8, 64, 32, BLayout.RowMajor, 64, 16]
+    scalar = int(np.array(pattern, np.uint16).view(dtype))
+    config = resolve("a2a3")
+    patterns = np.arange(65536, dtype=np.uint16)
+    impl._COMPILED.clear()
+    for part in range(8):
+        src = tile(spec, patterns[part * 8192:(part + 1) * 8192].view(dtype))
+        dst = tile(dst_spec)
+        compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, mode, target="a2a3"), dst, src, scalar)
+        assert compiled == outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, scalar)
+    assert any(run is not None and "_lean_tail" in run.__qualname__ for run in impl._COMPILED.values())
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5"])
+@pytest.mark.parametrize("col", [0, 32])
+@pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.NE])
+def test_tail_into_a_window_dst(target, col, mode):
+    """dst a window of a wider tile (its storage a strided view of the parent's rows): the repeat tail (a2a3)
+    and the chunk tail (a5) read and write the window's rows as the general path does, the parent's other
+    columns untouched."""
+    from ptoisa.tile.tile import window
+
+    src = tile(Tile[TileType.Vec, np.float32, 4, 16, BLayout.RowMajor, 4, 12], values(np.float32, 64))
+    config = resolve(target)
+    results = []
+    for fn in (lambda d: ptoisa.TCMPS(d, src, 1.0, mode, target=target),
+               lambda d: impl._general(config, d, src, 1.0, mode)):
+        parent = tile(Tile[TileType.Vec, np.uint8, 4, 64], np.arange(256, dtype=np.uint8))
+        dst = window(parent, Tile[TileType.Vec, np.uint8, 4, 32, BLayout.RowMajor, 4, 2], 0, col)
+        assert dst.storage.ndim == 2
+        impl._COMPILED.clear()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn(dst)
+            fn(dst)
+        results.append((parent.tobytes(), sorted(str(w.message) for w in caught)))
+    assert results[0] == results[1]

@@ -190,6 +190,22 @@ def _tolerant(values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DTyp
         return np.isnan(a) | bool(np.isnan(b)) | (distance > _TOLERANCE)
 
 
+def _tolerance_moot(scalar: Any, mode: CmpMode, dtype: DType) -> bool:
+    """True where the simulator's 1e-9 tolerance gives the exact comparison's bits for every value of `dtype`
+    (float types only; `scalar` of the type, or a Python float whose value it rounds to within the type's range):
+    the cases where `_tolerant` returns the exact bits (kept apart from it, which stays the reference).
+
+    Half: distinct finite halves differ by at least 2**-24 > 1e-9, so only inf == inf changes (it becomes false):
+    NE never changes, EQ not with a finite scalar. float32 from 2**-5, bfloat16 from 2**-21: every value of the
+    type that differs from the scalar differs by more than 1e-9 (the spacing of the type there, below the
+    scalar's binade included, exceeds it). Rounding a Python float to the type keeps it on the same side of
+    these bounds (both are values of the type, and rounding is monotonic), so the test may take either."""
+    if dtype is DType.F16:
+        return mode is CmpMode.NE or math.isfinite(scalar)
+    limit = _SPACED.get(dtype)
+    return limit is not None and limit <= abs(float(scalar)) < math.inf
+
+
 # --- packing per target ------------------------------------------------------------------------------------
 def _write_cpu_stream(out: np.ndarray, dst: Tile, src0: Tile, bits: np.ndarray) -> None:
     """The CPU simulator's byte stream, reflowed over dst's valid shape (reference-facts 5.1)."""
@@ -341,13 +357,19 @@ def _plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check
         full, rest = divmod(count, dvc)
         fill = count != dspec.numel
 
-        def land(dst: Tile, packed: np.ndarray) -> None:
-            stream = packed.reshape(-1)
-            if fill:
-                dst.storage.fill(0)
-            dst.view[:full, :dvc] = stream[:full * dvc].reshape(full, dvc)
-            if rest:
-                dst.view[full, :rest] = stream[full * dvc:count]
+        if count == vr * vc // 8 and not rest:  # the whole stream, in whole rows of dst's valid shape
+            def land(dst: Tile, packed: np.ndarray) -> None:
+                if fill:
+                    dst.storage.fill(0)
+                dst.view[:full, :dvc] = packed.reshape(full, dvc)
+        else:
+            def land(dst: Tile, packed: np.ndarray) -> None:
+                stream = packed.reshape(-1)
+                if fill:
+                    dst.storage.fill(0)
+                dst.view[:full, :dvc] = stream[:full * dvc].reshape(full, dvc)
+                if rest:
+                    dst.view[full, :rest] = stream[full * dvc:count]
     else:
         pitch = dspec.cols * dspec.dtype.itemsize
         if packing == "a5_rows" and config.erratum("tcmps_chunk_tail") \
@@ -385,7 +407,8 @@ def _inputs(predicate: Any, mode: CmpMode, dtype: DType, check: Check, tile_form
         def scalar_of(src1: Any) -> Any:
             return src1.storage[0]
     else:
-        kind, low, high = weak_range(dtype) if predicate is OPS[mode] else (float, 1.0, 0.0)
+        weak = predicate is OPS[mode] or getattr(predicate, "weak", False)
+        kind, low, high = weak_range(dtype) if weak else (float, 1.0, 0.0)
 
         def scalar_of(src1: Any) -> Any:
             if type(src1) is kind and low <= src1 <= high:
@@ -403,10 +426,10 @@ def _inputs(predicate: Any, mode: CmpMode, dtype: DType, check: Check, tile_form
     packbits, row_bytes = np.packbits, -(-vc // 8)
     if vc % 8:
         def pack(bits: np.ndarray) -> np.ndarray:
-            return packbits(bits, axis=1, bitorder="little")
+            return packbits(bits, 1, "little")
     else:
         def pack(bits: np.ndarray) -> np.ndarray:
-            return packbits(bits, bitorder="little").reshape(vr, row_bytes)
+            return packbits(bits, None, "little").reshape(vr, row_bytes)
     return scalar_of, values_of, pack
 
 
@@ -418,18 +441,19 @@ def _a5_chunk_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMo
     general path) when the chunk does not fit dst's row pitch."""
     vr, vc = svalid
     chunk = 256 if sspec.dtype.itemsize == 1 else 128
-    rows, pitch = dspec.rows, dspec.cols * dspec.dtype.itemsize
+    pitch = dspec.cols * dspec.dtype.itemsize
     row_bytes, chunk_bytes = -(-vc // 8), -(-vc // chunk) * chunk // 8
     if chunk_bytes > pitch:
         return None
     predicate = _predicate_of(config, mode, sspec.dtype, vr * vc)
     scalar_of, values_of, pack = _inputs(predicate, mode, sspec.dtype, check, tile_form, sspec, svalid)
+    rows_of, count_nonzero = _byte_rows(dspec, vr), np.count_nonzero
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
         packed = pack(predicate(values_of(src0), scalar_of(src1)))
-        now = dst.storage.view(np.uint8).reshape(rows, pitch)[:vr]
+        now = rows_of(dst)
         tail = now[:, row_bytes:chunk_bytes]
-        if tail.any():
+        if count_nonzero(tail):
             announce_erratum(config, INSTR, "tcmps_chunk_tail")
             tail.fill(0)
         now[:, :row_bytes] = packed
@@ -452,22 +476,68 @@ def _predicate_of(config: Config, mode: CmpMode, dtype: DType, size: int | None 
     can change a bit. Half sources of at most `_HALF_NATIVE` elements (`size`: the most one call compares) are
     compared in half: NumPy's half comparisons are exact (the same bits as through float32, every mode, every
     pair of halves), and cheaper there than the conversion; larger ones take `compare`'s integer keys."""
-    rules = config.profile.tcmps
-    if rules.int32_eq_only and dtype is DType.I32 and mode not in (CmpMode.EQ, CmpMode.NE) \
-            or dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half") \
-            or mode in (CmpMode.EQ, CmpMode.NE) and dtype.is_float and config.erratum("tcmps_eq_tolerance"):
+    if _int32_as_eq(config, mode, dtype):
+        return _int32_eq_predicate(config, mode)
+    if dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half"):
         return partial(_predicate, config, mode=mode, dtype=dtype)
     if dtype is DType.F16 and size is not None and size <= _HALF_NATIVE:
-        return OPS[mode]
-    if dtype in VIA_FLOAT32 or dtype in INF_BITS_16:
-        return partial(compare, mode=mode, dtype=dtype)
-    return OPS[mode]
+        exact = OPS[mode]
+    elif dtype in VIA_FLOAT32 or dtype in INF_BITS_16:
+        exact = partial(compare, mode=mode, dtype=dtype)
+    else:
+        exact = OPS[mode]
+    if mode in (CmpMode.EQ, CmpMode.NE) and dtype.is_float and config.erratum("tcmps_eq_tolerance"):
+        return _tolerant_predicate(config, mode, dtype, exact)
+    return exact
+
+
+def _int32_eq_predicate(config: Config, mode: CmpMode) -> Any:
+    """a2a3 int32 LT/LE/GT/GE, run as EQ: the fallback announced (before any byte is written) when the requested
+    mode's bits differ from EQ's anywhere, as `_predicate` announces it; one test, `_DIFFERS_FROM_EQ`, instead
+    of both results and their comparison. Takes the Python ints `_inputs` hands over (`weak`): NumPy converts
+    them as `to_element` does."""
+    equal, differs, count_nonzero = OPS[CmpMode.EQ], _DIFFERS_FROM_EQ[mode], np.count_nonzero
+    message = f"int32 {mode.name} is executed as EQ on this target"
+
+    def predicate(values: np.ndarray, scalar: Any) -> np.ndarray:
+        if count_nonzero(differs(values, scalar)):
+            announce_fallback(config, INSTR, message)
+        return equal(values, scalar)
+
+    predicate.weak = True  # type: ignore[attr-defined]
+    return predicate
+
+
+def _tolerant_predicate(config: Config, mode: CmpMode, dtype: DType, exact: Any) -> Any:
+    """cpu `tcmps_eq_tolerance` decided per scalar: `exact` where `_tolerance_moot` says the tolerance changes no
+    bit for this scalar (no per-element work, nothing to announce), else `_predicate` (which announces). Takes
+    Python floats as `_inputs` hands them over (`weak`), converting them as `to_element` would where needed."""
+    if dtype is DType.F16 and mode is CmpMode.NE:
+        return exact  # moot for every scalar
+    general = partial(_predicate, config, mode=mode, dtype=dtype)
+    if dtype is not DType.F16 and dtype not in _SPACED:
+        return general
+    to_type, raw_ok = dtype.np.type, isinstance(exact, np.ufunc)
+
+    def predicate(values: np.ndarray, scalar: Any) -> np.ndarray:
+        if type(scalar) is float:  # a weak Python float: its value rounds to the type without overflow
+            if raw_ok and _tolerance_moot(scalar, mode, dtype):
+                return exact(values, scalar)
+            scalar = to_type(scalar)
+        if _tolerance_moot(scalar, mode, dtype):
+            return exact(values, scalar)
+        return general(values, scalar)
+
+    predicate.weak = True  # type: ignore[attr-defined]
+    return predicate
 
 
 def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check,
                     tile_form: bool, dvalid: tuple[int, int], svalid: tuple[int, int]) -> Any:
     """`tcmps_repeat_tail` with its windows decided once: which storage element each repeat's lane reads, and
-    which lanes run past the storage (they read 0 bits), as `_a2a3_repeats` works them out per call."""
+    which lanes run past the storage (they read 0 bits), as `_a2a3_repeats` works them out per call; then
+    `_lean_tail` with the comparison the target makes (int32 LT/LE/GT/GE: EQ; int16/uint16: as half bit
+    patterns), or None (the general path) for a comparison that may announce by itself."""
     dtype, (vr, vc) = sspec.dtype, svalid
     per_repeat = 256 // dtype.itemsize
     width = -(-vc // per_repeat) * per_repeat
@@ -475,110 +545,163 @@ def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpM
     inside = lanes < sspec.numel
     lanes = np.minimum(lanes, sspec.numel - 1)
     hw_mode = CmpMode.EQ if mode is CmpMode.NE else mode
-    rows, pitch = dspec.rows, dspec.cols
-    valid = np.zeros((rows, pitch * dspec.dtype.itemsize), dtype=bool)
-    valid[:dvalid[0], :dvalid[1] * dspec.dtype.itemsize] = True
 
-    if _int32_as_eq(config, mode, dtype):
+    if _int32_as_eq(config, mode, dtype):  # compared as EQ; the fallback announced over the valid region
+        fallback = partial(announce_fallback, config, INSTR, f"int32 {mode.name} is executed as EQ on this target")
         return _lean_tail(config, dspec, sspec, mode, check, tile_form, OPS[CmpMode.EQ], lanes, inside, dvalid,
-                          svalid, _DIFFERS_FROM_EQ[mode])
+                          svalid, CmpMode.EQ, (_DIFFERS_FROM_EQ[mode], fallback))
+    if dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half"):
+        # Compared as half bit patterns, lanes and valid region alike; the erratum announced over the valid
+        # region, where the requested mode's bits as patterns differ from its bits as integers.
+        inf_bits, exact = INF_BITS_16[DType.F16], OPS[mode]
+        if max(sspec.numel, lanes.size) <= _HALF_NATIVE:  # NumPy's half compare: exact, cheaper when small
+            def as_half(values: np.ndarray, scalar: Any, compared: CmpMode = hw_mode) -> np.ndarray:
+                return OPS[compared](values.view(np.float16), np.asarray(scalar).view(np.float16))
+        else:
+            def as_half(values: np.ndarray, scalar: Any, compared: CmpMode = hw_mode) -> np.ndarray:
+                return compare_bits16(values.view(np.uint16), np.asarray(scalar).view(np.uint16), compared,
+                                      inf_bits)
+
+        def differs(values: np.ndarray, scalar: Any) -> np.ndarray:
+            return exact(values, scalar) != as_half(values, scalar, mode)
+
+        erratum = partial(announce_erratum, config, INSTR, "tcmps_int16_as_half")
+        return _lean_tail(config, dspec, sspec, mode, check, tile_form, as_half, lanes, inside, dvalid, svalid,
+                          hw_mode, (differs, erratum))
     plain = _predicate_of(config, hw_mode, dtype, max(sspec.numel, lanes.size))
-    if not isinstance(plain, partial) or plain.func is not _predicate:
-        return _lean_tail(config, dspec, sspec, mode, check, tile_form, plain, lanes, inside, dvalid, svalid)
-
-    def run(dst: Tile, src0: Tile, src1: Any) -> None:
-        scalar = src1.storage[0] if tile_form else to_element(src1, dtype, check, "scalar")
-        packed = np.packbits(_predicate(config, region(src0, vr, vc), scalar, mode, dtype), axis=1,
-                             bitorder="little")
-        dst_bytes = dst.storage.view(np.uint8)
-        contract = dst_bytes.copy()
-        contract.reshape(rows, pitch)[:vr, :packed.shape[1]] = packed
-        lane_bits = _predicate(config, src0.storage[lanes], scalar, hw_mode, dtype, [])
-        lane_bits &= inside
-        target = dst_bytes.copy()
-        target.reshape(rows, pitch)[:vr, :width // 8] = np.packbits(lane_bits, axis=1, bitorder="little")
-        if mode is CmpMode.NE:
-            np.invert(target[:vr * pitch], out=target[:vr * pitch])
-        commit_variant(config, INSTR, "tcmps_repeat_tail", dst_bytes, contract, target, valid)
-
-    return run
+    if not isinstance(plain, np.ufunc) and not (isinstance(plain, partial) and plain.func is compare):
+        return None  # a comparison that may announce: the general path
+    return _lean_tail(config, dspec, sspec, mode, check, tile_form, plain, lanes, inside, dvalid, svalid, hw_mode)
 
 
 def _lane_bits(predicate: Any, sspec: TileSpec, lanes: np.ndarray, inside: np.ndarray) -> Any:
     """lane_bits(storage, scalar): the packed bits of every repeat's lanes, (vr, width / 8) bytes, 0 for the
     lanes past the storage. Where the repeats start on whole bytes of the storage (src0 Cols a multiple of 8; a
     flat storage of the tile's size), the storage is compared once and packed as one stream, and row i's bytes
-    are the stream's from i * Cols / 8 on: a gather of a few bytes instead of the lanes' elements."""
+    are the stream's from i * Cols / 8 on: a gather of a few bytes instead of the lanes' elements. Only the
+    storage the repeats read is compared; the stream is padded with 0 bits only when the last repeats run past
+    the storage."""
     (vr, width), cols, numel = lanes.shape, sspec.cols, sspec.numel
     packbits, zeros = np.packbits, np.zeros
 
     def gathered(storage: np.ndarray, scalar: Any) -> np.ndarray:
         bits = predicate(storage[lanes], scalar)
         bits &= inside
-        return packbits(bits, axis=1, bitorder="little")
+        return packbits(bits, 1, "little")
 
     if cols % 8 or not vr:
         return gathered
-    stream_bits = -(-max(numel, (vr - 1) * cols + width) // 8) * 8
+    reach = (vr - 1) * cols + width  # storage elements the repeats read, a multiple of 8
     byte_index = np.arange(vr)[:, None] * (cols // 8) + np.arange(width // 8)[None, :]
+
+    if reach > numel:  # the last repeats run past the storage: their lanes read 0 bits
+        into = isinstance(predicate, np.ufunc)
+
+        def padded(storage: np.ndarray, scalar: Any) -> np.ndarray:
+            if storage.ndim != 1 or storage.size != numel:
+                return gathered(storage, scalar)
+            bits = zeros(reach, bool)
+            if into:
+                predicate(storage, scalar, bits[:numel])  # out= as the third argument
+            else:
+                bits[:numel] = predicate(storage, scalar)
+            return packbits(bits, None, "little")[byte_index]
+
+        return padded
 
     def streamed(storage: np.ndarray, scalar: Any) -> np.ndarray:
         if storage.ndim != 1 or storage.size != numel:
             return gathered(storage, scalar)
-        bits = zeros(stream_bits, bool)
-        bits[:numel] = predicate(storage, scalar)
-        return packbits(bits, bitorder="little")[byte_index]
+        return packbits(predicate(storage[:reach], scalar), None, "little")[byte_index]
 
     return streamed
 
 
+def _byte_rows(dspec: TileSpec, rows: int) -> Any:
+    """rows_of(dst): dst's first `rows` rows as (rows, pitch) bytes; the tile's own (rows, cols) view where dst
+    is plain uint8, else its storage seen as bytes."""
+    if dspec.np_dtype == np.uint8 and not dspec.is_boxed and dspec.is_row_major:
+        if rows == dspec.rows:
+            def rows_of(dst: Tile) -> np.ndarray:
+                return dst.view
+        else:
+            def rows_of(dst: Tile) -> np.ndarray:
+                return dst.view[:rows]
+    else:
+        shape = (dspec.rows, dspec.cols * dspec.dtype.itemsize)
+
+        def rows_of(dst: Tile) -> np.ndarray:
+            return dst.storage.view(np.uint8).reshape(shape)[:rows]
+    return rows_of
+
+
+def _as_int(mask: np.ndarray) -> int:
+    """A byte mask as one Python int, byte k of the row-major array at bits 8k .. 8k + 7."""
+    return int.from_bytes(np.ascontiguousarray(mask, np.uint8).tobytes(), "little")
+
+
 def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check, tile_form: bool,
                predicate: Any, lanes: np.ndarray, inside: np.ndarray, dvalid: tuple[int, int],
-               svalid: tuple[int, int], differs: Any = None) -> Any:
-    """The repeat tail where no fallback can change a bit: one comparison over the repeats' lanes gives both
-    results, since the lanes' first validCol bits are the contract's (NE: their complement, the hardware comparing
-    EQ): the contract keeps those bits of each row's first ceil(validCol / 8) bytes and the rest of dst's bytes;
-    the target writes every lane's byte (NE: then inverts the validRow rows of dst).
+               svalid: tuple[int, int], compared: CmpMode, first: tuple[Any, Any] = (None, None)) -> Any:
+    """The repeat tail from one comparison over the repeats' lanes, which gives both results, since the lanes'
+    first validCol bits are the contract's (NE: their complement, the hardware comparing EQ): the contract keeps
+    those bits of each row's first ceil(validCol / 8) bytes and the rest of dst's bytes; the target writes every
+    lane's byte (NE: then inverts the validRow rows of dst).
 
-    With `differs` (a2a3 int32 LT/LE/GT/GE, compared as EQ: `predicate` is EQ), the fallback is announced first,
-    as `_predicate` announces it, when the requested mode's bits differ from EQ's over src0's valid region:
-    `differs(values, scalar)` is true exactly where they differ (LT: v <= s, LE: v < s, GT: v >= s, GE: v > s)."""
+    The target's bytes differ from the contract's only (a) in the lane bits past validCol of each row's last
+    valid byte (the contract writes 0 there), (b) where a later lane byte differs from the byte dst holds, and
+    (c) under NE, in every byte of the rows past the lanes (an inverted byte always differs). (c) depends only
+    on the shapes and is decided here; (a) and (b) are one test on the lanes' bytes and dst's, as Python ints
+    under masks made here (which bits to test; which of them lie in dst's valid region, for the warning's text).
+
+    `predicate` compares as `compared` (EQ under NE: the hardware compares EQ, then inverts). With `first` =
+    (differs, announce), a fallback or erratum that changes the valid region's bits is announced before anything
+    else, as `_predicate` announces it: where `differs(values, scalar)` holds anywhere in src0's valid region
+    (a2a3 int32 LT/LE/GT/GE run as EQ: where the requested mode's bits differ from EQ's; int16/uint16 compared
+    as half bit patterns: where those bits differ from the integers')."""
     vr, vc = svalid
-    rows, pitch = dspec.rows, dspec.cols
+    pitch = dspec.cols * dspec.dtype.itemsize
     lane_bytes, valid_bytes = lanes.shape[1] // 8, -(-vc // 8)
-    keep = np.full(valid_bytes, 0xFF, np.uint8)
-    if vc % 8:
-        keep[-1] = (1 << (vc % 8)) - 1
-    ne = mode is CmpMode.NE
     dst_valid_bytes = dvalid[1] * dspec.dtype.itemsize
+    ne = mode is CmpMode.NE
+    rest = ne and lane_bytes < pitch and vr > 0  # (c); no valid row: nothing is inverted
+    rest_in_valid = rest and lane_bytes < dst_valid_bytes
+    tail = np.zeros((vr, lane_bytes), np.uint8)  # (b): the lane bytes past the valid ones
+    tail[:, valid_bytes:] = 0xFF
+    tested = tail.copy()
+    if vc % 8:
+        tested[:, valid_bytes - 1] = 0xFF & ~((1 << (vc % 8)) - 1)  # (a)
+    in_valid = tested.copy()
+    in_valid[:, dst_valid_bytes:] = 0
+    tail_mask, tested_mask, in_valid_mask = _as_int(tail), _as_int(tested), _as_int(in_valid)
     detail = "only bytes outside the valid region differ: the valid region is the contract's"
+    from_bytes, invert = int.from_bytes, np.invert
 
     lane_bits = _lane_bits(predicate, sspec, lanes, inside)
-    hw_mode = CmpMode.EQ if ne or differs is not None else mode  # the comparison `predicate` makes
-    scalar_of, values_of, _ = _inputs(predicate, hw_mode, sspec.dtype, check, tile_form, sspec, svalid)
-    message = f"int32 {mode.name} is executed as EQ on this target"
+    rows_of = _byte_rows(dspec, vr)
+    scalar_of, values_of, _ = _inputs(predicate, compared, sspec.dtype, check, tile_form, sspec, svalid)
+    differs, announce_first = first
+    count_nonzero = np.count_nonzero
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
         scalar = scalar_of(src1)
-        if differs is not None and differs(values_of(src0), scalar).any():
-            announce_fallback(config, INSTR, message)
+        if differs is not None and count_nonzero(differs(values_of(src0), scalar)):
+            announce_first()
         packed = lane_bits(src0.storage, scalar)
         if ne:
-            np.invert(packed, out=packed)  # the rows' bytes are inverted after the EQ compare
-        now = dst.storage.view(np.uint8).reshape(rows, pitch)[:vr]
-        # Where the target's bytes differ from the contract's (which keeps the valid bits and dst's other bytes):
-        # the lanes' bits past validCol in the last valid byte, the lanes' later bytes, and under NE every byte
-        # of the rows past the lanes (inverted)
-        spill = bool((packed[:, valid_bytes - 1] & ~keep[-1]).any()) if valid_bytes else False
-        middle = packed[:, valid_bytes:] != now[:, valid_bytes:lane_bytes]
-        rest = ne and lane_bytes < pitch and vr > 0  # no valid row: nothing is inverted
-        if spill or rest or middle.any():
-            in_valid = spill and valid_bytes <= dst_valid_bytes \
-                or bool(middle[:, :max(0, dst_valid_bytes - valid_bytes)].any()) \
-                or (rest and lane_bytes < dst_valid_bytes)
-            announce_erratum(config, INSTR, "tcmps_repeat_tail", "" if in_valid else detail)
-        now[:, :lane_bytes] = packed
-        if ne:
-            np.invert(now[:, lane_bytes:], out=now[:, lane_bytes:])
+            invert(packed, out=packed)  # the rows' bytes are inverted after the EQ compare
+        now = rows_of(dst)
+        held = now[:, :lane_bytes]
+        changed = 0
+        if tested_mask:
+            lanes_now = from_bytes(packed.tobytes(), "little")
+            dst_now = from_bytes(held.tobytes(), "little")
+            changed = (lanes_now ^ (dst_now & tail_mask)) & tested_mask
+        if changed or rest:
+            announce_erratum(config, INSTR, "tcmps_repeat_tail",
+                             "" if rest_in_valid or changed & in_valid_mask else detail)
+        held[...] = packed
+        if rest:
+            invert(now[:, lane_bytes:], out=now[:, lane_bytes:])
 
     return run

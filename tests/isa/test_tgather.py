@@ -8,6 +8,7 @@ Sources: seeds/004 (TGATHER), DECISIONS 11-16, reference-facts 9.
 from __future__ import annotations
 
 import os
+import warnings
 import sys
 
 import ml_dtypes
@@ -1232,3 +1233,153 @@ class TestProperties:
         warned = [w for w in caught if issubclass(w.category, ptoisa.PtoWarning)]
         assert all(issubclass(w.category, ErratumWarning) for w in warned)
         assert bool(warned) == (expected != contract)
+
+
+# ======================================================================================================
+# Compiled calls held to the general path
+# ======================================================================================================
+def _noise_tile(rng, spec, *valid):
+    t = spec(*valid)
+    t.storage.view(np.uint8)[:] = rng.integers(0, 256, t.spec.nbytes, dtype=np.uint8)
+    return t
+
+
+def _outcome(call, tiles):
+    """(every tile's bytes, warnings) after two calls on copies (the second runs the cached form), or the
+    refusal with the bytes it left."""
+    copies = []
+    for t in tiles:
+        c = t.spec(*t.valid_shape) if t.spec.dynamic_row or t.spec.dynamic_col else t.spec()
+        c.storage[...] = t.storage
+        copies.append(c)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            for _ in range(2):
+                for c, t in zip(copies, tiles):
+                    c.storage[...] = t.storage
+                call(*copies)
+        except ptoisa.PtoError as exc:
+            return type(exc).__name__, str(exc), O.snapshot(*copies)
+    return O.snapshot(*copies), sorted({str(w.message) for w in caught})
+
+
+# (rows, cols, valid rows, valid cols) of dst and the indices: below and above the fused-take size, whole and
+# partial valid regions
+INDEX_SHAPES = [(2, 16, 2, 16), (16, 16, 16, 16), (16, 16, 5, 16), (8, 32, 8, 7), (64, 64, 64, 64),
+                (128, 64, 100, 64), (64, 128, 64, 40)]
+
+
+class TestIndexCompiled:
+    """The index form's compiled call (a fused range-checked take below 4096 valid elements, max() and a
+    clipped take above) gives the general path's bytes, warnings and refusals."""
+
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("shape", INDEX_SHAPES)
+    @pytest.mark.parametrize("dtype,idx_dtype", [(np.float32, np.int32), (np.float16, np.int16),
+                                                 (np.int32, np.uint32), (np.float16, np.int32),
+                                                 (np.float32, np.int16)])
+    @pytest.mark.parametrize("indices", ["in", "past_end", "negative", "edge", "alias_src0", "dst_over_idx"])
+    @pytest.mark.parametrize("dynamic", [False, True])
+    def test_matches_general(self, target, shape, dtype, idx_dtype, indices, dynamic):
+        from ptoisa.isa import tgather as impl
+
+        rows, cols, vr, vc = shape
+        if target != "cpu" and vc != cols:  # the NPUs refuse partial valid columns (both paths alike)
+            vc = cols
+        rng = np.random.default_rng(hash((rows, cols, vr, vc, indices)) % 2**32)
+        srows = 32
+        if dynamic:
+            dspec = Tile[TileType.Vec, dtype, rows, cols, RM, -1, -1]
+            ispec = Tile[TileType.Vec, idx_dtype, rows, cols, RM, -1, -1]
+        else:
+            dspec = Tile[TileType.Vec, dtype, rows, cols, RM, vr, vc]
+            ispec = Tile[TileType.Vec, idx_dtype, rows, cols, RM, vr, vc]
+        dst = _noise_tile(rng, dspec, *((vr, vc) if dynamic else ()))
+        src = _noise_tile(rng, Tile[TileType.Vec, dtype, srows, cols])
+        idx = _noise_tile(rng, ispec, *((vr, vc) if dynamic else ()))
+        numel = srows * cols
+        if indices == "alias_src0":  # dst is src0: the gather reads src0 before writing
+            numel = rows * cols
+        values = rng.integers(0, numel, rows * cols)
+        if indices == "past_end":
+            values[(vr - 1) * cols + vc - 1] = numel + int(rng.integers(0, 5))  # the last valid index
+        elif indices == "negative":
+            values[rng.integers(0, vr) * cols] = -1
+        elif indices == "edge":
+            values[:] = numel - 1
+            values[::3] = 0
+        if np.iinfo(idx_dtype).max < numel:
+            values %= np.iinfo(idx_dtype).max + 1
+        idx.storage[...] = values.astype(np.int64).astype(idx_dtype)
+        tmp = Tile[TileType.Vec, idx_dtype, vr, vc]() if target == "a2a3" else None
+        config = ptoisa.targets.resolve(target)
+        extra = [tmp] if tmp is not None else []
+        impl._COMPILED.clear()
+        if indices == "alias_src0":
+            call = lambda d, i, *t: TGATHER(d, d, i, *t, target=target)  # noqa: E731
+            ref = lambda d, i, *t: impl._index_general(config, d, d, i, *(t or (None,)))  # noqa: E731
+            tiles = [dst, idx] + extra
+        elif indices == "dst_over_idx":  # dst's storage is the indices' (same element size)
+            if np.dtype(dtype).itemsize != np.dtype(idx_dtype).itemsize:
+                return
+            values %= rows * cols
+            idx.storage[...] = values.astype(np.int64).astype(idx_dtype)
+            src = _noise_tile(rng, Tile[TileType.Vec, dtype, rows, cols])
+
+            def over(d, s, i, *t, fn):
+                d.attach(i.storage.view(d.storage.dtype))
+                return fn(d, s, i, *t)
+            call = lambda d, s, i, *t: over(d, s, i, *t, fn=lambda *a: TGATHER(*a, target=target))  # noqa: E731
+            ref = lambda d, s, i, *t: over(d, s, i, *t, fn=lambda d_, s_, i_, *t_: impl._index_general(  # noqa: E731
+                config, d_, s_, i_, *(t_ or (None,))))
+            tiles = [dst, src, idx] + extra
+        else:
+            call = lambda d, s, i, *t: TGATHER(d, s, i, *t, target=target)  # noqa: E731
+            ref = lambda d, s, i, *t: impl._index_general(config, d, s, i, *(t or (None,)))  # noqa: E731
+            tiles = [dst, src, idx] + extra
+        got = _outcome(call, tiles)
+        assert got == _outcome(ref, tiles)
+        if indices == "in" and not dynamic and not isinstance(got[0], str):  # the compiled call really ran
+            assert any(callable(run) for run in impl._COMPILED.values()) \
+                or (dtype, idx_dtype, target) == (np.float32, np.int16, "a5")  # erratum: the general path
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_refused_call_leaves_every_tile(self, target):
+        """An out-of-range index on the NPUs is refused by both compiled forms with every tile unchanged."""
+        if target == "cpu":
+            return
+        rng = np.random.default_rng(5)
+        for rows in (4, 128):  # fused take, then max() and a clipped take
+            dst = _noise_tile(rng, Tile[TileType.Vec, np.float32, rows, 64])
+            src = _noise_tile(rng, Tile[TileType.Vec, np.float32, rows, 64])
+            idx = Tile[TileType.Vec, np.int32, rows, 64]()
+            idx.storage[...] = rng.integers(0, rows * 64, rows * 64)
+            idx.storage[-1] = rows * 64
+            tmp = Tile[TileType.Vec, np.int32, rows, 64]() if target == "a2a3" else None
+            extra = [tmp] if tmp is not None else []
+            for _ in range(2):
+                before = O.snapshot(dst, src, idx, *extra)
+                with pytest.raises(UndefinedBehaviourError):
+                    TGATHER(dst, src, idx, *extra, target=target)
+                assert O.snapshot(dst, src, idx, *extra) == before
+
+    def test_run_time_valid_shapes_in_turn(self):
+        """One `v_row=?, v_col=?` type with several valid shapes in turn, on both sides of the fused size."""
+        from ptoisa.isa import tgather as impl
+
+        dyn = lambda dtype: Tile[TileType.Vec, dtype, 128, 64, RM, -1, -1]  # noqa: E731
+        rng = np.random.default_rng(9)
+        src = _noise_tile(rng, Tile[TileType.Vec, np.float32, 128, 64])
+        config = ptoisa.targets.resolve("cpu")
+        impl._COMPILED.clear()
+        for vr, vc in [(128, 64), (2, 8), (100, 64), (1, 3), (128, 64), (64, 63), (0, 5)]:
+            idx = dyn(np.int32)(vr, vc)
+            idx.storage[...] = rng.integers(-3, src.spec.numel + 3, idx.spec.numel)
+            got, want = dyn(np.float32)(vr, vc), dyn(np.float32)(vr, vc)
+            got.storage[...] = want.storage[...] = rng.standard_normal(got.spec.numel)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                TGATHER(got, src, idx, target="cpu")
+                impl._index_general(config, want, src, idx, None)
+            assert got.tobytes() == want.tobytes(), (vr, vc)

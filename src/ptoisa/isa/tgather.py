@@ -347,6 +347,89 @@ def _out_of_range(check: Check, config: Config, src0: Tile, raw: np.ndarray, out
 
 # --- mask form ---------------------------------------------------------------------------------------------
 def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) -> None:
+    if type(dst) is Tile and type(src) is Tile and type(pattern) is MaskPattern and type(axis) is GatherAxis:
+        key = (config, dst.spec, src.spec, pattern, axis)
+        run = _MASK_COMPILED.get(key, _UNSET)
+        if run is _PER_VALID_SHAPE:  # run-time valid shapes: compiled per (dst, src) valid shape
+            key += (dst.valid_shape, src.valid_shape)
+            run = _MASK_COMPILED.get(key, _UNSET)
+        if run is _UNSET:
+            run = _compile_mask(key, dst, src)
+        if run is not None:
+            run(dst, src)
+            return
+    _mask_general(config, dst, src, pattern, axis)
+
+
+_MASK_COMPILED: dict[tuple[Any, ...], Any] = {}
+
+
+def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile) -> Any:
+    """The mask form compiled once per tile types, pattern, axis and target (and valid shapes, for tile types
+    with run-time ones): the checks run here; ND tiles without an NPU erratum in play copy the selected columns
+    or rows with one strided assignment (NumPy assigns overlapping operands as if it read src first, as the
+    general path's copy does). None (remembered) sends the type to the general path; a refusal is left to it
+    and not remembered."""
+    config, dspec, sspec, pattern, axis = key[:5]
+    if len(key) == 5 and (dspec.dynamic_row or dspec.dynamic_col or sspec.dynamic_row or sspec.dynamic_col):
+        if len(_MASK_COMPILED) < 4096:
+            _MASK_COMPILED[key] = _PER_VALID_SHAPE
+        key += (dst.valid_shape, src.valid_shape)
+        run = _MASK_COMPILED.get(key, _UNSET)
+        if run is not _UNSET:
+            return run
+    check = Check(INSTR, config.name)
+    try:
+        _static_mask(dspec, sspec, config)
+        check_mask_shapes(check, config, dspec, dst.valid_shape, src.valid_shape, pattern, axis)
+    except PtoError:
+        return None
+    run = None
+    if dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(_MASK_COMPILED) < 4096:
+        if axis is GatherAxis.GATHER_ROW:
+            run = _mask_row_run(dspec, sspec, src.valid_shape, pattern)
+        elif not (config.erratum("tgather_col_all_src_rows") or config.erratum("tgather_col_offset_u16")):
+            run = _mask_col_run(dspec, sspec, src.valid_shape, pattern)
+    _MASK_COMPILED[key] = run
+    return run
+
+
+def _mask_row_run(dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int], pattern: MaskPattern) -> Any:
+    """GATHER_ROW of ND tiles: src's selected columns of its valid rows, as rows of `count` elements of the
+    stream written from dst's first element (dst's own first rows when they are `count` wide)."""
+    vr, vc = valid
+    rows, cols = slice(0, vr), slice(pattern.phase, vc, pattern.period)
+    count, size = len(range(pattern.phase, vc, pattern.period)), vr * len(range(pattern.phase, vc, pattern.period))
+    stype = sspec.np_dtype
+    if dspec.np_dtype == stype and count == dspec.cols:
+        def run(dst: Tile, src: Tile) -> None:
+            dst.view[rows] = src.view[rows, cols]
+    elif dspec.np_dtype == stype:
+        def run(dst: Tile, src: Tile) -> None:
+            dst.storage[:size].reshape(vr, count)[...] = src.view[rows, cols]
+    else:  # a bit copy between types of one size
+        def run(dst: Tile, src: Tile) -> None:
+            dst.storage[:size].view(stype).reshape(vr, count)[...] = src.view[rows, cols]
+    return run
+
+
+def _mask_col_run(dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int], pattern: MaskPattern) -> Any:
+    """GATHER_COL of ND tiles (the contract): src's selected valid rows, each its valid columns, into dst's
+    first rows."""
+    vr, vc = valid
+    picked, count = slice(pattern.phase, vr, pattern.period), len(range(pattern.phase, vr, pattern.period))
+    head, cols = slice(0, count), slice(0, vc)
+    stype = sspec.np_dtype
+    if dspec.np_dtype == stype:
+        def run(dst: Tile, src: Tile) -> None:
+            dst.view[head, cols] = src.view[picked, cols]
+    else:  # a bit copy between types of one size
+        def run(dst: Tile, src: Tile) -> None:
+            dst.view.view(stype)[head, cols] = src.view[picked, cols]
+    return run
+
+
+def _mask_general(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) -> None:
     check = Check(INSTR, config.name)
     dst, src = check.tile("dst", dst), check.tile("src", src)
     if type(pattern) is not MaskPattern:
@@ -368,6 +451,8 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
             values = src.storage.reshape(src.spec.rows, src.spec.cols)[:vr, :vc]
         stream = values[:, picked].reshape(-1)
         out = dst.storage if dst.storage.dtype == stream.dtype else dst.storage.view(stream.dtype)  # a bit copy
+        if np.may_share_memory(out, stream):  # read src first: NumPy's 1-D assignment between overlapping
+            stream = stream.copy()            # views of different strides reads some elements after writing
         out[:stream.size] = stream
         return
     if config.erratum("tgather_col_all_src_rows") or config.erratum("tgather_col_offset_u16"):

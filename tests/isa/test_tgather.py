@@ -1463,3 +1463,58 @@ class TestMaskCompiled:
         dst.attach(buf[128 + shift:128 + shift + 128])
         TGATHER(dst, src, MaskPattern.P0101, axis, target="cpu")
         assert dst.storage.tobytes() == first.tobytes()
+
+
+class TestMaskColNpuRows:
+    """GATHER_COL under the NPU column errata (all src rows, 16-bit offsets), copied row by row, held to a
+    byte-by-byte reading of the kernel loop: dst bytes, bytes spilled past dst into its buffer, warnings."""
+
+    @pytest.mark.parametrize("target", ("a2a3", "a5"))
+    @pytest.mark.parametrize("dtype", [np.float32, np.float16])
+    @pytest.mark.parametrize("shape", [(16, 16, 16, 16), (9, 16, 9, 5), (64, 64, 64, 64), (300, 256, 300, 256),
+                                       (40, 32, 33, 17), (130, 512, 130, 511)])
+    @pytest.mark.parametrize("pattern", [MaskPattern.P0101, MaskPattern.P1010, MaskPattern.P1000,
+                                         MaskPattern.P1111])
+    @pytest.mark.parametrize("bound", [False, True])
+    def test_rows_as_the_kernel_copies_them(self, target, dtype, shape, pattern, bound):
+        from ptoisa.memory import window
+
+        srows, scols, vr, vc = shape
+        item = np.dtype(dtype).itemsize
+        count = len(range(pattern.phase, vr, pattern.period))
+        rng = np.random.default_rng(srows + scols + vc)
+        with ptoisa.target(target):
+            NPU_MEMORY_CLEAR()
+            src = Tile[TileType.Vec, dtype, srows, scols, RM, vr, vc]()
+            dst = Tile[TileType.Vec, dtype, count, scols]()
+            if bound:
+                try:
+                    TASSIGN(dst, 0)
+                    TASSIGN(src, -(-dst.spec.nbytes // 4096) * 4096 + 8192)
+                except ptoisa.PtoError:
+                    pytest.skip("does not fit the buffer")
+            src.storage.view(np.uint8)[:] = rng.integers(0, 256, src.spec.nbytes, dtype=np.uint8)
+            dst.storage.view(np.uint8)[:] = rng.integers(0, 256, dst.spec.nbytes, dtype=np.uint8)
+            before = dst.storage.copy()
+            grid_ = src.storage.reshape(srows, scols).copy()
+            starts = [((pattern.period * i + pattern.phase) * scols) & 0xFFFF for i in range(vr)]
+            span = dst.spec.nbytes + vr * scols * item
+            source = window(src, (max(starts) + vc) * item)
+            expected = window(dst, span)
+            for i, at in enumerate(starts):  # loop i copies vc elements, byte by byte
+                for b in range(vc * item):
+                    expected[i * scols * item + b] = source[at * item + b]
+            if not bound:  # past an unplaced dst the writes are dropped
+                expected[dst.spec.nbytes:] = 0
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                TGATHER(dst, src, pattern, COL)
+            assert dst.tobytes() == expected[:dst.spec.nbytes].tobytes()
+            if bound:
+                assert window(dst, span).tobytes() == expected.tobytes()
+        wrote_past = vr > count and (vr - 1) * scols * item >= dst.spec.nbytes
+        contract = before.reshape(count, scols)
+        contract[:, :vc] = grid_[pattern.phase:vr:pattern.period, :vc]
+        differs = wrote_past or contract.tobytes() != expected[:dst.spec.nbytes].tobytes()
+        assert all(issubclass(w.category, ErratumWarning) for w in caught)
+        assert bool(caught) == differs

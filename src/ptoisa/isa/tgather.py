@@ -390,6 +390,8 @@ def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile) -> Any:
             run = _mask_row_run(dspec, sspec, src.valid_shape, pattern)
         elif not (config.erratum("tgather_col_all_src_rows") or config.erratum("tgather_col_offset_u16")):
             run = _mask_col_run(dspec, sspec, src.valid_shape, pattern)
+        else:
+            run = _mask_col_npu_run(config, dspec, sspec, src.valid_shape, pattern)
     _MASK_COMPILED[key] = run
     return run
 
@@ -426,6 +428,64 @@ def _mask_col_run(dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int], patt
     else:  # a bit copy between types of one size
         def run(dst: Tile, src: Tile) -> None:
             dst.view.view(stype)[head, cols] = src.view[picked, cols]
+    return run
+
+
+def _mask_col_npu_run(config: Config, dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int],
+                      pattern: MaskPattern) -> Any:
+    """GATHER_COL of ND tiles under the NPU column errata (see `_gather_col_npu`), with everything that depends
+    on the types alone decided here: the loop's row starts in src, which loop rows land inside dst and which
+    past it, whether the offsets wrap. Per call: the loop's rows are read at once (a copy, so dst may overlap
+    src), the result is compared with the contract's when nothing lands past dst (else the erratum is announced
+    anyway), dst is written and the rows past it go to dst's buffer when it is bound."""
+    item = sspec.dtype.itemsize
+    svr, svc = valid
+    count = len(range(pattern.phase, svr, pattern.period))
+    loops = svr if config.erratum("tgather_col_all_src_rows") else count
+    start = (pattern.period * np.arange(loops) + pattern.phase) * sspec.cols
+    wrapped = config.erratum("tgather_col_offset_u16") and bool((start > 0xFFFF).any())
+    if wrapped:
+        start &= 0xFFFF
+    lanes = np.dtype(f"<u{item}")
+    drows, dcols = dspec.rows, dspec.cols
+    inside = min(loops, drows)  # loop rows written inside dst's storage
+    reach = int(start.max()) + svc if loops and svc else 0  # src elements the loop reads
+    own = sspec.numel
+    picked, head, cols = slice(pattern.phase, svr, pattern.period), slice(0, count), slice(0, svc)
+    names = [n for n, applies in (("tgather_col_all_src_rows", loops != count), ("tgather_col_offset_u16", wrapped))
+             if applies]
+    past_rows = loops - inside if svc else 0
+    if past_rows:
+        # dst-relative bytes of the rows past dst, row after row (the order of the rows' bytes below)
+        past_at = ((np.arange(inside, loops) * dcols * item)[:, None] + np.arange(svc * item)[None, :]).reshape(-1)
+        span = f"[{int(past_at[0])}, {int(past_at[-1]) + 1})"
+    if not (loops and svc):
+        return None  # nothing copied: the general path (rare)
+
+    def run(dst: Tile, src: Tile) -> None:
+        source = src.storage.view(lanes) if reach <= own else window(src, reach * item).view(lanes)
+        rows_at = np.ndarray((source.size - svc + 1, svc), lanes, source, 0, (item, item))  # row r: from element r
+        values = rows_at[start]  # (loops, svc): a copy
+        target = dst.view.view(lanes).copy()
+        target[:inside, :svc] = values[:inside]
+        if past_rows:
+            into = (f"into the {dst.binding.region} buffer" if dst.binding is not None
+                    else "(dst is not placed with TASSIGN, so ptoisa drops them)")
+            detail = f"it wrote bytes {span} past dst's storage {into}"
+            for name in names:
+                announce_erratum(config, INSTR, name, detail)
+        else:
+            contract = dst.view.view(lanes).copy()
+            contract[head, cols] = src.view.view(lanes)[picked, cols]
+            if not np.array_equal(target, contract):
+                for name in names:
+                    announce_erratum(config, INSTR, name, "")
+        dst.view.view(lanes)[...] = target
+        if past_rows and dst.binding is not None:
+            binding = dst.binding
+            data = values[inside:].view(np.uint8).reshape(-1)
+            keep = past_at < binding.buffer.size - binding.offset
+            binding.buffer[binding.offset + past_at[keep]] = data[keep]
     return run
 
 
@@ -481,18 +541,18 @@ def _gather_col_npu(config: Config, dst: Tile, src: Tile, pattern: MaskPattern, 
     wrapped = config.erratum("tgather_col_offset_u16") and bool((start > 0xFFFF).any())
     if wrapped:
         start &= 0xFFFF
-    cols = np.arange(svc)
-    src_bytes = (start[:, None] + cols[None, :]) * item
-    dst_elems = i[:, None] * dst.spec.cols + cols[None, :]
-    src_end = int(src_bytes.max()) + item if src_bytes.size else 0
-    dst_end = (int(dst_elems.max()) + 1) * item if dst_elems.size else 0
-    source = window(src, src_end)
-    out = window(dst, max(dst_end, dst.spec.nbytes))
+    dcols = dst.spec.cols
+    lanes = np.dtype(f"<u{item}")  # the copy moves raw elements: bytes at element granularity
+    # Windows of whole rows: src's reaches every row start plus svc elements, dst's every written row at dst
+    # Cols apart (only the bytes marked in `written` are committed; reading more of a window changes nothing).
+    src_len = (int(start.max()) + svc) * item if loops and svc else 0
+    out = window(dst, max(loops * dcols * item, dst.spec.nbytes))
     written = np.zeros(out.size, dtype=bool)
-    lanes = np.arange(item)
-    where = (dst_elems.reshape(-1, 1) * item + lanes).reshape(-1)
-    out[where] = source[(src_bytes.reshape(-1, 1) + lanes).reshape(-1)]
-    written[where] = True
+    if loops and svc:
+        source = window(src, src_len).view(lanes)
+        rows_at = np.lib.stride_tricks.sliding_window_view(source, svc)  # row r: svc elements from element r
+        out[:loops * dcols * item].view(lanes).reshape(loops, dcols)[:, :svc] = rows_at[start]
+        written[:loops * dcols * item].reshape(loops, dcols * item)[:, :svc * item] = True
     contract = dst.storage.copy()
     rows = region(src, svr, svc)[picked, :]
     write_region(contract.view(rows.dtype) if contract.dtype != rows.dtype else contract, dst.spec,

@@ -1518,3 +1518,35 @@ class TestMaskColNpuRows:
         differs = wrote_past or contract.tobytes() != expected[:dst.spec.nbytes].tobytes()
         assert all(issubclass(w.category, ErratumWarning) for w in caught)
         assert bool(caught) == differs
+
+
+class TestCmpLargeShapes:
+    """The comparison form's row counts (binary search over the matches' flat positions) and packed slots (a
+    narrow compare against the counts) on shapes past the property tests' sizes, against the oracle."""
+
+    @pytest.mark.parametrize("shape", [(256, 256, 256, 256), (130, 512, 127, 300), (2, 2048, 2, 2048),
+                                       (40, 64, 40, 1), (33, 128, 33, 128)])
+    @pytest.mark.parametrize("density", [0.0, 0.03, 0.5, 1.0])
+    @pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.EQ])
+    def test_against_oracle(self, shape, density, mode):
+        rows, cols, vr, vc = shape
+        rng = np.random.default_rng(rows + vc)
+        hit = rng.random((rows, cols)) < density
+        values = np.where(hit, 2.0 if mode is CmpMode.GT else 1.0, 0.5).astype(np.float32)
+        values[rng.random((rows, cols)) < 0.01] = np.nan
+        src0 = tile(F32, rows, cols, vr, vc)
+        src0.set_logical(values)
+        kc = 8 * -(-rows // 8)
+        k = tile(I32, 1, kc)
+        k.set_logical(np.ones((1, kc), np.int32))
+        cdst = tile(I32, 1, kc, fill=0x5C)
+        dst = tile(U32, rows, cols, fill=0xA7)
+        before = dst.data.copy()
+        offset = 2**32 - 1000
+        TGATHER(dst, src0, k, cdst, None, offset, mode, target="cpu")
+        hits = O.gather_cmp(values, vr, vc, np.ones(kc, np.float32), int(mode), offset, True)
+        for i, row in enumerate(hits):
+            before[i, :len(row)] = np.array(row, dtype=np.uint64).astype(np.uint32)
+        assert dst.data.tobytes() == before.tobytes()
+        assert cdst.storage[:vr].tolist() == [len(r) for r in hits]
+        assert (cdst.storage.view(np.uint8)[4 * vr:] == 0x5C).all()

@@ -1550,3 +1550,87 @@ class TestCmpLargeShapes:
         assert dst.data.tobytes() == before.tobytes()
         assert cdst.storage[:vr].tolist() == [len(r) for r in hits]
         assert (cdst.storage.view(np.uint8)[4 * vr:] == 0x5C).all()
+
+
+class TestCmpCompiled:
+    """The comparison form's compiled call (k tile, ND tiles, no per-call erratum) gives the general path's bytes,
+    warnings and refusals, and leaves every erratum that can act to it."""
+
+    PAIRS = [(np.float32, np.int32), (np.float32, np.uint32), (np.float16, np.uint16), (np.float16, np.int32),
+             (np.int32, np.int32), (np.uint16, np.uint16), (np.int16, np.uint32), (np.uint32, np.uint32)]
+    ERRATA = ["tgather_cmp_u16_gt_as_eq", "tgather_cmp_k_signed_src_width", "tgather_cmp_half_k_int16",
+              "tgather_cmp_unsigned", "tgather_cmp_running_index", "tgather_cmp_bitmap_rows"]
+
+    @staticmethod
+    def _check(config, sdt, kdt, shape, mode, case):
+        from ptoisa.isa import tgather as impl
+
+        rows, cols, vr, vc = shape
+        cols = max(cols, 32 // np.dtype(sdt).itemsize)
+        rng = np.random.default_rng(rows * cols + vc)
+        if case == "dynamic":
+            src0 = Tile[TileType.Vec, sdt, rows, cols, RM, -1, -1](vr, vc)
+        else:
+            src0 = Tile[TileType.Vec, sdt, rows, cols, RM, vr, vc]()
+        lo = 0 if np.dtype(sdt).kind == "u" else -3
+        values = rng.integers(lo, 4, src0.spec.numel).astype(sdt)
+        if np.dtype(sdt).kind == "f":
+            values[rng.random(values.size) < 0.05] = np.nan
+            values[rng.random(values.size) < 0.05] = -0.0
+        src0.storage[...] = values
+        dcols = 16 if case == "narrow_dst" else cols  # narrow: some rows have more matches than dst holds
+        dst = _noise_tile(rng, Tile[TileType.Vec, np.uint32 if config.name == "a5" else np.int32, rows, dcols])
+        kc = max(8, 8 * -(-rows // 8), 32 // np.dtype(kdt).itemsize)
+        k = Tile[TileType.Vec, kdt, 1, kc]()
+        k.storage[...] = rng.integers(0, 3, kc).astype(kdt)
+        k.storage[1::3] = {np.dtype(np.uint16): 0x8001, np.dtype(np.uint32): 0x80000002,
+                           np.dtype(np.int32): -2}[np.dtype(kdt)]  # negative as a signed or narrower integer
+        cdst = _noise_tile(rng, Tile[TileType.Vec, np.int32, 1, kc])
+        need = (rows * cols * 4 + rows * np.dtype(sdt).itemsize) // 3 + 8
+        tmp = Tile[TileType.Vec, np.int32, 1, -(-need // 8) * 8]()
+        if case == "tmp_wide":  # bitmap rows that fit tmp (no bitmap-rows erratum on a2a3)
+            tmp = Tile[TileType.Vec, np.int32, max(rows, 1), 8 * -(-need // (8 * max(rows, 1))) + 64]()
+        offset = 2**32 - 5 if case == "offset" else 0
+        impl._CMP_COMPILED.clear()
+        tiles = [dst, src0, k, cdst, tmp]
+        got = _outcome(lambda d, s, kk, c, t: TGATHER(d, s, kk, c, t, offset, mode, target=config), tiles)
+        want = _outcome(lambda d, s, kk, c, t: impl._cmp_general(config, d, s, kk, c, t, offset, mode), tiles)
+        assert got == want
+
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("sdt,kdt", PAIRS)
+    @pytest.mark.parametrize("shape", [(16, 16, 16, 16), (8, 64, 5, 40), (4, 128, 4, 128), (3, 16, 0, 16),
+                                       (2, 32, 2, 0)])
+    @pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.EQ])
+    @pytest.mark.parametrize("case", ["plain", "offset", "dynamic", "narrow_dst", "tmp_wide"])
+    def test_matches_general(self, target, sdt, kdt, shape, mode, case):
+        self._check(ptoisa.targets.resolve(target), sdt, kdt, shape, mode, case)
+
+    @pytest.mark.parametrize("target", ("a2a3", "a5"))
+    @pytest.mark.parametrize("erratum", ERRATA + ["none"])
+    @pytest.mark.parametrize("sdt,kdt", PAIRS)
+    @pytest.mark.parametrize("shape", [(16, 16, 16, 16), (8, 64, 5, 40), (4, 256, 4, 256)])
+    @pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.EQ])
+    @pytest.mark.parametrize("case", ["plain", "tmp_wide"])
+    def test_each_erratum_alone(self, target, erratum, sdt, kdt, shape, mode, case):
+        """One erratum at a time: the compiled call must leave each to the general path where it can act."""
+        errata = ptoisa.targets.get_profile(target).errata
+        if erratum != "none" and erratum not in errata:
+            pytest.skip("not an erratum of this target")
+        config = ptoisa.targets.make_config(target, frozenset() if erratum == "none" else frozenset({erratum}))
+        self._check(config, sdt, kdt, shape, mode, case)
+
+    def test_compiled_call_runs_and_refuses_like_general(self):
+        from ptoisa.isa import tgather as impl
+
+        src0 = Tile[TileType.Vec, np.float32, 4, 16]()
+        src0.storage[...] = np.arange(64) % 5
+        k, cdst = Tile[TileType.Vec, np.int32, 1, 8](), Tile[TileType.Vec, np.int32, 1, 8]()
+        dst = Tile[TileType.Vec, np.int32, 4, 16]()
+        impl._CMP_COMPILED.clear()
+        TGATHER(dst, src0, k, cdst, None, 0, CmpMode.GT, target="cpu")
+        assert any(callable(run) for run in impl._CMP_COMPILED.values())
+        with pytest.raises(IllegalInstructionError, match="must be a different tile from dst"):
+            TGATHER(dst, src0, k, dst, None, 0, CmpMode.GT, target="cpu")
+        with pytest.raises(IllegalInstructionError, match="offset"):
+            TGATHER(dst, src0, k, cdst, None, True, CmpMode.GT, target="cpu")

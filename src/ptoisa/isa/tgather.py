@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .._quiet import quiet
+from .._quiet import quiet, quiet_reset, quiet_set
 from ..errors import NotModelledError, PtoError
 from ..memory import spill, window
 from ..targets import Config
@@ -624,6 +624,93 @@ def check_mask_shapes(check: Check, config: Config, dst: TileSpec, dst_valid: tu
 # --- comparison form ---------------------------------------------------------------------------------------
 def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tmp: Any, offset: Any,
                 mode: Any) -> None:
+    if type(dst) is Tile and type(src0) is Tile and type(k_value) is Tile and type(cdst) is Tile \
+            and (tmp is None or type(tmp) is Tile) and type(mode) is CmpMode and type(offset) is int \
+            and dst is not cdst:
+        key = (config, dst.spec, src0.spec, k_value.spec, cdst.spec, None if tmp is None else tmp.spec, mode)
+        run = _CMP_COMPILED.get(key, _UNSET)
+        if run is _PER_VALID_SHAPE:  # src0 with run-time valid shapes: compiled per valid shape
+            key += (src0.valid_shape,)
+            run = _CMP_COMPILED.get(key, _UNSET)
+        if run is _UNSET:
+            run = _compile_cmp(key, src0)
+        if run is not None and run(dst, src0, k_value, cdst, offset & 0xFFFFFFFF):
+            return
+    _cmp_general(config, dst, src0, k_value, cdst, tmp, offset, mode)
+
+
+_CMP_COMPILED: dict[tuple[Any, ...], Any] = {}
+
+
+def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
+    """The comparison form with a k tile, compiled once per tile types, mode and target (and src0's valid shape
+    when it is set at run time): the checks run here, and ND tiles on which no NPU erratum can act compare,
+    count and pack in a few NumPy calls. None (remembered) sends the type to the general path, as do the
+    errata that decide per call whether to announce themselves; a refusal is left to the general path. The
+    compiled call returns False, having written nothing, for what it leaves to the general path per call (a
+    row with more matches than dst holds: a refusal)."""
+    config, dspec, sspec, kspec, cspec, tspec, mode = key[:7]
+    if len(key) == 7 and (sspec.dynamic_row or sspec.dynamic_col):
+        if len(_CMP_COMPILED) < 4096:
+            _CMP_COMPILED[key] = _PER_VALID_SHAPE
+        key += (src0.valid_shape,)
+        run = _CMP_COMPILED.get(key, _UNSET)
+        if run is not _UNSET:
+            return run
+    vr, vc = src0.valid_shape
+    try:
+        _static_cmp(dspec, sspec, kspec, cspec, tspec, mode, config)
+    except PtoError:
+        return None
+    if dspec.rows < vr or cspec.numel < vr or kspec.numel < vr:
+        return None  # refused by the general path
+    rules, stype, dtype = config.profile.tgather_cmp, sspec.np_dtype, dspec.np_dtype
+    lean = (dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(_CMP_COMPILED) < 4096
+            and not (mode is CmpMode.GT and stype == np.uint16 and config.erratum("tgather_cmp_u16_gt_as_eq"))
+            and not config.erratum("tgather_cmp_k_signed_src_width")
+            and not (stype == np.float16 and config.erratum("tgather_cmp_half_k_int16"))
+            and not (config.erratum("tgather_cmp_unsigned") and not sspec.dtype.is_float)
+            and not (config.erratum("tgather_cmp_running_index") and 64 * -(-vc // 64) != sspec.cols)
+            and not (tspec is not None and rules.tmp == "required"
+                     and (_cmp_tmp_short(dspec, sspec, tspec)
+                          or (config.erratum("tgather_cmp_bitmap_rows") and _bitmap_overlaps(src0, tspec)))))
+    if not lean:
+        _CMP_COMPILED[key] = None
+        return None
+    op = np.greater if mode is CmpMode.GT else np.equal
+    bounds = np.arange(0, (vr + 1) * vc, vc) if vc else None
+    numbers = _slot_numbers(dspec.cols)
+    dcols, stride, ctype = dspec.cols, sspec.cols, cspec.np_dtype
+
+    def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, offset: int) -> bool:
+        token = quiet_set()
+        try:
+            k = k_value.storage[:vr].astype(stype)
+        finally:
+            quiet_reset(token)
+        matches = op(src0.view[:vr, :vc], k[:, None])  # same-type compare: exact
+        flat = matches.reshape(-1).nonzero()[0]
+        if bounds is None:
+            counts = np.zeros(vr, np.int64)
+        else:
+            at = flat.searchsorted(bounds)
+            counts = at[1:] - at[:-1]
+            if vr and counts.max() > dcols:
+                return False
+        if stride != vc:
+            flat += (flat // vc) * (stride - vc)
+        index = flat.astype(dtype)  # int64 -> 32 bits wraps modulo 2**32
+        if offset:
+            index += np.uint32(offset).astype(dtype)
+        dst.view[:vr][numbers < counts.astype(numbers.dtype)[:, None]] = index
+        cdst.storage[:vr] = counts.astype(ctype)
+        return True
+    _CMP_COMPILED[key] = run
+    return run
+
+
+def _cmp_general(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tmp: Any, offset: Any,
+                 mode: Any) -> None:
     check = Check(INSTR, config.name)
     dst, src0, cdst = check.tile("dst", dst), check.tile("src0", src0), check.tile("cdst", cdst)
     # k_value is the C++ per-row tile, or one number for every row (the PTOAS IR's scalar kValue).
@@ -661,7 +748,7 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
         check.fail("dst", f"rows hold {dst.spec.cols} indices, but src0 row {row} has {int(counts[row])} matches")
     if tmp is not None and k_tile is not None and config.profile.tgather_cmp.tmp == "required":
         short = _cmp_tmp_short(dst.spec, src0.spec, tmp.spec)  # only reachable under undefined="emulate"
-        if short or (config.erratum("tgather_cmp_bitmap_rows") and _bitmap_overlaps(src0, tmp)):
+        if short or (config.erratum("tgather_cmp_bitmap_rows") and _bitmap_overlaps(src0, tmp.spec)):
             target, commit = _a2a3_cmp_scratch(config, dst, src0, k_tile, cdst, tmp, offset, mode)
             if not short:  # what the other errata alone give (they announce themselves), to announce this one
                 saved = dst.storage.copy(), cdst.storage.copy()
@@ -770,13 +857,13 @@ def _cmp_tmp_short(dst: TileSpec, src0: TileSpec, tmp: TileSpec) -> bool:
     return tmp.nbytes < tmp.rows * tmp.cols + src0.numel * dst.dtype.itemsize + src0.rows * src0.dtype.itemsize
 
 
-def _bitmap_overlaps(src0: Tile, tmp: Tile) -> bool:
+def _bitmap_overlaps(src0: Tile, tmp: TileSpec) -> bool:
     """Whether the A2/A3 bitmap rows (whole repeats, at tmp Cols bytes apart) overlap or leave tmp's bitmap area."""
     vr, vc = src0.valid_shape
     per_repeat = 256 // src0.spec.dtype.itemsize
     row_bytes = -(-vc // per_repeat) * per_repeat // 8
-    area = tmp.spec.rows * tmp.spec.cols
-    return vr > 0 and vc > 0 and (row_bytes > tmp.spec.cols or (vr - 1) * tmp.spec.cols + row_bytes > area)
+    area = tmp.rows * tmp.cols
+    return vr > 0 and vc > 0 and (row_bytes > tmp.cols or (vr - 1) * tmp.cols + row_bytes > area)
 
 
 def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile, tmp: Tile, offset: int,

@@ -906,12 +906,14 @@ def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst:
     bitmap_end = (vr - 1) * tmp_cols + nrep * per_repeat // 8 if vr else 0
     total = max(cvt_at + count * item, bitmap_end, tmp.spec.nbytes)
     scratch = window(tmp, total)
-    written = np.zeros(total, dtype=bool)
+    # which scratch bytes were written matters only for a tmp placed with TASSIGN (they reach its buffer)
+    written = np.zeros(total, dtype=bool) if tmp.binding is not None else None
 
     def put(at: int, data: np.ndarray) -> None:
         raw = data.view(np.uint8).reshape(-1)
         scratch[at:at + raw.size] = raw
-        written[at:at + raw.size] = True
+        if written is not None:
+            written[at:at + raw.size] = True
 
     put(index_at, ((offset + np.arange(sspec.numel, dtype=np.int64)) & 0xFFFFFFFF).astype(np.uint32))
     put(cvt_at, thresholds)
@@ -945,7 +947,10 @@ def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst:
     def commit() -> None:
         spill(dst, out.view(np.uint8), dst_written)
         cdst.storage[:] = new_cdst
-        spill(tmp, scratch, written)
+        if written is None:  # past an unplaced tmp the writes are dropped (as `spill` drops them)
+            tmp.storage.view(np.uint8)[:] = scratch[:tmp.spec.nbytes]
+        else:
+            spill(tmp, scratch, written)
 
     return out.view(np.uint8)[:dst.spec.nbytes].tobytes() + new_cdst.tobytes(), commit
 

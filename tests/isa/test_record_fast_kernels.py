@@ -21,17 +21,27 @@ SPECIALS32 = np.array([0.0, -0.0, np.inf, -np.inf, 1e-45, -1e-45, 1.17e-38, 3.4e
                       np.float32)
 
 
+def _float_values(rng, n, dtype, nan):
+    bits = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)  # NaN payloads too
+    v = np.where(rng.random(n) < 0.5, rng.uniform(-120, 100, n).astype(np.float32), bits)
+    v[rng.integers(0, n, n // 8)] = rng.choice(SPECIALS32, n // 8)
+    if not nan:
+        v[np.isnan(v)] = 1.25
+    return v.astype(dtype) if dtype != np.float32 else v
+
+
 def _values(rng, n, dtype, nan=True):
     dtype = np.dtype(dtype)
-    if dtype.kind == "f" or dtype.kind == "V":
-        bits = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
-        v = np.where(rng.random(n) < 0.5, rng.uniform(-120, 100, n).astype(np.float32), bits)
-        v[rng.integers(0, n, n // 8)] = rng.choice(SPECIALS32, n // 8)
-        if not nan:
-            v[np.isnan(v)] = 1.25
-        return v.astype(dtype) if dtype != np.float32 else v
+    if dtype.kind in "fV":
+        with np.errstate(all="ignore"):
+            return _float_values(rng, n, dtype, nan)
     info = np.iinfo(dtype)
-    return rng.integers(info.min, int(info.max) + 1, n, dtype=np.int64).astype(dtype)
+    v = rng.integers(info.min, int(info.max) + 1, n, dtype=np.int64)
+    if dtype.itemsize == 4:  # through float these round twice (to float, then to a tie of bfloat16)
+        ties = [2**25 + 2**17 + 1, 2**30 + 2**22 + 1, 2**31 - 2**23 + 2**15 + 1]
+        ties += [-t for t in ties] if dtype.kind == "i" else [2**31 + 2**23 + 2**15 + 1]
+        v[rng.integers(0, n, 4 * len(ties))] = np.resize(ties, 4 * len(ties))
+    return v.astype(dtype)
 
 
 def _make(dtype, rows, cols, valid, dynamic, layout=RM):
@@ -132,3 +142,49 @@ def test_texp_fast_kernel_runs():
         assert calls
     finally:
         unary._exp_general = general
+
+
+# --- TCVT ---------------------------------------------------------------------------------------------------
+CVT_TYPES = [np.float32, np.float16, ptoisa.bfloat16_t, np.int32, np.int16, np.int8, np.uint8, np.uint16,
+             np.uint32]
+
+
+def _np_of(t):
+    return t.np if hasattr(t, "np") else np.dtype(t)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("s_t", CVT_TYPES)
+@pytest.mark.parametrize("d_t", CVT_TYPES)
+@pytest.mark.parametrize("mode", [ptoisa.RoundMode.CAST_RINT, ptoisa.RoundMode.CAST_NONE, ptoisa.RoundMode.CAST_FLOOR])
+@pytest.mark.parametrize("sat", [None, ptoisa.SaturationMode.ON, ptoisa.SaturationMode.OFF])
+def test_tcvt_matches_general(target, s_t, d_t, mode, sat):
+    from ptoisa.isa.vector import convert
+
+    config = ptoisa.targets.make_config(target, undefined="emulate")
+    rng = np.random.default_rng(7)
+    s_np, d_np = _np_of(s_t), _np_of(d_t)
+    cols = 64
+    for rows, valid, dynamic, alias in [(16, (16, 64), False, False), (8, (5, 37), True, False),
+                                        (4, (4, 64), False, True)]:
+        data = _values(rng, rows * cols, s_np)
+        if np.dtype(s_np).kind in "fV" and np.dtype(d_np).kind in "iu" and rows == 16:
+            with np.errstate(all="ignore"):  # mostly in range
+                data = np.clip(np.nan_to_num(data.astype(np.float64)), -100, 100).astype(s_np)
+        noise = rng.integers(0, 256, rows * cols * 4 + 64, dtype=np.uint8)
+
+        def build():
+            src = _make(s_np, rows, cols, valid, dynamic)
+            dst = _make(d_np, rows, cols, valid, dynamic)
+            if alias and np.dtype(s_np).itemsize == np.dtype(d_np).itemsize:
+                buf = noise.copy()
+                src.attach(buf[:rows * cols * src.storage.itemsize].view(s_np))
+                dst.attach(buf[32:32 + rows * cols * dst.storage.itemsize].view(d_np))
+            else:
+                dst.storage.view(np.uint8)[...] = noise[:dst.storage.nbytes]
+            src.storage[...] = data
+            return [src, dst], [dst, src]
+
+        args = (mode,) if sat is None else (mode, sat)
+        fast, general = _both(ptoisa.TCVT, _kernel_call(ptoisa.TCVT, convert._convert_general), build, config, *args)
+        assert fast == general, (rows, valid, dynamic, alias)

@@ -188,3 +188,57 @@ def test_tcvt_matches_general(target, s_t, d_t, mode, sat):
         args = (mode,) if sat is None else (mode, sat)
         fast, general = _both(ptoisa.TCVT, _kernel_call(ptoisa.TCVT, convert._convert_general), build, config, *args)
         assert fast == general, (rows, valid, dynamic, alias)
+
+
+# --- TROWEXPAND{ADD,SUB,MUL} --------------------------------------------------------------------------------
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", ["TROWEXPANDMUL", "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMAX"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int16, np.uint16])
+@pytest.mark.parametrize("shape", [(16, 16, (16, 16)), (16, 32, (7, 32)), (16, 64, (16, 40)),
+                                   (64, 128, (64, 128))])
+@pytest.mark.parametrize("vector", ["col_major_src1", "block_src1", "col_major_src0"])
+@pytest.mark.parametrize("case", ["static", "dynamic", "in_place", "tmp"])
+def test_trowexpand_matches_general(target, name, dtype, shape, vector, case):
+    record = getattr(ptoisa, name)
+    rows, cols, valid = shape
+    vr, vc = valid
+    config = resolve(target)
+    rng = np.random.default_rng(rows + vc)
+    per_block = 32 // np.dtype(dtype).itemsize
+    dynamic = case == "dynamic"
+    full = _values(rng, rows * cols, dtype)
+    vec_data = _values(rng, rows * max(per_block, 8), dtype)
+    noise = _values(rng, rows * cols, dtype)
+
+    def build():
+        a = _make(dtype, rows, cols, valid, dynamic)
+        a.storage[...] = full
+        if vector == "block_src1":
+            v = _make(dtype, rows, per_block, (vr, per_block), dynamic)
+        else:
+            v = _make(dtype, rows, 1, (vr, 1), dynamic, layout=CM)
+        v.storage[...] = vec_data[:v.storage.size]
+        if case == "in_place":
+            d = a
+        else:
+            d = _make(dtype, rows, cols, valid, dynamic)
+            d.storage[...] = noise
+        operands = [d, v, a] if vector == "col_major_src0" else [d, a, v]
+        if case == "tmp":
+            operands.append(_make(dtype, rows, cols, valid, False))
+        return list({id(t): t for t in operands}.values()), operands
+
+    general = _kernel_call(record, record.kernel.general)
+    fast, slow = _both(record, general, build, config)
+    assert fast == slow
+
+
+def test_trowexpandmul_direct_runs():
+    """The one-call route is compiled for a static signature with a one-column per-row operand."""
+    a, d = Tile[TileType.Vec, np.float32, 16, 16](), Tile[TileType.Vec, np.float32, 16, 16]()
+    v = Tile[TileType.Vec, np.float32, 16, 1, CM]()
+    a.storage[...] = 2.0
+    v.storage[...] = np.arange(16)
+    ptoisa.TROWEXPANDMUL(d, a, v, target="cpu")
+    assert d.data[:, 3].tolist() == [2.0 * i for i in range(16)]
+    assert any(run is not None for _, run in ptoisa.TROWEXPANDMUL.kernel.direct.values())

@@ -156,8 +156,10 @@ def _np_of(t):
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("s_t", CVT_TYPES)
 @pytest.mark.parametrize("d_t", CVT_TYPES)
-@pytest.mark.parametrize("mode", [ptoisa.RoundMode.CAST_RINT, ptoisa.RoundMode.CAST_NONE, ptoisa.RoundMode.CAST_FLOOR])
-@pytest.mark.parametrize("sat", [None, ptoisa.SaturationMode.ON, ptoisa.SaturationMode.OFF])
+@pytest.mark.parametrize("mode,sat", [(ptoisa.RoundMode.CAST_RINT, None), (ptoisa.RoundMode.CAST_NONE, None),
+                                      (ptoisa.RoundMode.CAST_FLOOR, None), (ptoisa.RoundMode.CAST_RINT,
+                                                                            ptoisa.SaturationMode.ON),
+                                      (ptoisa.RoundMode.CAST_RINT, ptoisa.SaturationMode.OFF)])
 def test_tcvt_matches_general(target, s_t, d_t, mode, sat):
     from ptoisa.isa.vector import convert
 
@@ -192,8 +194,10 @@ def test_tcvt_matches_general(target, s_t, d_t, mode, sat):
 
 # --- TROWEXPAND{ADD,SUB,MUL} --------------------------------------------------------------------------------
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("name", ["TROWEXPANDMUL", "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMAX"])
-@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int16, np.uint16])
+@pytest.mark.parametrize("name,dtype", [("TROWEXPANDMUL", np.float32), ("TROWEXPANDMUL", np.float16),
+                                        ("TROWEXPANDMUL", np.int16), ("TROWEXPANDADD", np.int32),
+                                        ("TROWEXPANDSUB", np.float32), ("TROWEXPANDSUB", np.uint16),
+                                        ("TROWEXPANDMAX", np.float32)])
 @pytest.mark.parametrize("shape", [(16, 16, (16, 16)), (16, 32, (7, 32)), (16, 64, (16, 40)),
                                    (64, 128, (64, 128))])
 @pytest.mark.parametrize("vector", ["col_major_src1", "block_src1", "col_major_src0"])

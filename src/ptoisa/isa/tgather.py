@@ -644,9 +644,11 @@ _CMP_COMPILED: dict[tuple[Any, ...], Any] = {}
 
 def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
     """The comparison form with a k tile, compiled once per tile types, mode and target (and src0's valid shape
-    when it is set at run time): the checks run here, and ND tiles on which no NPU erratum can act compare,
-    count and pack in a few NumPy calls. None (remembered) sends the type to the general path, as do the
-    errata that decide per call whether to announce themselves; a refusal is left to the general path. The
+    when it is set at run time): the checks run here, and ND tiles on which no NPU erratum but a5's running
+    index can act compare, count and pack in a few NumPy calls (the running index announced, as by the general
+    path, when a row after the first has a match). None (remembered) sends the type to the general path, as do
+    the errata that compare two readings per call to decide whether to announce themselves; a refusal is left
+    to the general path. The
     compiled call returns False, having written nothing, for what it leaves to the general path per call (a
     row with more matches than dst holds: a refusal)."""
     config, dspec, sspec, kspec, cspec, tspec, mode = key[:7]
@@ -670,7 +672,6 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
             and not config.erratum("tgather_cmp_k_signed_src_width")
             and not (stype == np.float16 and config.erratum("tgather_cmp_half_k_int16"))
             and not (config.erratum("tgather_cmp_unsigned") and not sspec.dtype.is_float)
-            and not (config.erratum("tgather_cmp_running_index") and 64 * -(-vc // 64) != sspec.cols)
             and not (tspec is not None and rules.tmp == "required"
                      and (_cmp_tmp_short(dspec, sspec, tspec)
                           or (config.erratum("tgather_cmp_bitmap_rows") and _bitmap_overlaps(src0, tspec)))))
@@ -681,6 +682,10 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
     bounds = np.arange(0, (vr + 1) * vc, vc) if vc else None
     numbers = _slot_numbers(dspec.cols)
     dcols, stride, ctype = dspec.cols, sspec.cols, cspec.np_dtype
+    running = False  # a5's running index (row stride: validCol rounded up to 64), announced when it tells
+    if config.erratum("tgather_cmp_running_index"):
+        running = 64 * -(-vc // 64) != stride and vr > 1
+        stride = 64 * -(-vc // 64)
 
     def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, offset: int) -> bool:
         token = quiet_set()
@@ -697,6 +702,8 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
             counts = at[1:] - at[:-1]
             if vr and counts.max() > dcols:
                 return False
+            if running and counts[1:].any():
+                announce_erratum(config, INSTR, "tgather_cmp_running_index")
         if stride != vc:
             flat += (flat // vc) * (stride - vc)
         index = flat.astype(dtype)  # int64 -> 32 bits wraps modulo 2**32

@@ -929,18 +929,36 @@ def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst:
     op = np.greater if mode is CmpMode.GT else np.equal
     chunk = 255 * per_repeat  # TCMPS_REPEAT_MAX repeats per compare instruction
     starts = list(range(0, nrep * per_repeat, chunk))
-    for start in starts:  # the backend runs each chunk over every row before the next chunk
-        stop = min(start + chunk, nrep * per_repeat)
-        for i in range(vr):
-            k = scratch[cvt_at + i * item:cvt_at + (i + 1) * item].view(tin)[0]
-            seg = source[i * sspec.cols + start:i * sspec.cols + stop]
-            with quiet():
-                bits = np.packbits(op(seg, k), bitorder="little")
-            put(i * tmp_cols + start // 8, bits)
+    if len(starts) == 1 and vr and _A2A3_ROWS_AT_ONCE:
+        _bitmaps_at_once(scratch, written, source, op, vr, sspec.cols, nrep * per_repeat, tmp_cols, cvt_at, tin)
+    else:
+        for start in starts:  # the backend runs each chunk over every row before the next chunk
+            stop = min(start + chunk, nrep * per_repeat)
+            for i in range(vr):
+                k = scratch[cvt_at + i * item:cvt_at + (i + 1) * item].view(tin)[0]
+                seg = source[i * sspec.cols + start:i * sspec.cols + stop]
+                with quiet():
+                    bits = np.packbits(op(seg, k), bitorder="little")
+                put(i * tmp_cols + start // 8, bits)
     out = window(dst, max(dst.spec.nbytes, ((vr - 1) * dst.spec.cols + vc) * 4 if vr else 0)).view(np.uint32)
     dst_written = np.zeros(out.size * 4, dtype=bool)
     counts = np.zeros(vr, dtype=np.int64)
-    for i in range(vr):
+    dcols = dst.spec.cols
+    if vr and vc and _A2A3_ROWS_AT_ONCE:  # every row at once (the loop below where a row overruns dst's row)
+        tables = np.ndarray((vr, vc), np.dtype("<u4"), scratch, index_at, (sspec.cols * 4, 4))
+        marks = np.ndarray((vr, -(-vc // 8)), np.uint8, scratch, 0, (tmp_cols, 1))  # rows may overlap: read only
+        mask = np.unpackbits(marks, axis=1, bitorder="little")[:, :vc].astype(bool)
+        counts = mask.sum(axis=1, dtype=np.int64)
+        if counts.max() <= dcols:  # rows land apart: row i's picks in dst row i's first counts[i] slots
+            slots = _slot_numbers(dcols)[None, :] < counts.astype(_slot_numbers(dcols).dtype)[:, None]
+            out[:vr * dcols].reshape(vr, dcols)[slots] = tables[mask]
+            dst_written[:vr * dcols * 4].reshape(vr, dcols, 4)[slots] = True
+            vr_loop = 0
+        else:
+            vr_loop = vr
+    else:
+        vr_loop = vr
+    for i in range(vr_loop):
         table = scratch[index_at + i * sspec.cols * 4:index_at + (i * sspec.cols + vc) * 4].view(np.uint32)
         mask = np.unpackbits(scratch[i * tmp_cols:i * tmp_cols + -(-vc // 8)], bitorder="little")[:vc].astype(bool)
         picked = table[mask]
@@ -961,6 +979,47 @@ def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst:
 
     return out.view(np.uint8)[:dst.spec.nbytes].tobytes() + new_cdst.tobytes(), commit
 
+
+
+_A2A3_ROWS_AT_ONCE = True  # tests switch it off to hold `_bitmaps_at_once` to the row-by-row loop
+
+
+def _bitmaps_at_once(scratch: np.ndarray, written: np.ndarray | None, source: np.ndarray, op: Any, vr: int,
+                     cols: int, width: int, stride: int, cvt_at: int, tin: Any) -> None:
+    """The A2/A3 compare loop of one chunk (every row's `width` elements, row i's bitmap of nb = width / 8
+    bytes written at scratch byte i * stride, its threshold read at cvt_at + i * itemsize), as the row-by-row
+    loop leaves scratch, with whole-array NumPy calls.
+
+    The loop's order shows in two ways. A threshold read after an earlier row's bitmap covered its bytes reads
+    those bitmap bytes: such rows (found from the shapes: the rows covering a byte p are a run ending at
+    p // stride) are computed one by one after the others, their threshold bytes overlaid by the last earlier
+    writer's. And where bitmaps overlap (stride < nb), a byte keeps the last row's: byte o of row j survives
+    when o < stride or j is the last row."""
+    item = np.dtype(tin).itemsize
+    nb = width // 8
+    k_bytes = scratch[cvt_at:cvt_at + vr * item].reshape(vr, item).copy()  # as the puts left them
+    # the last row before row i whose bitmap covers byte p of row i's threshold (-1: none)
+    rows_i = np.arange(vr)[:, None]
+    p = cvt_at + rows_i * item + np.arange(item)[None, :]
+    last = np.minimum(p // stride, rows_i - 1)
+    first = -((nb - 1 - p) // stride)  # ceil((p - nb + 1) / stride): the first row reaching p
+    writer = np.where((last >= np.maximum(first, 0)) & (last >= 0), last, -1)
+    block = np.ndarray((vr, width), tin, source, 0, (cols * item, item))  # row i: its `width` elements
+    with quiet():
+        k = k_bytes.view(tin)[:, :1]  # (vr, 1): each row's threshold as the puts left it
+        bits = np.packbits(op(block, k), axis=1, bitorder="little")  # (vr, nb)
+        for i in np.flatnonzero((writer >= 0).any(axis=1)):  # rows whose threshold an earlier bitmap covered
+            mine = k_bytes[i].copy()
+            for b in np.flatnonzero(writer[i] >= 0):
+                j = writer[i, b]
+                mine[b] = bits[j, p[i, b] - j * stride]
+            bits[i] = np.packbits(op(block[i], mine.view(tin)[0]), bitorder="little")
+    offsets = np.arange(nb)[None, :]
+    keep = np.broadcast_to((offsets < stride) | (rows_i == vr - 1), (vr, nb))
+    at = (rows_i * stride + offsets)[keep]
+    scratch[at] = bits[keep]
+    if written is not None:
+        written[(rows_i * stride + offsets).reshape(-1)] = True
 
 
 def _check_cmp_tmp(check: Check, dst: TileSpec, src0: TileSpec, tmp: TileSpec | None) -> None:

@@ -8,6 +8,7 @@ Sources: seeds/004 (TGATHER), DECISIONS 11-16, reference-facts 9.
 from __future__ import annotations
 
 import os
+import warnings
 import sys
 
 import ml_dtypes
@@ -1232,3 +1233,460 @@ class TestProperties:
         warned = [w for w in caught if issubclass(w.category, ptoisa.PtoWarning)]
         assert all(issubclass(w.category, ErratumWarning) for w in warned)
         assert bool(warned) == (expected != contract)
+
+
+# ======================================================================================================
+# Compiled calls held to the general path
+# ======================================================================================================
+def _noise_tile(rng, spec, *valid):
+    t = spec(*valid)
+    t.storage.view(np.uint8)[:] = rng.integers(0, 256, t.spec.nbytes, dtype=np.uint8)
+    return t
+
+
+def _outcome(call, tiles):
+    """(every tile's bytes, warnings) after two calls on copies (the second runs the cached form), or the
+    refusal with the bytes it left."""
+    copies = []
+    for t in tiles:
+        c = t.spec(*t.valid_shape) if t.spec.dynamic_row or t.spec.dynamic_col else t.spec()
+        c.storage[...] = t.storage
+        copies.append(c)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            for _ in range(2):
+                for c, t in zip(copies, tiles):
+                    c.storage[...] = t.storage
+                call(*copies)
+        except ptoisa.PtoError as exc:
+            return type(exc).__name__, str(exc), O.snapshot(*copies)
+    return O.snapshot(*copies), sorted({str(w.message) for w in caught})
+
+
+# (rows, cols, valid rows, valid cols) of dst and the indices: below and above the fused-take size, whole and
+# partial valid regions
+INDEX_SHAPES = [(2, 16, 2, 16), (16, 16, 16, 16), (16, 16, 5, 16), (8, 32, 8, 7), (64, 64, 64, 64),
+                (128, 64, 100, 64), (64, 128, 64, 40)]
+
+
+class TestIndexCompiled:
+    """The index form's compiled call (a fused range-checked take below 4096 valid elements, max() and a
+    clipped take above) gives the general path's bytes, warnings and refusals."""
+
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("shape", INDEX_SHAPES)
+    @pytest.mark.parametrize("dtype,idx_dtype", [(np.float32, np.int32), (np.float16, np.int16),
+                                                 (np.int32, np.uint32), (np.float32, np.int16)])
+    @pytest.mark.parametrize("indices", ["in", "past_end", "negative", "edge", "alias_src0", "dst_over_idx"])
+    @pytest.mark.parametrize("dynamic", [False, True])
+    def test_matches_general(self, target, shape, dtype, idx_dtype, indices, dynamic):
+        from ptoisa.isa import tgather as impl
+
+        rows, cols, vr, vc = shape
+        if target != "cpu" and vc != cols:  # the NPUs refuse partial valid columns (both paths alike)
+            vc = cols
+        rng = np.random.default_rng(hash((rows, cols, vr, vc, indices)) % 2**32)
+        srows = 32
+        if dynamic:
+            dspec = Tile[TileType.Vec, dtype, rows, cols, RM, -1, -1]
+            ispec = Tile[TileType.Vec, idx_dtype, rows, cols, RM, -1, -1]
+        else:
+            dspec = Tile[TileType.Vec, dtype, rows, cols, RM, vr, vc]
+            ispec = Tile[TileType.Vec, idx_dtype, rows, cols, RM, vr, vc]
+        dst = _noise_tile(rng, dspec, *((vr, vc) if dynamic else ()))
+        src = _noise_tile(rng, Tile[TileType.Vec, dtype, srows, cols])
+        idx = _noise_tile(rng, ispec, *((vr, vc) if dynamic else ()))
+        numel = srows * cols
+        if indices == "alias_src0":  # dst is src0: the gather reads src0 before writing
+            numel = rows * cols
+        values = rng.integers(0, numel, rows * cols)
+        if indices == "past_end":
+            values[(vr - 1) * cols + vc - 1] = numel + int(rng.integers(0, 5))  # the last valid index
+        elif indices == "negative":
+            values[rng.integers(0, vr) * cols] = -1
+        elif indices == "edge":
+            values[:] = numel - 1
+            values[::3] = 0
+        if np.iinfo(idx_dtype).max < numel:
+            values %= np.iinfo(idx_dtype).max + 1
+        idx.storage[...] = values.astype(np.int64).astype(idx_dtype)
+        tmp = Tile[TileType.Vec, idx_dtype, vr, vc]() if target == "a2a3" else None
+        config = ptoisa.targets.resolve(target)
+        extra = [tmp] if tmp is not None else []
+        impl._COMPILED.clear()
+        if indices == "alias_src0":
+            call = lambda d, i, *t: TGATHER(d, d, i, *t, target=target)  # noqa: E731
+            ref = lambda d, i, *t: impl._index_general(config, d, d, i, *(t or (None,)))  # noqa: E731
+            tiles = [dst, idx] + extra
+        elif indices == "dst_over_idx":  # dst's storage is the indices' (same element size)
+            if np.dtype(dtype).itemsize != np.dtype(idx_dtype).itemsize:
+                return
+            values %= rows * cols
+            idx.storage[...] = values.astype(np.int64).astype(idx_dtype)
+            src = _noise_tile(rng, Tile[TileType.Vec, dtype, rows, cols])
+
+            def over(d, s, i, *t, fn):
+                d.attach(i.storage.view(d.storage.dtype))
+                return fn(d, s, i, *t)
+            call = lambda d, s, i, *t: over(d, s, i, *t, fn=lambda *a: TGATHER(*a, target=target))  # noqa: E731
+            ref = lambda d, s, i, *t: over(d, s, i, *t, fn=lambda d_, s_, i_, *t_: impl._index_general(  # noqa: E731
+                config, d_, s_, i_, *(t_ or (None,))))
+            tiles = [dst, src, idx] + extra
+        else:
+            call = lambda d, s, i, *t: TGATHER(d, s, i, *t, target=target)  # noqa: E731
+            ref = lambda d, s, i, *t: impl._index_general(config, d, s, i, *(t or (None,)))  # noqa: E731
+            tiles = [dst, src, idx] + extra
+        got = _outcome(call, tiles)
+        assert got == _outcome(ref, tiles)
+        if indices == "in" and not dynamic and not isinstance(got[0], str):  # the compiled call really ran
+            assert any(callable(run) for run in impl._COMPILED.values()) \
+                or (dtype, idx_dtype, target) == (np.float32, np.int16, "a5")  # erratum: the general path
+
+    @pytest.mark.parametrize("target", TARGETS)
+    def test_refused_call_leaves_every_tile(self, target):
+        """An out-of-range index on the NPUs is refused by both compiled forms with every tile unchanged."""
+        if target == "cpu":
+            return
+        rng = np.random.default_rng(5)
+        for rows in (4, 128):  # fused take, then max() and a clipped take
+            dst = _noise_tile(rng, Tile[TileType.Vec, np.float32, rows, 64])
+            src = _noise_tile(rng, Tile[TileType.Vec, np.float32, rows, 64])
+            idx = Tile[TileType.Vec, np.int32, rows, 64]()
+            idx.storage[...] = rng.integers(0, rows * 64, rows * 64)
+            idx.storage[-1] = rows * 64
+            tmp = Tile[TileType.Vec, np.int32, rows, 64]() if target == "a2a3" else None
+            extra = [tmp] if tmp is not None else []
+            for _ in range(2):
+                before = O.snapshot(dst, src, idx, *extra)
+                with pytest.raises(UndefinedBehaviourError):
+                    TGATHER(dst, src, idx, *extra, target=target)
+                assert O.snapshot(dst, src, idx, *extra) == before
+
+    def test_run_time_valid_shapes_in_turn(self):
+        """One `v_row=?, v_col=?` type with several valid shapes in turn, on both sides of the fused size."""
+        from ptoisa.isa import tgather as impl
+
+        dyn = lambda dtype: Tile[TileType.Vec, dtype, 128, 64, RM, -1, -1]  # noqa: E731
+        rng = np.random.default_rng(9)
+        src = _noise_tile(rng, Tile[TileType.Vec, np.float32, 128, 64])
+        config = ptoisa.targets.resolve("cpu")
+        impl._COMPILED.clear()
+        for vr, vc in [(128, 64), (2, 8), (100, 64), (1, 3), (128, 64), (64, 63), (0, 5)]:
+            idx = dyn(np.int32)(vr, vc)
+            idx.storage[...] = rng.integers(-3, src.spec.numel + 3, idx.spec.numel)
+            got, want = dyn(np.float32)(vr, vc), dyn(np.float32)(vr, vc)
+            got.storage[...] = want.storage[...] = rng.standard_normal(got.spec.numel)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                TGATHER(got, src, idx, target="cpu")
+                impl._index_general(config, want, src, idx, None)
+            assert got.tobytes() == want.tobytes(), (vr, vc)
+
+
+# (src rows, src cols, src valid rows, src valid cols)
+MASK_SHAPES = [(4, 16, 3, 16), (8, 32, 8, 13), (64, 64, 64, 64), (9, 16, 7, 5)]
+
+
+class TestMaskCompiled:
+    """The mask form's compiled call (one strided assignment for ND tiles) gives the general path's bytes,
+    warnings and refusals, and hands the NPU column errata and boxed layouts to it."""
+
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("shape", MASK_SHAPES)
+    @pytest.mark.parametrize("pattern", [MaskPattern.P0101, MaskPattern.P1010, MaskPattern.P0001,
+                                         MaskPattern.P1000, MaskPattern.P1111])
+    @pytest.mark.parametrize("axis", [ROW, COL])
+    @pytest.mark.parametrize("types", [(np.float32, np.float32), (np.float16, np.int16)])
+    @pytest.mark.parametrize("errata", [True, False])
+    @pytest.mark.parametrize("dynamic", [False, True])
+    def test_matches_general(self, target, shape, pattern, axis, types, errata, dynamic):
+        from ptoisa.isa import tgather as impl
+
+        srows, scols, vr, vc = shape
+        stype, dtype = types
+        rng = np.random.default_rng(srows * 1000 + scols * 10 + vc)
+        per = 256 // np.dtype(stype).itemsize // 8  # 32-byte rows
+        if axis is ROW:
+            count = len(range(pattern.phase, vc, pattern.period))
+            dcols = per * max(1, -(-count // per)) if count == 0 or count % per else count
+            drows = max(1, -(-vr * count // dcols))
+            dvalid = (drows, dcols)
+        else:
+            count = len(range(pattern.phase, vr, pattern.period))
+            dcols, drows = scols, max(count, 1)
+            dvalid = (count, dcols)
+        config = ptoisa.targets.make_config(target, errata=errata)
+        if dynamic:
+            sspec = Tile[TileType.Vec, stype, srows, scols, RM, -1, -1]
+            dspec = Tile[TileType.Vec, dtype, drows, dcols, RM, -1, -1]
+            src, dst = _noise_tile(rng, sspec, vr, vc), _noise_tile(rng, dspec, *dvalid)
+        else:
+            src = _noise_tile(rng, Tile[TileType.Vec, stype, srows, scols, RM, vr, vc])
+            dst = _noise_tile(rng, Tile[TileType.Vec, dtype, drows, dcols, RM, *dvalid])
+        impl._MASK_COMPILED.clear()
+        got = _outcome(lambda d, s: TGATHER(d, s, pattern, axis, target=config), [dst, src])
+        want = _outcome(lambda d, s: impl._mask_general(config, d, s, pattern, axis), [dst, src])
+        assert got == want
+        if axis is ROW and not isinstance(got[0], str) and not dynamic:  # the compiled copy really ran
+            assert any(callable(run) for run in impl._MASK_COMPILED.values())
+
+    @pytest.mark.parametrize("axis", [ROW, COL])
+    @pytest.mark.parametrize("shift", [0, 8, 64, -8])
+    def test_overlapping_storage(self, axis, shift):
+        """dst placed over src's storage (shifted by `shift` elements): both paths copy as if src were read
+        first."""
+        from ptoisa.isa import tgather as impl
+
+        results = []
+        for call in ("compiled", "general"):
+            buf = np.random.default_rng(3).standard_normal(512).astype(np.float32)
+            src = Tile[TileType.Vec, np.float32, 16, 16]()
+            src.attach(buf[128:384])
+            dst = Tile[TileType.Vec, np.float32, 16, 8]() if axis is ROW else Tile[TileType.Vec, np.float32, 8, 16]()
+            dst.attach(buf[128 + shift:128 + shift + 128])
+            impl._MASK_COMPILED.clear()
+            for _ in range(2):
+                if call == "compiled":
+                    TGATHER(dst, src, MaskPattern.P0101, axis, target="cpu")
+                else:
+                    impl._mask_general(ptoisa.targets.resolve("cpu"), dst, src, MaskPattern.P0101, axis)
+            results.append(buf.tobytes())
+        assert results[0] == results[1]
+        # read-first: the first call's result is src's selected elements as they were before it
+        buf = np.random.default_rng(3).standard_normal(512).astype(np.float32)
+        grid_ = buf[128:384].reshape(16, 16)
+        first = (grid_[:, ::2] if axis is ROW else grid_[::2, :]).reshape(-1).copy()
+        dst = Tile[TileType.Vec, np.float32, 16, 8]() if axis is ROW else Tile[TileType.Vec, np.float32, 8, 16]()
+        src = Tile[TileType.Vec, np.float32, 16, 16]()
+        src.attach(buf[128:384])
+        dst.attach(buf[128 + shift:128 + shift + 128])
+        TGATHER(dst, src, MaskPattern.P0101, axis, target="cpu")
+        assert dst.storage.tobytes() == first.tobytes()
+
+
+class TestMaskColNpuRows:
+    """GATHER_COL under the NPU column errata (all src rows, 16-bit offsets), held to a plain reading of the
+    kernel loop (one row's bytes per iteration): dst bytes, bytes spilled past dst into its buffer, warnings."""
+
+    @pytest.mark.parametrize("target", ("a2a3", "a5"))
+    @pytest.mark.parametrize("dtype", [np.float32, np.float16])
+    @pytest.mark.parametrize("shape", [(16, 16, 16, 16), (9, 16, 9, 5), (64, 64, 64, 64), (300, 256, 300, 256),
+                                       (40, 32, 33, 17), (130, 512, 130, 511)])
+    @pytest.mark.parametrize("pattern", [MaskPattern.P0101, MaskPattern.P1010, MaskPattern.P1000,
+                                         MaskPattern.P1111])
+    @pytest.mark.parametrize("bound", [False, True])
+    def test_rows_as_the_kernel_copies_them(self, target, dtype, shape, pattern, bound):
+        from ptoisa.memory import window
+
+        srows, scols, vr, vc = shape
+        item = np.dtype(dtype).itemsize
+        count = len(range(pattern.phase, vr, pattern.period))
+        rng = np.random.default_rng(srows + scols + vc)
+        with ptoisa.target(target):
+            NPU_MEMORY_CLEAR()
+            src = Tile[TileType.Vec, dtype, srows, scols, RM, vr, vc]()
+            dst = Tile[TileType.Vec, dtype, count, scols]()
+            if bound:
+                try:
+                    TASSIGN(dst, 0)
+                    TASSIGN(src, -(-dst.spec.nbytes // 4096) * 4096 + 8192)
+                except ptoisa.PtoError:
+                    pytest.skip("does not fit the buffer")
+            src.storage.view(np.uint8)[:] = rng.integers(0, 256, src.spec.nbytes, dtype=np.uint8)
+            dst.storage.view(np.uint8)[:] = rng.integers(0, 256, dst.spec.nbytes, dtype=np.uint8)
+            before = dst.storage.copy()
+            grid_ = src.storage.reshape(srows, scols).copy()
+            starts = [((pattern.period * i + pattern.phase) * scols) & 0xFFFF for i in range(vr)]
+            span = dst.spec.nbytes + vr * scols * item
+            source = window(src, (max(starts) + vc) * item)
+            expected = window(dst, span)
+            for i, at in enumerate(starts):  # loop i copies vc elements (rows never overlap: vc <= dst Cols)
+                expected[i * scols * item:(i * scols + vc) * item] = source[at * item:(at + vc) * item]
+            if not bound:  # past an unplaced dst the writes are dropped
+                expected[dst.spec.nbytes:] = 0
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                TGATHER(dst, src, pattern, COL)
+            assert dst.tobytes() == expected[:dst.spec.nbytes].tobytes()
+            if bound:
+                assert window(dst, span).tobytes() == expected.tobytes()
+        wrote_past = vr > count and (vr - 1) * scols * item >= dst.spec.nbytes
+        contract = before.reshape(count, scols)
+        contract[:, :vc] = grid_[pattern.phase:vr:pattern.period, :vc]
+        differs = wrote_past or contract.tobytes() != expected[:dst.spec.nbytes].tobytes()
+        assert all(issubclass(w.category, ErratumWarning) for w in caught)
+        assert bool(caught) == differs
+
+
+class TestCmpLargeShapes:
+    """The comparison form's row counts (binary search over the matches' flat positions) and packed slots (a
+    narrow compare against the counts) on shapes past the property tests' sizes, against the oracle."""
+
+    @pytest.mark.parametrize("shape", [(256, 256, 256, 256), (130, 512, 127, 300), (2, 2048, 2, 2048),
+                                       (40, 64, 40, 1), (33, 128, 33, 128)])
+    @pytest.mark.parametrize("density", [0.0, 0.03, 0.5, 1.0])
+    @pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.EQ])
+    def test_against_oracle(self, shape, density, mode):
+        rows, cols, vr, vc = shape
+        rng = np.random.default_rng(rows + vc)
+        hit = rng.random((rows, cols)) < density
+        values = np.where(hit, 2.0 if mode is CmpMode.GT else 1.0, 0.5).astype(np.float32)
+        values[rng.random((rows, cols)) < 0.01] = np.nan
+        src0 = tile(F32, rows, cols, vr, vc)
+        src0.set_logical(values)
+        kc = 8 * -(-rows // 8)
+        k = tile(I32, 1, kc)
+        k.set_logical(np.ones((1, kc), np.int32))
+        cdst = tile(I32, 1, kc, fill=0x5C)
+        dst = tile(U32, rows, cols, fill=0xA7)
+        before = dst.data.copy()
+        offset = 2**32 - 1000
+        TGATHER(dst, src0, k, cdst, None, offset, mode, target="cpu")
+        hits = O.gather_cmp(values, vr, vc, np.ones(kc, np.float32), int(mode), offset, True)
+        for i, row in enumerate(hits):
+            before[i, :len(row)] = np.array(row, dtype=np.uint64).astype(np.uint32)
+        assert dst.data.tobytes() == before.tobytes()
+        assert cdst.storage[:vr].tolist() == [len(r) for r in hits]
+        assert (cdst.storage.view(np.uint8)[4 * vr:] == 0x5C).all()
+
+
+CMP_PAIRS = [(np.float32, np.int32), (np.float32, np.uint32), (np.float16, np.uint16), (np.float16, np.int32),
+             (np.int32, np.int32), (np.uint16, np.uint16), (np.int16, np.uint32), (np.uint32, np.uint32)]
+CMP_ERRATA = ["tgather_cmp_u16_gt_as_eq", "tgather_cmp_k_signed_src_width", "tgather_cmp_half_k_int16",
+              "tgather_cmp_unsigned", "tgather_cmp_running_index", "tgather_cmp_bitmap_rows"]
+
+
+class TestCmpCompiled:
+    """The comparison form's compiled call (k tile, ND tiles, no per-call erratum) gives the general path's bytes,
+    warnings and refusals, and leaves every erratum that can act to it."""
+
+    PAIRS = CMP_PAIRS
+
+    @staticmethod
+    def _check(config, sdt, kdt, shape, mode, case):
+        from ptoisa.isa import tgather as impl
+
+        rows, cols, vr, vc = shape
+        cols = max(cols, 32 // np.dtype(sdt).itemsize)
+        rng = np.random.default_rng(rows * cols + vc)
+        if case == "dynamic":
+            src0 = Tile[TileType.Vec, sdt, rows, cols, RM, -1, -1](vr, vc)
+        else:
+            src0 = Tile[TileType.Vec, sdt, rows, cols, RM, vr, vc]()
+        lo = 0 if np.dtype(sdt).kind == "u" else -3
+        values = rng.integers(lo, 4, src0.spec.numel).astype(sdt)
+        if np.dtype(sdt).kind == "f":
+            values[rng.random(values.size) < 0.05] = np.nan
+            values[rng.random(values.size) < 0.05] = -0.0
+        src0.storage[...] = values
+        dcols = 16 if case == "narrow_dst" else cols  # narrow: some rows have more matches than dst holds
+        dst = _noise_tile(rng, Tile[TileType.Vec, np.uint32 if config.name == "a5" else np.int32, rows, dcols])
+        kc = max(8, 8 * -(-rows // 8), 32 // np.dtype(kdt).itemsize)
+        k = Tile[TileType.Vec, kdt, 1, kc]()
+        k.storage[...] = rng.integers(0, 3, kc).astype(kdt)
+        k.storage[1::3] = {np.dtype(np.uint16): 0x8001, np.dtype(np.uint32): 0x80000002,
+                           np.dtype(np.int32): -2}[np.dtype(kdt)]  # negative as a signed or narrower integer
+        cdst = _noise_tile(rng, Tile[TileType.Vec, np.int32, 1, kc])
+        need = (rows * cols * 4 + rows * np.dtype(sdt).itemsize) // 3 + 8
+        tmp = Tile[TileType.Vec, np.int32, 1, -(-need // 8) * 8]()
+        if case == "tmp_wide":  # bitmap rows that fit tmp (no bitmap-rows erratum on a2a3)
+            tmp = Tile[TileType.Vec, np.int32, max(rows, 1), 8 * -(-need // (8 * max(rows, 1))) + 64]()
+        offset = 2**32 - 5 if case == "offset" else 0
+        impl._CMP_COMPILED.clear()
+        tiles = [dst, src0, k, cdst, tmp]
+        got = _outcome(lambda d, s, kk, c, t: TGATHER(d, s, kk, c, t, offset, mode, target=config), tiles)
+        want = _outcome(lambda d, s, kk, c, t: impl._cmp_general(config, d, s, kk, c, t, offset, mode), tiles)
+        assert got == want
+
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("sdt,kdt", PAIRS)
+    @pytest.mark.parametrize("shape", [(16, 16, 16, 16), (8, 64, 5, 40), (4, 128, 4, 128), (3, 16, 0, 16),
+                                       (2, 32, 2, 0)])
+    @pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.EQ])
+    @pytest.mark.parametrize("case", ["plain", "offset", "dynamic", "narrow_dst", "tmp_wide"])
+    def test_matches_general(self, target, sdt, kdt, shape, mode, case):
+        self._check(ptoisa.targets.resolve(target), sdt, kdt, shape, mode, case)
+
+    @pytest.mark.parametrize("target,erratum", [(t, e) for t in ("a2a3", "a5") for e in CMP_ERRATA + ["none"]
+                                                if e == "none" or e in ptoisa.targets.get_profile(t).errata])
+    @pytest.mark.parametrize("sdt,kdt", PAIRS)
+    @pytest.mark.parametrize("shape", [(16, 16, 16, 16), (8, 64, 5, 40), (4, 256, 4, 256)])
+    @pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.EQ])
+    @pytest.mark.parametrize("case", ["plain", "tmp_wide"])
+    def test_each_erratum_alone(self, target, erratum, sdt, kdt, shape, mode, case):
+        """One erratum at a time: the compiled call must leave each to the general path where it can act."""
+        config = ptoisa.targets.make_config(target, frozenset() if erratum == "none" else frozenset({erratum}))
+        self._check(config, sdt, kdt, shape, mode, case)
+
+    def test_compiled_call_runs_and_refuses_like_general(self):
+        from ptoisa.isa import tgather as impl
+
+        src0 = Tile[TileType.Vec, np.float32, 4, 16]()
+        src0.storage[...] = np.arange(64) % 5
+        k, cdst = Tile[TileType.Vec, np.int32, 1, 8](), Tile[TileType.Vec, np.int32, 1, 8]()
+        dst = Tile[TileType.Vec, np.int32, 4, 16]()
+        impl._CMP_COMPILED.clear()
+        TGATHER(dst, src0, k, cdst, None, 0, CmpMode.GT, target="cpu")
+        assert any(callable(run) for run in impl._CMP_COMPILED.values())
+        with pytest.raises(IllegalInstructionError, match="must be a different tile from dst"):
+            TGATHER(dst, src0, k, dst, None, 0, CmpMode.GT, target="cpu")
+        with pytest.raises(IllegalInstructionError, match="offset"):
+            TGATHER(dst, src0, k, cdst, None, True, CmpMode.GT, target="cpu")
+
+
+class TestA2a3BitmapsAtOnce:
+    """The A2/A3 comparison scratch (erratum tgather_cmp_bitmap_rows) computed with whole-array calls gives the
+    row-by-row loop's dst, cdst, tmp, spilled bytes and warnings: bitmap rows overlapping each other, the index
+    table and the thresholds (whose later rows then read bitmap bytes), placed and unplaced tmp."""
+
+    @pytest.mark.parametrize("sdt", [np.float32, np.float16, np.int32])
+    @pytest.mark.parametrize("rows,cols,vr,vc", [(16, 16, 16, 16), (64, 64, 64, 50), (256, 64, 256, 64),
+                                                 (40, 128, 33, 128), (8, 512, 8, 300)])
+    @pytest.mark.parametrize("tmp_cols", [8, 40, 376, "4c+8", "4c+32", "4c+96"])  # 4c+: rows reach the thresholds
+    @pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.EQ])
+    @pytest.mark.parametrize("bound", [False, True])
+    def test_matches_row_loop(self, sdt, rows, cols, vr, vc, tmp_cols, mode, bound):
+        from ptoisa.isa import tgather as impl
+        from ptoisa.memory import window
+
+        if sdt is np.int32 and mode is CmpMode.GT:
+            return  # a2a3 compares int32 with EQ only
+        cols = max(cols, 32 // np.dtype(sdt).itemsize)
+        if isinstance(tmp_cols, str):
+            tmp_cols = 4 * cols + int(tmp_cols[3:])
+        rng = np.random.default_rng(rows + cols + tmp_cols)
+        need = rows * cols * 4 + rows * np.dtype(sdt).itemsize
+        results = []
+        for at_once in (True, False):
+            impl._A2A3_ROWS_AT_ONCE = at_once
+            try:
+                with ptoisa.target("a2a3", undefined="emulate"):
+                    NPU_MEMORY_CLEAR()
+                    src0 = Tile[TileType.Vec, sdt, rows, cols, RM, vr, vc]()
+                    src0.storage[...] = np.random.default_rng(1).integers(-2, 3, src0.spec.numel).astype(sdt)
+                    dst = Tile[TileType.Vec, np.int32, rows, cols]()
+                    dst.storage[...] = -7
+                    k, cdst = Tile[TileType.Vec, np.int32, 1, 8 * -(-rows // 8)](), \
+                        Tile[TileType.Vec, np.int32, 1, 8 * -(-rows // 8)]()
+                    k.storage[...] = np.random.default_rng(2).integers(-1, 2, k.spec.numel)
+                    tmp_rows = max(1, -(-need // (4 * tmp_cols)) // 2)
+                    tmp = Tile[TileType.Vec, np.int32, tmp_rows, tmp_cols]()
+                    if bound:
+                        try:
+                            TASSIGN(tmp, 0)
+                        except ptoisa.PtoError:
+                            pytest.skip("does not fit the buffer")
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        try:
+                            TGATHER(dst, src0, k, cdst, tmp, 3, mode)
+                            outcome = (dst.tobytes(), cdst.tobytes(), tmp.tobytes(),
+                                       window(tmp, tmp.spec.nbytes + 8192).tobytes() if bound else b"")
+                        except ptoisa.PtoError as exc:
+                            outcome = (str(exc),)
+                    results.append((outcome, sorted({str(w.message) for w in caught})))
+            finally:
+                impl._A2A3_ROWS_AT_ONCE = True
+        assert results[0] == results[1]
+        del rng

@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._quiet import quiet
+from ..._quiet import quiet, quiet_reset, quiet_set
 
 from ...dtypes import DType as D
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
@@ -79,10 +79,52 @@ def _row_vector(tile, rows: int, cols: int) -> np.ndarray:  # noqa: ANN001
     return np.tile(block, (1, reps))[:, :cols]
 
 
+def _row_direct(plan: Plan, fn: np.ufunc) -> Callable[[Tiles], None] | None:
+    """The row form of a signature whose tiles all have static valid shapes and plain views, and whose per-row
+    operand has 1 or dst's valid columns: the ufunc straight from the two valid regions into dst's (one call; the
+    per-row operand broadcasts along each row), with the slices fixed once. None: the general kernel."""
+    specs = plan.specs
+    if any(specs[r].dynamic_row or specs[r].dynamic_col or specs[r].layout_name not in ("ND", "DN")
+           for r in ("dst", "src0", "src1")):
+        return None
+    shape = specs["dst"].valid_row, specs["dst"].valid_col
+    if 0 in shape or specs["dst"].dtype is not specs["src0"].dtype:
+        return None
+    a_full = (specs["src0"].valid_row, specs["src0"].valid_col) == shape
+    vcols = (specs["src1"] if a_full else specs["src0"]).valid_col
+    if vcols not in (1, shape[1]):
+        return None  # a block repeated along the row: the general kernel tiles it
+    rows = slice(0, shape[0])
+    whole, part = slice(0, shape[1]), slice(0, vcols)
+    a_cols, b_cols = (whole, part) if a_full else (part, whole)
+
+    def run(tiles: Tiles) -> None:
+        token = quiet_set()
+        try:
+            fn(tiles["src0"].view[rows, a_cols], tiles["src1"].view[rows, b_cols], out=tiles["dst"].view[rows, whole])
+        finally:
+            quiet_reset(token)
+
+    return run
+
+
 def _row_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Scalars], None]:
     ufunc = isinstance(fn, np.ufunc)
+    direct: dict[int, tuple[Plan, Callable[[Tiles], None] | None]] = {}
 
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        if ufunc:
+            entry = direct.get(id(plan))
+            if entry is None or entry[0] is not plan:
+                entry = plan, _row_direct(plan, fn)  # type: ignore[arg-type]
+                if len(direct) < 4096:
+                    direct[id(plan)] = entry  # holds the plan: its id is not reused while the entry lives
+            if entry[1] is not None:
+                entry[1](tiles)
+                return
+        general(plan, tiles, scalars)
+
+    def general(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         out = tiles["dst"]
         shape = out.valid_shape
         if 0 in shape:
@@ -96,6 +138,8 @@ def _row_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[
             else:
                 write(out, np.broadcast_to(fn(a, b), shape).astype(out.spec.np_dtype, copy=False))
 
+    kernel.general = general  # type: ignore[attr-defined]
+    kernel.direct = direct  # type: ignore[attr-defined]
     return kernel
 
 

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..._quiet import quiet
+from ..._quiet import quiet, quiet_reset, quiet_set
 
 from ...dtypes import DType as D
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
@@ -211,7 +211,33 @@ TNEG = _reg("TNEG", neg, "dst = -src", _NPU_FLOAT + (D.I16, D.I32),
             (D.I32, D.I16, D.U32, D.U16, D.F16, D.F32, D.BF16), ALL9)
 TNOT = _reg("TNOT", np.invert, "dst = ~src", INTS, INTS, INTS)
 TRELU = _reg("TRELU", relu, "dst = max(src, 0)", (D.F16, D.F32, D.I32), (D.F16, D.F32, D.I32), ALL9)
-TEXP = _reg("TEXP", exp, "dst = exp(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
+_exp_general = _unary(exp)
+_NEG_INF = float("-inf")
+_max = np.maximum.reduce
+
+
+def _exp_kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    """TEXP: float tiles with plain views and no NaN compute exp in double and round to float in one ufunc call
+    (input widened, output narrowed by the ufunc's own casts: the same double exp and the same round to
+    nearest as `_exp_direct`); a NaN (whose payload the general path sets as x86 does), half, bfloat16 and
+    boxed layouts take the general path."""
+    out, source = tiles["dst"], tiles["src"]
+    if plan.specs["dst"].np_dtype == np.float32 and out.view is not None and source.view is not None:
+        vr, vc = out.valid_shape
+        x = source.view[:vr, :vc]
+        token = quiet_set()
+        try:
+            top = _max(x, None, None, None, False, _NEG_INF)  # x.max(initial=-inf) without its wrapper
+            if top == top:  # no NaN (max propagates one)
+                np.exp(x, out=out.view[:vr, :vc], dtype=np.float64, casting="unsafe")
+                return
+        finally:
+            quiet_reset(token)
+    _exp_general(plan, tiles, scalars)
+
+
+TEXP = instruction("TEXP", operands=OPERANDS, legality=_table(_NPU_FLOAT, _A5_FLOAT, FLOATS), dynamic=_VALID,
+                   family="unary", summary="dst = exp(src)")(_exp_kernel)
 TLOG = _reg("TLOG", tabulated(in_double(_log_in_place)), "dst = ln(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
 TSQRT = _reg("TSQRT", tabulated(_sqrt), "dst = sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
 TRSQRT = _reg("TRSQRT", tabulated(in_double(_rsqrt_in_place)), "dst = 1 / sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS,

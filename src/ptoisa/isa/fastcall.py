@@ -58,20 +58,17 @@ def specialise(rec: Instruction) -> None:
         return
     if form is None or rec.attrs:
         if rec.route is None:
-            arity = max(len(f) for f in rec.forms) + len(rec.attrs)
-            key = (type(rec), arity)
-            cls = _CLASSES.get(key)
-            if cls is None:
-                cls = _make_any_class(type(rec), arity)
-                _CLASSES[key] = cls
-            object.__setattr__(rec, "__class__", cls)
+            _install(rec, max(len(f) for f in rec.forms) + len(rec.attrs), _make_any_class)
         return
-    kinds = tuple(o.kind for o in form)
-    key = (type(rec), kinds)
+    _install(rec, tuple(o.kind for o in form), _make_class)
+
+
+def _install(rec: Instruction, shape: Any, make: Any) -> None:
+    """Give `rec` the entry class `make(base, shape)`, made once per record class and operand shape."""
+    key = (type(rec), shape)
     cls = _CLASSES.get(key)
     if cls is None:
-        cls = _make_class(type(rec), kinds)
-        _CLASSES[key] = cls
+        cls = _CLASSES[key] = make(type(rec), shape)
     object.__setattr__(rec, "__class__", cls)
 
 

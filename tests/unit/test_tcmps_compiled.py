@@ -445,3 +445,36 @@ def test_tail_into_a_window_dst(target, col, mode):
             fn(dst)
         results.append((parent.tobytes(), sorted(str(w.message) for w in caught)))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+@pytest.mark.parametrize("errata", [True, False])
+@pytest.mark.parametrize("col", [0, 8, 16])
+def test_a_window_src_not_spanning_whole_rows(target, errata, col):
+    """A src0 that is a window of a wider tile (PTOAS subview; 2-D storage): the result of the same compare on a
+    plain copy of the window, or, where a2a3's repeat-tail erratum would read src storage past the window's
+    rows, a NotModelledError with dst unchanged (it used to raise IndexError / ValueError)."""
+    from ptoisa.errors import NotModelledError
+    from ptoisa.tile.tile import window
+
+    parent = Tile[TileType.Vec, np.float32, 16, 32]()
+    parent.set_logical(np.random.default_rng(col).standard_normal((16, 32)))
+    spec = Tile[TileType.Vec, np.float32, 16, 16]().spec
+    win = window(parent, spec, 0, col)
+    plain = Tile(spec)
+    plain.set_logical(win.data)
+    bits = Tile[TileType.Vec, np.uint8, 16, 32, BLayout.RowMajor, 16, 2]
+    expected, got = bits(), bits()
+    with warnings.catch_warnings(), ptoisa.target(target, errata=errata):
+        warnings.simplefilter("ignore")
+        ptoisa.TCMPS(expected, plain, 0.0, ptoisa.CmpMode.GT)
+        before = got.storage.tobytes()
+        for _ in range(2):  # the second call takes the compiled path, if any
+            try:
+                ptoisa.TCMPS(got, win, 0.0, ptoisa.CmpMode.GT)
+            except NotModelledError:
+                assert target == "a2a3" and errata
+                assert got.storage.tobytes() == before
+                continue
+            assert got.storage[:32 * 16].reshape(16, 32)[:, :2].tobytes() == \
+                expected.storage.reshape(16, 32)[:, :2].tobytes()

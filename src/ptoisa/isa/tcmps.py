@@ -29,7 +29,7 @@ import numpy as np
 from .._quiet import quiet
 from ..dtypes import DType
 from ..targets import Config
-from ..errors import PtoError
+from ..errors import NotModelledError, PtoError
 from ..tile.layout import plain_view, region, write_stream
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
@@ -47,7 +47,8 @@ _HALF_NATIVE = 8192  # NumPy's half compare beats float32 conversion below this,
 
 
 def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
-    if type(dst) is Tile and type(src0) is Tile and type(mode) is CmpMode:
+    # a window of a wider tile (2-D storage; PTOAS subview) takes the general path
+    if type(dst) is Tile and type(src0) is Tile and type(mode) is CmpMode and src0.storage.ndim == 1:
         dspec, sspec = dst.spec, src0.spec
         key = (config, dspec, sspec, src1.spec if type(src1) is Tile else None, mode)
         if dspec.dynamic_row or dspec.dynamic_col or sspec.dynamic_row or sspec.dynamic_col:
@@ -252,6 +253,11 @@ def _write_a2a3_rows(config: Config, dst: Tile, src0: Tile, scalar: np.generic, 
     if no_tail or not config.erratum("tcmps_repeat_tail"):  # the contract's bytes are the target's
         dst.storage.view(np.uint8).reshape(dst.spec.rows, dst.spec.cols)[:vr, :packed.shape[1]] = packed
         return
+    if src0.storage.ndim != 1:
+        raise NotModelledError(f"{INSTR} on {config.name}: erratum tcmps_repeat_tail compares whole 256-byte "
+                               "repeats of src0's storage past its valid columns, and src0 is a window of a wider "
+                               "tile (its rows are not contiguous): those bytes are not modelled (switch the "
+                               f"erratum off with ptoisa.target({config.name!r}, errata=False))")
     dst_bytes = dst.storage.view(np.uint8)
     contract = dst_bytes.copy()
     contract.reshape(dst.spec.rows, dst.spec.cols)[:vr, :packed.shape[1]] = packed

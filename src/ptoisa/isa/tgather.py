@@ -510,6 +510,9 @@ def _mask_general(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) -
                 announce_erratum(config, INSTR, "tgather_mask_boxed_raw_rows")
             values = src.storage.reshape(src.spec.rows, src.spec.cols)[:vr, :vc]
         stream = values[:, picked].reshape(-1)
+        if dst.storage.ndim != 1:
+            raise NotModelledError(f"{INSTR} on {config.name}: the mask form writes its stream through dst's "
+                                   "storage, and dst is a window of a wider tile (its rows are not contiguous)")
         out = dst.storage if dst.storage.dtype == stream.dtype else dst.storage.view(stream.dtype)  # a bit copy
         if np.may_share_memory(out, stream):  # read src first: NumPy's 1-D assignment between overlapping
             stream = stream.copy()            # views of different strides reads some elements after writing

@@ -266,7 +266,8 @@ def _multiply_equal(dst: Tile, src0: Tile, src1: Tile, vr: int, vc: int) -> bool
     if out is None or a is None or b is None:
         return False
     if vr == dst.spec.rows and vc == dst.spec.cols and a.shape == b.shape == out.shape and \
-            src0.spec.blayout is src1.spec.blayout is dst.spec.blayout:
+            src0.spec.blayout is src1.spec.blayout is dst.spec.blayout and \
+            src0.storage.ndim == src1.storage.ndim == dst.storage.ndim == 1:  # not a window of a wider tile
         _product(src0.storage, src1.storage, dst.storage)  # whole tiles of one layout: flat is fastest
     else:
         _product(a[:vr, :vc], b[:vr, :vc], out[:vr, :vc])

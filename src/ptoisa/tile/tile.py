@@ -238,6 +238,13 @@ def _runtime_valid(spec: TileSpec, valid: tuple[int, ...]) -> tuple[int, int]:
     return int(vr), int(vc)
 
 
+class WindowTile(Tile):
+    """A window of a wider tile that does not span its rows (PTOAS `pto.subview`): `storage` is the 2-D strided
+    view of the window's elements in the parent's bytes, not a flat run."""
+
+    __slots__ = ()
+
+
 def window(parent: Tile, spec: TileSpec, row: int, col: int, valid: tuple[int, int] | None = None) -> Tile:
     """A tile over parent's logical sub-rectangle [row, row + spec.rows) x [col, col + spec.cols), sharing its
     bytes (PTOAS `pto.subview`). Plain (ND/DN) layouts only; `valid` defaults to spec's static valid shape, or
@@ -251,7 +258,11 @@ def window(parent: Tile, spec: TileSpec, row: int, col: int, valid: tuple[int, i
     row, col = int(row), int(col)
     if row < 0 or col < 0 or row + spec.rows > parent.spec.rows or col + spec.cols > parent.spec.cols:
         raise TileSpecError(f"subview {spec.rows}x{spec.cols} at ({row}, {col}) leaves {parent.spec}")
-    t = Tile.__new__(Tile)
+    # A window of whole rows (row-major) or whole columns (col-major) is contiguous: its storage is exact, and it
+    # is a Tile like any other. Any other window's storage is its 2-D strided view: it is a WindowTile, which the
+    # compiled calls (written for 1-D storages, `type(t) is Tile`) leave to the general paths.
+    whole = spec.cols == parent.spec.cols if spec.is_row_major else spec.rows == parent.spec.rows
+    t = Tile.__new__(Tile if whole else WindowTile)
     t.spec = spec
     vr = spec.valid_row if spec.valid_row != DYNAMIC else spec.rows
     vc = spec.valid_col if spec.valid_col != DYNAMIC else spec.cols
@@ -261,8 +272,6 @@ def window(parent: Tile, spec: TileSpec, row: int, col: int, valid: tuple[int, i
         raise TileSpecError(f"subview valid shape ({vr}, {vc}) exceeds {spec.rows}x{spec.cols}")
     t._valid_row, t._valid_col = vr, vc
     t.view = parent.view[row:row + spec.rows, col:col + spec.cols]
-    # A window of whole rows (row-major) or whole columns (col-major) is contiguous: its storage is exact.
-    whole = spec.cols == parent.spec.cols if spec.is_row_major else spec.rows == parent.spec.rows
     start = row * parent.spec.cols + col if spec.is_row_major else col * parent.spec.rows + row
     t.storage = parent.storage[start:start + spec.numel] if whole else t.view
     t.binding = parent.binding

@@ -135,6 +135,7 @@ def announce_fallback(config: Config, instr: str, message: str) -> None:
     warnings.warn(ModeFallbackWarning(f"{instr} on {config.name}{where}: {message}"), stacklevel=_user_stacklevel())
 
 
+_WARN: Any
 try:
     from _warnings import warn as _WARN  # what warnings.warn is unless something replaced it
 except ImportError:  # pragma: no cover - CPython always has the C module
@@ -157,11 +158,11 @@ def _ignored(category: type) -> bool:
     class, or warnings.warn replaced (a wrapper might want to see every warning)."""
     global _SEEN
     filters, default, answers = _SEEN
-    current = warnings.filters
-    if current != filters or warnings.defaultaction != default:
+    current, action = warnings.filters, warnings.defaultaction  # type: ignore[attr-defined]
+    if current != filters or action != default:
         if type(current) is not list:
             return False  # warnings.warn refuses it
-        filters, default, answers = list(current), warnings.defaultaction, {}
+        filters, default, answers = list(current), action, {}
         _SEEN = filters, default, answers
     ignored = answers.get(category)
     if ignored is None:

@@ -299,6 +299,33 @@ def test_tpartmul_whole_tiles_of_mixed_layouts_match_general(target, dtype, layo
     assert compiled == general
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32])
+@pytest.mark.parametrize("layouts", list(itertools.product([BLayout.RowMajor, BLayout.ColMajor], repeat=3)))
+@pytest.mark.parametrize("full", ["src0", "src1"])
+@pytest.mark.parametrize("size", [16, 64])
+def test_tpartmul_partial_over_whole_tiles_matches_general(dtype, layouts, full, size):
+    """dst and the full source valid over their whole tiles, the other source partial (cpu, any layouts): a small
+    dst of the full source's layout takes a copy of its whole storage and then the product, any other the copies
+    beside the product; the general path's bytes either way, statically and with run-time valid shapes."""
+    from ptoisa.isa import tpartmul as impl
+
+    config = resolve("cpu")
+    for dynamic in (False, True):
+        tiles = []
+        for i, layout in enumerate(layouts):
+            valid = (size, size) if i == 0 or (i == 1) == (full == "src0") else (size // 2, 3 * size // 4)
+            if dynamic:
+                t = Tile[TileType.Vec, dtype, size, size, layout, -1, -1](*valid)
+                t.storage[...] = noise(t.spec).storage
+            else:
+                t = noise(Tile[TileType.Vec, dtype, size, size, layout, *valid])
+            tiles.append(t)
+        impl._COMPILED.clear()
+        compiled = outcome(lambda d, x, y: ptoisa.TPARTMUL(d, x, y, target="cpu"), tiles)
+        general = outcome(lambda d, x, y: impl._general(config, d, x, y), tiles)
+        assert compiled == general, dynamic
+
+
 PARTMUL_PLACEMENTS = {
     # (dst, src0, src1) offsets in bytes into one shared buffer; None: a private array
     "private": (None, None, None),
@@ -350,6 +377,144 @@ def test_tpartmul_compiled_matches_general_over_shared_storage(target, placement
             results.append((buf.tobytes(), d.storage.tobytes(), a.storage.tobytes(), b.storage.tobytes()))
         except PtoError as exc:
             results.append(type(exc).__name__)
+    assert results[0] == results[1]
+
+
+# a2a3's padding copy (erratum tpartmul_copy_padding): (cols, valid rows, valid cols) of dst, src0, src1, all 4
+# rows, in float32 elements (doubled for 16-bit types). The copy writes dst's columns from its valid ones to the
+# end of the row (dst and the full source of one Cols) or to the next 32 bytes (Cols differ).
+PADDING_CASES = [
+    ((16, 4, 11), (16, 4, 11), (16, 2, 11)),  # src1 fewer rows: rows 2..3, columns 11..15
+    ((16, 4, 11), (16, 4, 11), (16, 4, 3)),  # src1 fewer columns: every row
+    ((16, 4, 11), (16, 3, 8), (16, 4, 11)),  # src1 is the full source
+    ((16, 4, 11), (16, 2, 11), (16, 4, 11)),
+    ((16, 4, 5), (16, 4, 5), (16, 0, 0)),  # an empty partial source
+    ((16, 4, 5), (16, 4, 5), (16, 0, 5)),
+    ((16, 4, 3), (8, 4, 3), (16, 4, 1)),  # Cols differ: columns 3..7 (32 bytes)
+    ((16, 4, 9), (24, 4, 9), (16, 2, 9)),  # Cols differ: columns 9..15
+    ((8, 4, 3), (16, 4, 3), (8, 1, 3)),  # dst narrower than the full source
+    ((16, 4, 15), (16, 4, 15), (16, 3, 15)),  # one padding column (two for 16-bit types)
+    ((16, 4, 16), (16, 4, 16), (16, 2, 16)),  # dst's valid columns reach its Cols: no padding
+    ((16, 4, 8), (8, 4, 8), (16, 4, 2)),  # 32 bytes already: no padding
+    ((16, 4, 5), (16, 4, 5), (16, 4, 5)),  # all equal: no copy
+]
+
+
+def _padding_tiles(case, dtype, dynamic, special, same_padding):
+    k = 4 // np.dtype(dtype).itemsize
+    tiles = []
+    for cols, vr, vc in PADDING_CASES[case]:
+        if dynamic:
+            t = Tile[TileType.Vec, dtype, 4, cols * k, BLayout.RowMajor, -1, -1](vr, vc * k)
+        else:
+            t = Tile[TileType.Vec, dtype, 4, cols * k, BLayout.RowMajor, vr, vc * k]()
+        t.storage[...] = noise(t.spec).storage
+        if special:  # NaNs with payloads, signed zeros, infinities, integer extremes among the bytes
+            flat = t.storage.view(f"u{t.storage.itemsize}")
+            picks = RNG.integers(0, flat.size, flat.size // 3)
+            if np.dtype(dtype).kind == "f":
+                info = np.finfo(dtype)
+                specials = np.array([np.nan, -0.0, np.inf, -np.inf, info.max, info.tiny, 1.0], dtype).view(flat.dtype)
+                flat[picks] = specials[RNG.integers(0, len(specials), picks.size)]
+                flat[picks[::5]] |= 0x1  # a NaN payload where it lands on a NaN or an infinity
+            else:
+                info = np.iinfo(dtype)
+                flat[picks] = np.array([info.min, info.max, -1, 0], dtype).view(flat.dtype)[picks % 4]
+        tiles.append(t)
+    dst, a, b = tiles
+    if same_padding:  # dst already holds the full source's bytes where the copy lands: nothing changes there
+        full = a if a.valid_shape == dst.valid_shape else b
+        m = min(dst.spec.cols, full.spec.cols)
+        dst.view[:, :m] = full.view[:, :m]
+    return tiles
+
+
+def _partmul_outcome(compiled, target, tiles, action, alias="none"):
+    """Every tile's bytes after two calls, the refusal if any, and the warnings (category, text, file, line)."""
+    from ptoisa.isa import tpartmul as impl
+
+    config = resolve(target)
+    copies = []
+    for t in tiles:
+        c = t.spec(*t.valid_shape) if t.spec.dynamic_row or t.spec.dynamic_col else t.spec()
+        c.storage[...] = t.storage
+        copies.append(c)
+    d, a, b = copies
+    if alias == "dst_is_full":
+        d = a if a.valid_shape == d.valid_shape else b
+    run = (lambda *t: ptoisa.TPARTMUL(*t, target=target)) if compiled else (lambda *t: impl._general(config, *t))
+    refusal = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter(action)
+        try:
+            for _ in range(2):
+                run(d, a, b)  # one line for both paths: the warnings name it
+        except (PtoError, Warning) as exc:
+            refusal = type(exc).__name__, str(exc)
+    seen = [(w.category.__name__, str(w.message), w.filename, w.lineno) for w in caught]
+    return [c.tobytes() for c in copies], refusal, seen
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int16])
+@pytest.mark.parametrize("case", range(len(PADDING_CASES)))
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("variant", ["noise", "special", "same_padding", "dst_is_full"])
+def test_tpartmul_padding_copy_compiled_matches_general(target, dtype, case, dynamic, variant):
+    """The compiled call writes a2a3's padding columns as the general path does, and warns as it does: the same
+    warnings (text, category, reported line) under "always", the same refusal with every tile untouched under
+    "error", nothing under "ignore"; on cpu and a5 (no such erratum) the contract's bytes."""
+    from ptoisa.isa import tpartmul as impl
+
+    tiles = _padding_tiles(case, dtype, dynamic, variant == "special", variant == "same_padding")
+    alias = "dst_is_full" if variant == "dst_is_full" else "none"
+    general = {}
+    for action in ("always", "error", "ignore"):
+        impl._COMPILED.clear()
+        compiled = _partmul_outcome(True, target, tiles, action, alias)
+        general[action] = _partmul_outcome(False, target, tiles, action, alias)
+        assert compiled == general[action], action
+        if not dynamic:  # the compiled plan really ran: no case here is left to the general path
+            assert impl._COMPILED and all(run is not None for run in impl._COMPILED.values())
+    if target == "a2a3" and variant == "noise" and case < 10:  # the copy lands: the erratum is told
+        assert any("tpartmul_copy_padding" in w[1] for w in general["always"][2])
+        bytes_after, refusal, _ = general["error"]
+        assert refusal[0] == "ErratumWarning" and bytes_after == [t.tobytes() for t in tiles]
+
+
+@pytest.mark.parametrize("placement", ["dst_over_full", "dst_over_part", "full_view"])
+@pytest.mark.parametrize("case", [0, 1, 2, 6, 8])
+def test_tpartmul_padding_copy_over_shared_storage(placement, case):
+    """dst sharing memory with the full source (the compiled call hands it to the general path) or with the
+    partial one (read only by the multiply, before the padding lands): the general path's bytes and warnings."""
+    from ptoisa.isa import tpartmul as impl
+
+    config = resolve("a2a3")
+    seeds = _padding_tiles(case, np.float32, False, False, False)
+    results = []
+    for compiled in (True, False):
+        d, a, b = (t.spec() for t in seeds)
+        for t, seed in zip((d, a, b), seeds):
+            t.storage[...] = seed.storage
+        full, part = (a, b) if a.valid_shape == d.valid_shape else (b, a)
+        buf = np.random.default_rng(5).integers(0, 255, 4096, dtype=np.uint8)
+        buf[3::4] &= 0x3F  # finite floats
+        if placement == "full_view":  # dst and the full source: two tiles over one private array
+            if d.spec.numel > full.spec.numel:
+                pytest.skip("dst is larger than the full source")
+            d.attach(full.storage[:d.spec.numel])
+        else:
+            other = full if placement == "dst_over_full" else part
+            other.attach(buf[:other.spec.nbytes].view(np.float32))
+            d.attach(buf[64:64 + d.spec.nbytes].view(np.float32))
+        impl._COMPILED.clear()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if compiled:
+                ptoisa.TPARTMUL(d, a, b, target="a2a3")
+            else:
+                impl._general(config, d, a, b)
+        results.append((buf.tobytes(), d.tobytes(), a.tobytes(), b.tobytes(), [str(w.message) for w in caught]))
     assert results[0] == results[1]
 
 

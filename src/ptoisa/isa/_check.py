@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import warnings
 from contextvars import ContextVar
@@ -113,6 +114,8 @@ def current_site() -> str | None:
 def announce_erratum(config: Config, instr: str, name: str, detail: str = "") -> None:
     """Warn that erratum `name` changed a result of `instr` on the configured target; `detail` says what this
     call did (e.g. the bytes written outside an operand)."""
+    if _ignored(ErratumWarning):
+        return
     description = config.profile.errata[name]
     detail = f"; {detail}" if detail else ""
     site = current_site()
@@ -125,21 +128,89 @@ def announce_erratum(config: Config, instr: str, name: str, detail: str = "") ->
 
 
 def announce_fallback(config: Config, instr: str, message: str) -> None:
+    if _ignored(ModeFallbackWarning):
+        return
     site = current_site()
     where = f" [{site}]" if site else ""
     warnings.warn(ModeFallbackWarning(f"{instr} on {config.name}{where}: {message}"), stacklevel=_user_stacklevel())
+
+
+_WARN: Any
+try:
+    from _warnings import warn as _WARN  # what warnings.warn is unless something replaced it
+except ImportError:  # pragma: no cover - CPython always has the C module
+    _WARN = None
+_SEEN: tuple[Any, Any, dict[type, bool]] = (None, None, {})
+"""(a copy of warnings.filters, warnings.defaultaction, {category: ignored}) as last worked out by _ignored."""
+
+
+def _ignored(category: type) -> bool:
+    """True when warnings.warn would certainly do nothing with a `category` warning from anywhere, whatever its
+    text: the filters as they are now end, for that category, in a plain ("ignore", None, category or a base,
+    None, 0) entry (or in defaultaction "ignore") with only "ignore" entries before it that could match. Then
+    warnings.warn neither shows, records, raises, nor notes the warning in a registry (CPython's warn_explicit
+    returns before storing for "ignore"), so announcing can skip the message, the frame walk and the call.
+
+    The answer is kept per category while warnings.filters holds the same entries (compared by content on each
+    call: catch_warnings swaps in a copy of the list, filterwarnings inserts, and code may edit the list in place
+    without warnings._filters_mutated) and defaultaction is the same. False, so that the full warnings.warn
+    decides, whenever unsure: an entry of an unexpected form (warnings.warn reports it), a category that is not a
+    class, or warnings.warn replaced (a wrapper might want to see every warning)."""
+    global _SEEN
+    filters, default, answers = _SEEN
+    current, action = warnings.filters, warnings.defaultaction  # type: ignore[attr-defined]
+    if current != filters or action != default:
+        if type(current) is not list:
+            return False  # warnings.warn refuses it
+        filters, default, answers = list(current), action, {}
+        _SEEN = filters, default, answers
+    ignored = answers.get(category)
+    if ignored is None:
+        ignored = answers[category] = _works_out_ignored(category, filters, default)
+    return ignored and warnings.warn is _WARN
+
+
+def _works_out_ignored(category: type, filters: list[Any], default: Any) -> bool:
+    for item in filters:
+        if type(item) is not tuple or len(item) != 5:
+            return False
+        action, message, cat, module, lineno = item
+        if type(action) is not str or not isinstance(lineno, int) or not isinstance(cat, type) or not all(
+                m is None or type(m) is str or type(m) is re.Pattern for m in (message, module)):
+            return False
+        if not issubclass(category, cat):
+            continue  # never matches a `category` warning
+        if action != "ignore":
+            return False  # may match, and does something
+        if message is None and module is None and lineno == 0:
+            return True  # matches every `category` warning
+        # matches some: those are ignored, the others go on to the next entries
+    return type(default) is str and default == "ignore"
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _user_stacklevel() -> int:
-    """The stacklevel that points a warning at the first frame outside ptoisa (the user's call)."""
-    level, frame = 1, sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    """The stacklevel that points a warning at the first frame outside ptoisa (the user's call). Whether a file
+    is ptoisa's is remembered per file name (a dictionary look-up per frame instead of a prefix test)."""
+    level, frame, inside = 1, sys._getframe(1), _INSIDE
+    while frame is not None:
+        name = frame.f_code.co_filename
+        known = inside.get(name)
+        if known is None:
+            if len(inside) >= 4096:
+                inside.clear()
+            known = inside[name] = name.startswith(_PACKAGE_DIR)
+        if not known:
+            break
         level += 1
         frame = frame.f_back
     return level
+
+
+_INSIDE: dict[str, bool] = {}
+"""File name -> whether it lies in the ptoisa package, for _user_stacklevel."""
 
 
 def commit_variant(

@@ -49,9 +49,10 @@ _COMPILED: dict[tuple[Any, ...], Any] = {}
 
 def _compile(key: tuple[Any, ...], dst: Tile, src0: Tile, src1: Tile) -> Any:
     """A call compiled once per tile types and target for plain layouts and a supported valid-shape pattern:
-    the full source copied into dst, the overlap multiplied in place. None (remembered) where the general path
-    decides per call (dynamic valid shapes, boxed layouts, an unsupported pattern, a2a3's padding copy); a
-    refusal is left to the general path and not remembered."""
+    the full source copied into dst, the overlap multiplied in place, and on a2a3 the padding columns its copy
+    also writes (erratum tpartmul_copy_padding) decided here. None (remembered) where the general path decides
+    per call (boxed layouts, an unsupported pattern, a padding copy that would leave a tile's rows); a refusal is
+    left to the general path and not remembered."""
     config, dspec, aspec, bspec = key
     specs = (dspec, aspec, bspec)
     if len(_COMPILED) >= 4096:
@@ -63,43 +64,139 @@ def _compile(key: tuple[Any, ...], dst: Tile, src0: Tile, src1: Tile) -> Any:
     run = None
     if dst.view is not None and src0.view is not None and src1.view is not None:
         if any(s.dynamic_row or s.dynamic_col for s in specs):
-            run = _dynamic_plan(config, dspec.np_dtype)
+            run = _dynamic_plan(config, dspec, aspec, bspec)
         else:
             d, a, b = ((s.valid_row, s.valid_col) for s in specs)
-            if d[0] and d[1] and _legal_pattern(d, a, b) \
-                    and (a == b == d or not config.erratum("tpartmul_copy_padding")):
-                # every valid region is its whole tile, and one layout: storage element i is one element
-                whole = all((s.rows, s.cols) == d and s.blayout is dspec.blayout for s in specs)
-                run = _partial_plan(config, dspec.np_dtype, d, a, b, whole)
+            if d[0] and d[1] and _legal_pattern(d, a, b):
+                padding = _padding_slices(config, dspec, aspec if a == d else bspec, d, b if a == d else a)
+                if padding is None:
+                    # every valid region is its whole tile, and one layout: storage element i is one element
+                    whole = all((s.rows, s.cols) == d and s.blayout is dspec.blayout for s in specs)
+                    tile_copy = _tile_copy(dspec, aspec if a == d else bspec) and d == (dspec.rows, dspec.cols)
+                    run = _partial_plan(config, dspec.np_dtype, d, a, b, whole, tile_copy)
+                elif padding is not _OUTSIDE:
+                    run = _padded_plan(config, dspec.np_dtype, d, a, b, padding)
     _COMPILED[key] = run
     return run
 
 
-def _dynamic_plan(config: Config, dtype: np.dtype) -> Any:
-    """Valid shapes known only at run time: the pattern is checked per call (cheap), the rest was decided."""
-    padding = config.erratum("tpartmul_copy_padding")
+_TILE_COPY_BYTES = 8192
+"""Up to this size a full source copied whole (one copy of its storage, then the product over the overlap) is
+cheaper than the two copies beside the overlap; past it, writing the overlap twice costs more than it saves."""
+
+
+def _tile_copy(dspec: TileSpec, fspec: TileSpec) -> bool:
+    """dst and the full source have one shape and layout, small enough for a copy of the whole storage; the call
+    still needs dst's valid region to be the whole tile (the full source's is the same)."""
+    return (fspec.rows, fspec.cols, fspec.blayout, fspec.slayout) == (dspec.rows, dspec.cols, dspec.blayout,
+                                                                      dspec.slayout) \
+        and dspec.nbytes <= _TILE_COPY_BYTES
+
+
+def _dynamic_plan(config: Config, dspec: TileSpec, aspec: TileSpec, bspec: TileSpec) -> Any:
+    """Valid shapes known only at run time: the pattern and a2a3's padding columns are decided per call (cheap),
+    the rest was decided."""
+    dtype = dspec.np_dtype
+    shape = (dspec.rows, dspec.cols)
+    tile_copy = (_tile_copy(dspec, aspec), _tile_copy(dspec, bspec))
+    erratum = config.erratum("tpartmul_copy_padding")
     half = dtype.itemsize == 2 and dtype.kind not in "iu"
+    unsigned = np.dtype(f"u{dtype.itemsize}")
 
     def run(dst: Tile, src0: Tile, src1: Tile) -> None:
         d, a, b = dst.valid_shape, src0.valid_shape, src1.valid_shape
-        if not (d[0] and d[1] and _legal_pattern(d, a, b)) or padding and not a == b == d:
+        if not (d[0] and d[1] and _legal_pattern(d, a, b)):
+            _general(config, dst, src0, src1)
+            return
+        padding = None
+        if erratum and d[1] < shape[1]:  # else the copy's rows (row-major: whole 32-byte blocks) end at vc
+            full, p = (src0, b) if a == d else (src1, a)
+            padding = _padding_slices(config, dst.spec, full.spec, d, p)
+        if padding is None:
+            _multiply_plain(config, half, d, a, b, dst, src0, src1, tile_copy=d == shape and tile_copy[a != d])
+        elif padding is _OUTSIDE:
             _general(config, dst, src0, src1)
         else:
-            _multiply_plain(config, half, d, a, b, dst, src0, src1)
+            _multiply_padded(config, half, unsigned, d, a, b, padding, dst, src0, src1)
 
     return run
 
 
 def _partial_plan(config: Config, dtype: np.dtype, d: tuple[int, int], a: tuple[int, int],
-                  b: tuple[int, int], whole: bool = False) -> Any:
+                  b: tuple[int, int], whole: bool = False, tile_copy: bool = False) -> Any:
     half = dtype.itemsize == 2 and dtype.kind not in "iu"
     if a == b == d and not half:
         return _whole_plan(dtype) if whole else _equal_plan(dtype, d)
 
     def run(dst: Tile, src0: Tile, src1: Tile) -> None:
-        _multiply_plain(config, half, d, a, b, dst, src0, src1)
+        _multiply_plain(config, half, d, a, b, dst, src0, src1, tile_copy=tile_copy)
 
     return run
+
+
+def _padded_plan(config: Config, dtype: np.dtype, d: tuple[int, int], a: tuple[int, int], b: tuple[int, int],
+                 padding: tuple[slice, slice]) -> Any:
+    half = dtype.itemsize == 2 and dtype.kind not in "iu"
+    unsigned = np.dtype(f"u{dtype.itemsize}")
+
+    def run(dst: Tile, src0: Tile, src1: Tile) -> None:
+        _multiply_padded(config, half, unsigned, d, a, b, padding, dst, src0, src1)
+
+    return run
+
+
+_OUTSIDE = (slice(0), slice(0))
+"""_padding_slices' answer for a padding copy whose columns would leave dst's or the source's rows."""
+
+
+def _padding_slices(config: Config, dspec: TileSpec, fspec: TileSpec, d: tuple[int, int],
+                    p: tuple[int, int]) -> tuple[slice, slice] | None:
+    """The (rows, cols) of dst past its valid columns that a2a3's padding copy (erratum tpartmul_copy_padding)
+    writes from the full source `fspec` for a legal pattern whose partial source's valid shape is `p`; None when
+    it writes none there (erratum off, sources equal, or no column between dst's valid ones and the copy's end),
+    _OUTSIDE when they would pass either tile's Cols (left to the general path). The same rule as
+    _copied_padding, for plain layouts."""
+    if not config.erratum("tpartmul_copy_padding"):
+        return None
+    vr, vc = d
+    pr, pc = p
+    if pr < vr and pc == vc:
+        rows = slice(pr, vr)
+    elif pc < vc:
+        rows = slice(0, vr)
+    else:
+        return None
+    item = dspec.dtype.itemsize
+    end = dspec.cols if dspec.cols == fspec.cols else -(-vc * item // 32) * 32 // item
+    if end <= vc:
+        return None
+    if end > dspec.cols or end > fspec.cols:
+        return _OUTSIDE
+    return rows, slice(vc, end)
+
+
+def _multiply_padded(config: Config, half: bool, unsigned: np.dtype, d: tuple[int, int], a: tuple[int, int],
+                     b: tuple[int, int], padding: tuple[slice, slice], dst: Tile, src0: Tile, src1: Tile) -> None:
+    """A legal partial pattern on a2a3 whose padding copy reaches columns of dst past its valid ones: as the
+    general path, the erratum is announced before any byte moves when those columns' bytes change (so an
+    ErratumWarning raised as an error leaves every tile as it was), then the contract's result is written and
+    the full source's bytes copied over the padding. dst sharing memory with the full source (other than being
+    it) takes the general path; dst being the full source copies its own bytes: nothing changes there."""
+    full = src0 if a == d else src1
+    if full is dst:
+        _multiply_plain(config, half, d, a, b, dst, src0, src1)
+        return
+    if not _owners_apart(dst.storage, full.storage) and np.may_share_memory(dst.storage, full.storage):
+        _general(config, dst, src0, src1)
+        return
+    rows, cols = padding
+    values, held = full.view[rows, cols], dst.view[rows, cols]
+    changes = (values.view(unsigned) != held.view(unsigned)).any()
+    if changes:
+        announce_erratum(config, INSTR, "tpartmul_copy_padding")
+    _multiply_plain(config, half, d, a, b, dst, src0, src1, apart=True)
+    if changes:  # the multiply wrote neither these columns of dst nor any byte of the full source
+        held[...] = values
 
 
 def _whole_plan(dtype: np.dtype) -> Any:
@@ -147,18 +244,27 @@ def _equal_plan(dtype: np.dtype, d: tuple[int, int]) -> Any:
 
 
 def _multiply_plain(config: Config, half: bool, d: tuple[int, int], a: tuple[int, int], b: tuple[int, int],
-                    dst: Tile, src0: Tile, src1: Tile) -> None:
+                    dst: Tile, src0: Tile, src1: Tile, apart: bool = False, tile_copy: bool = False) -> None:
     """Plain layouts, a supported pattern: the overlap multiplied into dst, then the rest of the full source's
     valid region copied beside it (each dst element written once). A ufunc reads its operands as if copied
     first, so the multiply is safe under any aliasing; the copies read the full source after the multiply wrote
     dst, so a dst sharing memory with the full source (other than being it) takes the general path. When dst is
-    the full source, the elements outside the overlap already hold their values: nothing to copy."""
+    the full source, the elements outside the overlap already hold their values: nothing to copy. `apart`: the
+    caller has found that dst and the full source share no memory. `tile_copy`: dst and the full source are
+    small tiles of one shape and layout, valid over the whole tile; when dst's storage certainly shares no memory
+    with either source's, the full source's storage is copied whole into it first and the product written over
+    the overlap after (the same bytes in two NumPy calls instead of three)."""
     vr, vc = d
     src0_full = a == d
     pr, pc = b if src0_full else a
     full, part = (src0, src1) if src0_full else (src1, src0)
     copies = (pr, pc) != d and full is not dst
-    if copies and not _owners_apart(dst.storage, full.storage) and np.may_share_memory(dst.storage, full.storage):
+    if copies and tile_copy and _owners_apart(dst.storage, full.storage) and _owners_apart(dst.storage,
+                                                                                         part.storage):
+        dst.storage[...] = full.storage
+        copies = False
+    elif copies and not apart and not _owners_apart(dst.storage, full.storage) \
+            and np.may_share_memory(dst.storage, full.storage):
         _general(config, dst, src0, src1)
         return
     out, whole = dst.view, full.view

@@ -208,3 +208,60 @@ def test_a_wait_event_where_a_scalar_was_compiled_takes_the_general_entry():
         rec(F32(), a, 3.0)
         rec(F32(), a, 3.0)
         assert outcome(lambda: rec(F32(), a, event)) == outcome(lambda: general(rec, F32(), a, event))
+
+
+class SubTile(Tile):
+    """A user's subclass of Tile: the binder takes it as a tile, so no compiled key may take it as a scalar."""
+
+    __slots__ = ()
+
+
+def _subclass_cases():
+    """(name, call with a Tile subclass in a slot, the same call with a number there): each pair shares the key
+    a Tile subclass would have if it were keyed as a scalar."""
+    row = Tile[TileType.Vec, np.float32, 1, 16]
+    return [
+        ("TCVT", lambda: (F16(), F32(), SubTile(F32)), lambda: (F16(), F32(), 2.0)),  # tmp / the mode's place
+        ("TCOLSUM", lambda: (row(), F32(), SubTile(F32)), lambda: (row(), F32(), 2.0)),  # tmp / one too many
+        ("TMOV", lambda: (F32(), F32(), SubTile(F32)), lambda: (F32(), F32(), 2.0)),  # fp / preQuantScalar
+        ("TDIVS", lambda: (F32(), F32(), SubTile(F32)), lambda: (F32(), F32(), 2.0)),  # refused / runs
+        ("TDIVS", lambda: (F32(), SubTile(F32), F32()), lambda: (F32(), 2.0, F32())),  # the other order
+    ]
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+@pytest.mark.parametrize("case", range(len(_subclass_cases())))
+@pytest.mark.parametrize("first", ["subclass", "number"])
+def test_a_tile_subclass_never_shares_a_scalars_compiled_call(target, case, first):
+    """A call with a Tile subclass where the other form has a scalar (TCVT's tmp, TMOV's fp) and the same call
+    with a number there: whichever comes first and compiles, each gets the general entry's outcome when the
+    record has no compiled calls (before the fix, TCVT(dst, src, 2.0) ran the tmp form's compiled call after
+    TCVT(dst, src, SubTile) and TMOV's raised an AttributeError)."""
+    import warnings
+
+    name, with_subclass, with_number = _subclass_cases()[case]
+    rec = REGISTRY[name]
+    calls = [with_subclass, with_number] if first == "subclass" else [with_number, with_subclass]
+
+    def outcomes(entry):
+        rec._compiled.clear()
+        seen = []
+        with warnings.catch_warnings(), ptoisa.target(target):
+            warnings.simplefilter("ignore")
+            for build in calls:
+                for _ in range(2):
+                    args = build()
+                    seen.append((outcome(lambda: entry(*args)), [t.tobytes() for t in args  # noqa: B023
+                                                                 if isinstance(t, Tile)]))
+        return seen
+
+    def alone(build):
+        rec._compiled.clear()
+        args = build()
+        with warnings.catch_warnings(), ptoisa.target(target):
+            warnings.simplefilter("ignore")
+            return outcome(lambda: general(rec, *args)), [t.tobytes() for t in args if isinstance(t, Tile)]
+
+    cold = [alone(build) for build in calls for _ in range(2)]
+    assert outcomes(rec) == cold
+    assert outcomes(lambda *a: general(rec, *a)) == cold

@@ -478,3 +478,36 @@ def test_a_window_src_not_spanning_whole_rows(target, errata, col):
                 continue
             assert got.storage[:32 * 16].reshape(16, 32)[:, :2].tobytes() == \
                 expected.storage.reshape(16, 32)[:, :2].tobytes()
+
+
+class _SubTile(Tile):
+    __slots__ = ()
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+@pytest.mark.parametrize("shape", [0, 2, 4, 6])
+@pytest.mark.parametrize("dtype", [np.float32, np.int16])
+def test_a_tile_subclass_as_src1_is_the_tile_form_after_a_compiled_scalar_call(target, shape, dtype):
+    """src1 of a subclass of Tile keys as a scalar (None) in the compiled-call cache, but the general path takes
+    it as the tile form (src1[0, 0]): the compiled scalar-form call must hand it to the general path, before
+    and after a number compiled the key (it used to refuse it: 'scalar must be a number (got _SubTile)')."""
+    rows, cols, vr, vc = SHAPES[shape]
+    itemsize = np.dtype(dtype).itemsize
+    cols = max(cols, 32 // itemsize)
+    src_spec = Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, vr, vc]
+    dst_spec = Tile[TileType.Vec, np.uint8, rows, max(32, -(-cols // 8 // 32) * 32)]
+    src = tile(src_spec, values(dtype, src_spec.numel))
+    dst = tile(dst_spec)
+    config = resolve(target)
+    first = tile(src_spec, values(dtype, src_spec.numel))
+    sub = _SubTile(src_spec)
+    sub.storage[...] = first.storage
+    for mode in (CmpMode.GT, CmpMode.NE):
+        general = outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, sub)  # noqa: B023
+        assert general == outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, first)  # noqa: B023
+        for warm in (False, True):
+            impl._COMPILED.clear()
+            if warm:  # a number compiles the scalar form of this key first
+                outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, mode, target=target), dst, src, 1)  # noqa: B023
+            compiled = outcome(lambda d, s, o: ptoisa.TCMPS(d, s, o, mode, target=target), dst, src, sub)  # noqa: B023
+            assert compiled == general

@@ -19,7 +19,7 @@ entry fills) and runs it, and hands everything else to the general entry unchang
 
 Records with several forms or with attributes (TCVT, TDIVS, TROWEXPANDMUL, ...) get an entry written for every
 positional arity they take, which builds inline the key the general entry would build (a tile's spec, an enum
-as itself, None as ABSENT, any other value None; a wait event never matches) and runs the compiled call found
+as itself, None as ABSENT, any other value None; a wait event or a Tile subclass never matches) and runs the compiled call found
 under it.
 
 The fast path decides nothing itself: a signature that was never compiled, or that compiled to "take the general
@@ -115,7 +115,7 @@ def __call__(self, *args, target=None, **kwargs):
 def _make_any_class(base: type, arity: int) -> type:
     """The entry of a record with several forms or with attributes: a positional call of up to `arity` arguments
     builds, inline, the key the general entry builds for it (each tile's spec, an enum as itself, None as
-    ABSENT, anything else None) and runs the compiled call found under it; a call with a wait event, keywords,
+    ABSENT, a wait event or a Tile subclass as MISS, anything else None) and runs the compiled call found under it; a call with a wait event, keywords,
     or no compiled call takes the general entry, which compiles, checks, refuses or runs it. So both entries
     give the same bytes, warnings and errors by construction."""
     branches = []
@@ -154,14 +154,16 @@ def __call__(self, *args, target=None, **kwargs):
                                          "__qualname__": base.__qualname__})
 
 
-_MISS = object()
-"""A key part no compiled call has: a wait event (the general entry strips trailing events before its key)."""
+MISS = object()
+"""A key part no compiled call has: a wait event (the general entry strips trailing events before its key), or
+an instance of a subclass of Tile (the binder takes it as a tile, so it must not share a scalar's key part: a
+call compiled for a number there would run with the tile, and one compiled for the tile with a number)."""
 
 
 def _key_of(value: Any) -> Any:
-    """The general entry's key part for a non-tile argument (record.Instruction.__call__)."""
+    """The general entry's key part for an argument that is not exactly a Tile (record.Instruction.__call__)."""
     if isinstance(value, Enum):
         return value
     if value is None:
         return ABSENT
-    return _MISS if type(value) is RecordEvent else None
+    return MISS if type(value) is RecordEvent or isinstance(value, Tile) else None

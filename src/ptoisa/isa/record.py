@@ -39,6 +39,7 @@ from ..tile.tile import Tile
 from ._check import SITE, Check
 from ._scalar import to_element, weak_range
 from .fastcall import ABSENT as _ABSENT
+from .fastcall import MISS as _MISS
 from .fastcall import specialise
 
 Kind = Literal["tile", "scalar", "struct"]
@@ -389,8 +390,8 @@ class Instruction:
                 self.call(config, tiles, scalars, {}, 0)
                 return record(self.name, self.pipe)
         elif not kwargs:  # several forms, optional operands or attributes: compiled per positional signature
-            key = (config, *[a.spec if type(a) is Tile else a if isinstance(a, Enum) else
-                             _ABSENT if a is None else None for a in args])
+            key = (config, *[a.spec if type(a) is Tile else a if isinstance(a, Enum) else _ABSENT if a is None
+                             else _MISS if isinstance(a, Tile) else None for a in args])
             run = self._compiled.get(key, _SLOW)  # type: ignore[attr-defined]
             if run is _SLOW:
                 run = self._compile_any(key, config, args)
@@ -405,7 +406,11 @@ class Instruction:
                      ) -> Callable[..., None] | None:
         """`_compile` for any positional call: the binder matches the arguments once (form, operands,
         attributes), the plan is made once. A key fixes every tile type and attribute; an attribute given by
-        name (a string) is not compiled, since its key cannot tell two names apart."""
+        name (a string) is not compiled, since its key cannot tell two names apart; nor is a call with a Tile
+        subclass (MISS in its key: the binder takes it as a tile, a key part of None would be a scalar's), and
+        that refusal to compile is not remembered."""
+        if any(k is _MISS for k in key):
+            return None
         tiles, scalars, attrs, form = self.bind(config, args, {})
         operands = self.forms[form]
         names = [o.name for o in operands] + [a.name for a in self.attrs]

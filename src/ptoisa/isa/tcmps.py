@@ -57,9 +57,17 @@ def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
         if run is _UNSET:
             run = _compile(key, dst, src0, src1)
         if run is not None:
-            run(dst, src0, src1)
-            return
+            try:
+                run(dst, src0, src1)
+                return
+            except _TileForm:  # src1 a Tile subclass, keyed as a scalar: the general path's tile form
+                pass
     _general(config, dst, src0, src1, mode)
+
+
+class _TileForm(Exception):
+    """Raised by a compiled scalar-form call, before any byte moves, when src1 is an instance of a subclass of
+    Tile: its key part is a scalar's (None), but the general path takes it as the tile form."""
 
 
 def _general(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
@@ -419,6 +427,8 @@ def _inputs(predicate: Any, mode: CmpMode, dtype: DType, check: Check, tile_form
         def scalar_of(src1: Any) -> Any:
             if type(src1) is kind and low <= src1 <= high:
                 return src1
+            if isinstance(src1, Tile):
+                raise _TileForm
             return to_element(src1, dtype, check, "scalar")
 
     if (vr, vc) == (sspec.rows, sspec.cols):

@@ -265,3 +265,17 @@ def test_a_tile_subclass_never_shares_a_scalars_compiled_call(target, case, firs
     cold = [alone(build) for build in calls for _ in range(2)]
     assert outcomes(rec) == cold
     assert outcomes(lambda *a: general(rec, *a)) == cold
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+def test_a_member_of_another_enum_is_refused_as_an_attribute(target):
+    """CmpMode is an IntEnum: its members are ints, but not RoundModes. TCVT(dst, src, CmpMode.EQ) ran as
+    RoundMode.CAST_NONE (the member with the same integer); both entries now refuse it, writing nothing. A plain
+    integer still names the member of that value (C++'s integer template arguments)."""
+    dst, src = F16(), filled(F32, np.linspace(-3, 3, 64))
+    before = dst.tobytes()
+    for entry in (REGISTRY["TCVT"], lambda *a: general(REGISTRY["TCVT"], *a)):
+        with ptoisa.target(target):
+            result = outcome(lambda: entry(dst, src, ptoisa.CmpMode.EQ))  # noqa: B023 - called at once
+        assert result is not None and result[0] == "IllegalInstructionError" and "RoundMode" in result[1]
+        assert dst.tobytes() == before

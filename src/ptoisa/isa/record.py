@@ -110,7 +110,8 @@ class Attr:
             for member in self.enum:
                 if member.value is value:
                     return member
-        elif isinstance(value, int):  # an integer template argument (TRANDOM's Rounds): the member of that value
+        elif isinstance(value, int) and not isinstance(value, Enum):  # an integer template argument (TRANDOM's
+            # Rounds): the member of that value; a member of another enum (an IntEnum) is refused below
             for member in self.enum:
                 if member.value == value and not isinstance(member.value, bool):
                     return member

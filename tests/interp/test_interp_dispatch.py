@@ -202,6 +202,9 @@ def test_the_compiled_step_runs_the_compiled_call_after_the_first_turn(monkeypat
         return real(compiled, where, slots, extra, general)
 
     monkeypatch.setattr(ops_record, "_compiled_step", counting)
+    from ptoisa.isa.record import REGISTRY
+
+    REGISTRY["TSUB"]._compiled.clear()  # type: ignore[attr-defined]  # as if no earlier test had compiled it
     text = _record_kernel("tsub", "f32", 4, 16, (4, 16))
     args = [np.ones((4, 16), np.float32) for _ in range(3)] + [2.0]
     load(text, target="cpu").run(*args)

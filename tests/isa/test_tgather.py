@@ -1518,6 +1518,53 @@ class TestMaskColNpuRows:
         assert all(issubclass(w.category, ErratumWarning) for w in caught)
         assert bool(caught) == differs
 
+    @pytest.mark.parametrize("target", ("a2a3", "a5"))
+    @pytest.mark.parametrize("types", [(np.float32, np.float32), (np.float16, np.int16)])
+    @pytest.mark.parametrize("shape", [(16, 16, 16, 16), (9, 16, 9, 5), (300, 256, 300, 256), (40, 32, 33, 17)])
+    @pytest.mark.parametrize("pattern", [MaskPattern.P0101, MaskPattern.P1000])
+    @pytest.mark.parametrize("place", ["end", "over_src", "under_src"])
+    def test_compiled_placed_like_general(self, target, types, shape, pattern, place):
+        """The compiled call's rows past dst, with dst placed at the end of its buffer (rows cut off there) or
+        over src's storage (read before written), against the general path: the whole buffer and warnings."""
+        from ptoisa.isa import tgather as impl
+
+        stype, dtype = types
+        srows, scols, vr, vc = shape
+        count = len(range(pattern.phase, vr, pattern.period))
+        results = []
+        for path in ("compiled", "general"):
+            config = ptoisa.targets.resolve(target)
+            with ptoisa.target(target):
+                NPU_MEMORY_CLEAR()
+                src = Tile[TileType.Vec, stype, srows, scols, RM, vr, vc]()
+                dst = Tile[TileType.Vec, dtype, count, scols]()
+                size = config.profile.memory.regions["UB"]
+                try:
+                    if place == "end":
+                        TASSIGN(src, 0)
+                        TASSIGN(dst, (size - dst.spec.nbytes) // 32 * 32)
+                    elif place == "over_src":
+                        TASSIGN(src, 0)
+                        TASSIGN(dst, 32 * (src.spec.nbytes // 96))
+                    else:
+                        TASSIGN(dst, 0)
+                        TASSIGN(src, 32 * (dst.spec.nbytes // 64))
+                except ptoisa.PtoError:
+                    pytest.skip("does not fit the buffer")
+                buffer = dst.binding.buffer
+                buffer[:] = np.random.default_rng(srows + vc).integers(0, 256, buffer.size, dtype=np.uint8)
+                impl._MASK_COMPILED.clear()
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    for _ in range(2):
+                        if path == "compiled":
+                            TGATHER(dst, src, pattern, COL)
+                        else:
+                            impl._mask_general(config, dst, src, pattern, COL)
+                results.append((buffer.tobytes(), [str(w.message) for w in caught]))
+        assert results[0] == results[1]
+        assert results[0][1], "the erratum was not announced"
+
 
 class TestCmpLargeShapes:
     """The comparison form's row counts (binary search over the matches' flat positions) and packed slots (a

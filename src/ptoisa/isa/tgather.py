@@ -462,30 +462,81 @@ def _mask_col_npu_run(config: Config, dspec: TileSpec, sspec: TileSpec, valid: t
     if not (loops and svc):
         return None  # nothing copied: the general path (rare)
 
+    if past_rows:
+        return _mask_col_npu_past_run(config, dspec, sspec, names, start, inside, svc, past_at, span)
+
     def run(dst: Tile, src: Tile) -> None:
         source = src.storage.view(lanes) if reach <= own else window(src, reach * item).view(lanes)
         rows_at = np.ndarray((source.size - svc + 1, svc), lanes, source, 0, (item, item))  # row r: from element r
         values = rows_at[start]  # (loops, svc): a copy
         target = dst.view.view(lanes).copy()
         target[:inside, :svc] = values[:inside]
-        if past_rows:
-            into = (f"into the {dst.binding.region} buffer" if dst.binding is not None
-                    else "(dst is not placed with TASSIGN, so ptoisa drops them)")
-            detail = f"it wrote bytes {span} past dst's storage {into}"
+        contract = dst.view.view(lanes).copy()
+        contract[head, cols] = src.view.view(lanes)[picked, cols]
+        if not np.array_equal(target, contract):
             for name in names:
-                announce_erratum(config, INSTR, name, detail)
-        else:
-            contract = dst.view.view(lanes).copy()
-            contract[head, cols] = src.view.view(lanes)[picked, cols]
-            if not np.array_equal(target, contract):
-                for name in names:
-                    announce_erratum(config, INSTR, name, "")
+                announce_erratum(config, INSTR, name, "")
         dst.view.view(lanes)[...] = target
-        if past_rows and dst.binding is not None:
-            binding = dst.binding
-            data = values[inside:].view(np.uint8).reshape(-1)
-            keep = past_at < binding.buffer.size - binding.offset
-            binding.buffer[binding.offset + past_at[keep]] = data[keep]
+    return run
+
+
+def _mask_col_npu_past_run(config: Config, dspec: TileSpec, sspec: TileSpec, names: list[str], start: np.ndarray,
+                           inside: int, svc: int, past_at: np.ndarray, span: str) -> Any:
+    """`_mask_col_npu_run` where some of the loop's rows land past dst (every call announces the erratum): dst's
+    rows are written straight from src, through a strided view of src's rows when the loop's rows inside dst are
+    evenly spaced inside src's storage (a fancy index of a sliding row view otherwise); the rows past dst are read
+    (from src's storage and the bytes after it) only when dst is bound, where they land in its buffer."""
+    item, own, scols = sspec.dtype.itemsize, sspec.numel, sspec.cols
+    lanes, dtype = np.dtype(f"<u{item}"), dspec.np_dtype  # raw elements, read as dst's type
+    same = dtype == sspec.np_dtype
+    first = int(start[0])
+    step = int(start[1] - start[0]) if inside > 1 else scols  # any whole number of rows serves one row
+    even = step > 0 and first % scols == 0 and step % scols == 0 and first + step * (inside - 1) + svc <= own \
+        and bool((start[:inside] == first + step * np.arange(inside)).all())
+    rows, cols = slice(first // scols, first // scols + step // scols * (inside - 1) + 1, step // scols), slice(0, svc)
+    head = start[:inside]
+    reach_head = int(head.max()) + svc if inside else 0
+    reach = int(start.max()) + svc
+    past_start = start[inside:]
+    ends = past_at.reshape(-1, svc * item)[:, -1] + 1  # dst-relative end of each row past dst
+    details: dict[Any, str] = {}
+
+    def detail(binding: Any) -> str:
+        region = None if binding is None else binding.region
+        text = details.get(region)
+        if text is None:
+            into = (f"into the {region} buffer" if binding is not None
+                    else "(dst is not placed with TASSIGN, so ptoisa drops them)")
+            text = details[region] = f"it wrote bytes {span} past dst's storage {into}"
+        return text
+
+    def rows_of(source: np.ndarray, at: np.ndarray) -> np.ndarray:
+        rows_at = np.ndarray((source.size - svc + 1, svc), lanes, source, 0, (item, item))  # row r: from element r
+        return rows_at[at]  # a copy
+
+    def run(dst: Tile, src: Tile) -> None:
+        binding = dst.binding
+        # read everything first (dst may overlap src): the rows inside dst, then those past it when they land
+        if even:  # src's rows (a view: the assignment below reads it before writing when dst overlaps it)
+            values = src.view[rows, cols] if same else src.view.view(dtype)[rows, cols]
+        else:
+            source = src.storage.view(lanes) if reach_head <= own else window(src, reach_head * item).view(lanes)
+            values = rows_of(source, head).view(dtype)
+        if binding is not None:
+            source = src.storage.view(lanes) if reach <= own else window(src, reach * item).view(lanes)
+            past = rows_of(source, past_start)
+        text = detail(binding)
+        for name in names:
+            announce_erratum(config, INSTR, name, text)
+        dst.view[:inside, :svc] = values  # NumPy copies overlapping operands as if src were read first
+        if binding is not None:
+            data = past.view(np.uint8).reshape(-1)
+            room = binding.buffer.size - binding.offset
+            if ends[-1] <= room:
+                binding.buffer[binding.offset + past_at] = data
+            else:
+                keep = past_at < room
+                binding.buffer[binding.offset + past_at[keep]] = data[keep]
     return run
 
 

@@ -735,7 +735,7 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
                 and not (stype == np.float16 and config.erratum("tgather_cmp_half_k_int16")) \
                 and not (config.erratum("tgather_cmp_unsigned") and not sspec.dtype.is_float) \
                 and not config.erratum("tgather_cmp_running_index"):
-            run = _cmp_scratch_run(config, dspec, sspec, kspec, cspec, mode, (vr, vc))
+            run = _cmp_scratch_run(config, dspec, sspec, kspec, cspec, tspec, mode, (vr, vc))
         _CMP_COMPILED[key] = run
         return run
     op = np.greater if mode is CmpMode.GT else np.equal
@@ -777,7 +777,7 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
 
 
 def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: TileSpec, cspec: TileSpec,
-                     mode: CmpMode, valid: tuple[int, int]) -> Any:
+                     tspec: TileSpec, mode: CmpMode, valid: tuple[int, int]) -> Any:
     """The comparison form of ND tiles under the A2/A3 scratch erratum (`tgather_cmp_bitmap_rows`, bitmap rows
     that leave tmp's bitmap area; `_scratch_run`), compiled per tile types, mode and valid shape: the general
     path's steps without its checks and without its second run of the whole gather with the erratum off. The
@@ -789,11 +789,15 @@ def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: Ti
     vr, vc = valid
     stype, ctype = sspec.np_dtype, cspec.np_dtype
     op = np.greater if mode is CmpMode.GT else np.equal
-    signed = np.dtype(f"<i{sspec.dtype.itemsize}") if config.erratum("tgather_cmp_k_signed_src_width") else None
+    k_signed = config.erratum("tgather_cmp_k_signed_src_width")
+    signed = np.dtype(f"<i{sspec.dtype.itemsize}") if k_signed else None
+    if signed is not None and kspec.np_dtype == signed:
+        signed = None  # k's bytes read as what they are: both readings agree
     bounds = np.arange(0, (vr + 1) * vc, vc) if vc else None
-    dcols, scols, numel = dspec.cols, sspec.cols, dspec.numel
+    dcols, scols = dspec.cols, sspec.cols
     numbers = _slot_numbers(dcols)
     k_bytes = vr * sspec.dtype.itemsize
+    lay = _Scratch(tspec, sspec, kspec, vr, vc, k_signed)
 
     def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
         values = src0.view[:vr, :vc]
@@ -820,19 +824,19 @@ def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: Ti
                 return False  # the general path announces what it compared, then refuses
         if name is not None:
             announce_erratum(config, INSTR, name)
-        scratch = _scratch_run(config, dst, src0, k_value, cdst, tmp, offset, mode, (matches, flat, counts))
+        scratch = _scratch_run(config, dst, src0, k_value, cdst, tmp, offset, mode, (matches, flat, counts), lay)
         pos = flat + (flat // vc) * (scols - vc) if vc and scols != vc else flat
         index = pos.astype(np.uint32)  # the plain gather's picks: index (+ offset), modulo 2**32
         if offset:
             index += np.uint32(offset)
-        if scratch.flat is not None and np.array_equal(scratch.flat, flat):
-            differs = not np.array_equal(scratch.picked, index)
+        if scratch.flat is flat or scratch.flat is not None and np.array_equal(scratch.flat, flat):
+            differs = bool((scratch.picked != index).any())  # the same picks, in the same slots
         else:
             plain = dst.storage.view(np.uint32).copy()
             plain[:vr * dcols].reshape(vr, dcols)[numbers < counts.astype(numbers.dtype)[:, None]] = index
             plain_cdst = cdst.storage.copy()
             plain_cdst[:vr] = counts.astype(ctype)
-            differs = not (np.array_equal(plain, scratch.out[:numel])
+            differs = not (np.array_equal(plain, scratch.image())
                            and np.array_equal(plain_cdst.view(np.uint8), scratch.new_cdst.view(np.uint8)))
         if differs:
             announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
@@ -1087,12 +1091,22 @@ def _scratch_layout(tspec: TileSpec, sspec: TileSpec, kspec: TileSpec, vr: int, 
 
 
 class _ScratchRun:
-    """One call's scratch emulation, nothing written yet: dst's would-be elements (`out`, uint32 over dst's
-    storage, with `dst_written` marking the bytes written when some may lie past it, else None), cdst's
-    (`new_cdst`), the scratch picks' flat positions among the valid elements and their values (`flat`, `picked`:
-    None when the row loop placed them), and `commit`."""
+    """One call's scratch emulation, nothing written yet: dst's would-be elements, either as the picks placed
+    at once (`slots`, a (validRow, dst Cols) mask of dst's first rows, `picked` their values, `flat` their flat
+    positions among the valid elements) or, when the row loop placed them, as an image (`out`, uint32 over dst's
+    storage and past it, `dst_written` marking the bytes written when some may lie past it, else None); cdst's
+    (`new_cdst`); and `commit`."""
 
-    __slots__ = ("commit", "dst_written", "flat", "new_cdst", "out", "picked")
+    __slots__ = ("commit", "dst", "dst_written", "flat", "new_cdst", "out", "picked", "slots")
+
+    def image(self) -> np.ndarray:
+        """dst's would-be elements over its storage (uint32)."""
+        if self.slots is None:
+            return self.out[:self.dst.spec.numel]
+        out = self.dst.storage.view(np.uint32).copy()
+        vr, dcols = self.slots.shape
+        out[:vr * dcols].reshape(vr, dcols)[self.slots] = self.picked
+        return out
 
 
 def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile, tmp: Tile, offset: int,
@@ -1100,11 +1114,12 @@ def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst:
     """The A2/A3 comparison gather as its kernel runs it (see `_scratch_run`): dst's and cdst's would-be bytes and
     a function that commits every write."""
     run = _scratch_run(config, dst, src0, k_tile, cdst, tmp, offset, mode)
-    return run.out.view(np.uint8)[:dst.spec.nbytes].tobytes() + run.new_cdst.tobytes(), run.commit
+    return run.image().tobytes() + run.new_cdst.tobytes(), run.commit
 
 
 def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile, tmp: Tile, offset: int,
-                 mode: CmpMode, known: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> _ScratchRun:
+                 mode: CmpMode, known: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                 lay: _Scratch | None = None) -> _ScratchRun:
     """The A2/A3 comparison gather as its kernel runs it (a2a3/TGather.hpp:160-300), byte by byte in tmp:
 
     * an index table of offset + n for every element n of src0's static Rows x Cols, at tmp byte Rows * Cols of
@@ -1125,7 +1140,8 @@ def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile
     sspec, item = src0.spec, src0.spec.dtype.itemsize
     tin = sspec.np_dtype
     vr, vc = src0.valid_shape
-    lay = _scratch_layout(tmp.spec, sspec, k_tile.spec, vr, vc, config.erratum("tgather_cmp_k_signed_src_width"))
+    if lay is None:
+        lay = _scratch_layout(tmp.spec, sspec, k_tile.spec, vr, vc, config.erratum("tgather_cmp_k_signed_src_width"))
     index_at, cvt_at, per_repeat, nrep, row_at = lay.index_at, lay.cvt_at, lay.per_repeat, lay.nrep, lay.row_at
     k_raw = k_tile.storage.view(np.uint8)[:lay.k_read] if lay.k_read <= k_tile.spec.nbytes \
         else window(k_tile, lay.k_read)
@@ -1176,9 +1192,7 @@ def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile
                 put(int(row_at[i]) + start // 8, bits)
     run = _ScratchRun()
     dcols, scols = dst.spec.cols, sspec.cols
-    reach = ((vr - 1) * dcols + vc) * 4 if vr else 0
-    out = dst.storage.view(np.uint32).copy() if reach <= dst.spec.nbytes else window(dst, reach).view(np.uint32)
-    run.flat = run.picked = run.dst_written = None
+    run.flat = run.picked = run.slots = run.out = run.dst_written = None
     counts = np.zeros(vr, dtype=np.int64)
     vr_loop = vr
     if vr and vc and _A2A3_ROWS_AT_ONCE:  # every row at once (the loop below where a row overruns dst's row)
@@ -1196,11 +1210,15 @@ def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile
             counts = at[1:] - at[:-1]
         if counts.max() <= dcols:  # rows land apart: row i's picks in dst row i's first counts[i] slots
             pos = flat + (flat // vc) * (scols - vc) if scols != vc else flat
-            picked = scratch[index_at:index_at + sspec.numel * 4].view(np.uint32).take(pos)
+            run.picked = scratch[index_at:index_at + sspec.numel * 4].view(np.uint32).take(pos)
             numbers = _slot_numbers(dcols)
-            out[:vr * dcols].reshape(vr, dcols)[numbers < counts.astype(numbers.dtype)[:, None]] = picked
-            run.flat, run.picked = flat, picked
+            run.slots = numbers < counts.astype(numbers.dtype)[:, None]
+            run.flat = flat
             vr_loop = 0
+    if vr_loop or run.slots is None:
+        reach = ((vr - 1) * dcols + vc) * 4 if vr else 0
+        run.out = out = dst.storage.view(np.uint32).copy() if reach <= dst.spec.nbytes \
+            else window(dst, reach).view(np.uint32)
     if vr_loop:
         run.dst_written = dst_written = np.zeros(out.size * 4, dtype=bool)
         for i in range(vr_loop):
@@ -1214,13 +1232,16 @@ def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile
             counts[i] = picked.size
     new_cdst = cdst.storage.copy()
     new_cdst[:vr] = counts.astype(cdst.spec.np_dtype)
-    run.out, run.new_cdst = out, new_cdst
+    run.new_cdst = new_cdst
+    run.dst = dst
 
     def commit() -> None:
-        if run.dst_written is None:  # nothing past dst
-            dst.storage.view(np.uint32)[:] = out[:dst.spec.numel]
+        if run.slots is not None:  # the picks straight into dst (nothing else of it changes)
+            dst.storage.view(np.uint32)[:vr * dcols].reshape(vr, dcols)[run.slots] = run.picked
+        elif run.dst_written is None:  # nothing past dst
+            dst.storage.view(np.uint32)[:] = run.out[:dst.spec.numel]
         else:
-            spill(dst, out.view(np.uint8), run.dst_written)
+            spill(dst, run.out.view(np.uint8), run.dst_written)
         cdst.storage[:] = new_cdst
         if written is None:  # past an unplaced tmp the writes are dropped (as `spill` drops them)
             own[:] = scratch[:own.size]

@@ -824,13 +824,16 @@ def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: Ti
                 return False  # the general path announces what it compared, then refuses
         if name is not None:
             announce_erratum(config, INSTR, name)
-        scratch = _scratch_run(config, dst, src0, k_value, cdst, tmp, offset, mode, (matches, flat, counts), lay)
         pos = flat + (flat // vc) * (scols - vc) if vc and scols != vc else flat
         index = pos.astype(np.uint32)  # the plain gather's picks: index (+ offset), modulo 2**32
         if offset:
             index += np.uint32(offset)
-        if scratch.flat is flat or scratch.flat is not None and np.array_equal(scratch.flat, flat):
-            differs = bool((scratch.picked != index).any())  # the same picks, in the same slots
+        scratch = _scratch_run(config, dst, src0, k_value, cdst, tmp, offset, mode,
+                               (matches, flat, counts, pos, index), lay)
+        if scratch.changed is not None:  # the same picks, in the same slots
+            differs = scratch.changed
+        elif scratch.flat is not None and np.array_equal(scratch.flat, flat):
+            differs = bool((scratch.picked != index).any())
         else:
             plain = dst.storage.view(np.uint32).copy()
             plain[:vr * dcols].reshape(vr, dcols)[numbers < counts.astype(numbers.dtype)[:, None]] = index
@@ -1023,8 +1026,8 @@ class _Scratch:
     (stride < a row's bytes), the scratch positions and flat bitmap bytes that survive (byte o of row j survives
     when o < stride or j is the last row)."""
 
-    __slots__ = ("count", "covered", "cvt_at", "cvt_end", "front", "index_at", "k_read", "keep_at", "keep_bits", "kind", "nb",
-                 "nbv", "nfront", "nrep", "per_repeat", "row_at", "rows_at", "size", "src_end", "stride", "tail_at",
+    __slots__ = ("clobbered", "count", "covered", "cvt_at", "cvt_end", "front", "index_at", "k_read", "keep_at",
+                 "keep_bits", "kind", "nb", "nbv", "nfront", "nrep", "per_repeat", "row_at", "rows_at", "size", "src_end", "stride", "tail_at",
                  "tail_from", "width")
 
     def __init__(self, tspec: TileSpec, sspec: TileSpec, kspec: TileSpec, vr: int, vc: int, k_signed: bool) -> None:
@@ -1066,6 +1069,15 @@ class _Scratch:
         self.rows_at = (self.row_at[:, None] + np.arange(nb)).reshape(-1)  # every bitmap byte, row after row
         self.src_end = ((vr - 1) * sspec.cols + self.width) * item if vr else 0
         self.nfront = self.tail_from if tc >= nb else 0  # rows written through one strided view (none: overlaps)
+        # the index table's entries of valid elements that a bitmap row overwrites (in part), ascending
+        table_end = cvt_at
+        hit: list[np.ndarray] = []
+        for i in range(self.tail_from):
+            lo, hi = max(i * tc, self.index_at), min(i * tc + nb, table_end)
+            if lo < hi:
+                hit.append(np.arange((lo - self.index_at) // 4, (hi - 1 - self.index_at) // 4 + 1))
+        entries = np.unique(np.concatenate(hit)) if hit else np.zeros(0, np.int64)
+        self.clobbered = entries[(entries // sspec.cols < vr) & (entries % sspec.cols < vc)]
         # the compare loop's order (one chunk): thresholds covered by earlier bitmaps, overlapping bitmaps
         rows_i = rows[:, None]
         p = cvt_at + rows_i * item + np.arange(item)[None, :]
@@ -1097,7 +1109,7 @@ class _ScratchRun:
     storage and past it, `dst_written` marking the bytes written when some may lie past it, else None); cdst's
     (`new_cdst`); and `commit`."""
 
-    __slots__ = ("commit", "dst", "dst_written", "flat", "new_cdst", "out", "picked", "slots")
+    __slots__ = ("changed", "commit", "dst", "dst_written", "flat", "new_cdst", "out", "picked", "slots")
 
     def image(self) -> np.ndarray:
         """dst's would-be elements over its storage (uint32)."""
@@ -1118,7 +1130,7 @@ def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst:
 
 
 def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile, tmp: Tile, offset: int,
-                 mode: CmpMode, known: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+                 mode: CmpMode, known: tuple[np.ndarray, ...] | None = None,
                  lay: _Scratch | None = None) -> _ScratchRun:
     """The A2/A3 comparison gather as its kernel runs it (a2a3/TGather.hpp:160-300), byte by byte in tmp:
 
@@ -1135,8 +1147,10 @@ def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile
     placed with TASSIGN; src0 and k are read past their storage the same way (0 when not placed). The scratch
     holds only the bytes the kernel touches (`_Scratch`). Nothing is written here.
 
-    `known`: the valid region's matches against k as the scratch's thresholds read it, their flat positions and
-    row counts, when the caller has them (the compiled call): used where no earlier bitmap covers a threshold."""
+    `known`: the valid region's matches against k as the scratch's thresholds read it, their flat positions, row
+    counts, table positions and the plain gather's picks (index + offset), when the caller has them (the compiled
+    call): used where no earlier bitmap covers a threshold; then `changed` tells whether a pick differs from the
+    plain gather's (only entries of `_Scratch.clobbered` can)."""
     sspec, item = src0.spec, src0.spec.dtype.itemsize
     tin = sspec.np_dtype
     vr, vc = src0.valid_shape
@@ -1192,12 +1206,13 @@ def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile
                 put(int(row_at[i]) + start // 8, bits)
     run = _ScratchRun()
     dcols, scols = dst.spec.cols, sspec.cols
-    run.flat = run.picked = run.slots = run.out = run.dst_written = None
+    run.flat = run.picked = run.slots = run.out = run.dst_written = run.changed = None
     counts = np.zeros(vr, dtype=np.int64)
     vr_loop = vr
     if vr and vc and _A2A3_ROWS_AT_ONCE:  # every row at once (the loop below where a row overruns dst's row)
+        plain = None
         if hits is not None and lay.keep_at is None and known is not None:
-            _, flat, counts = known  # rows apart, each row's bits those of the compare
+            _, flat, counts, pos, plain = known  # rows apart, each row's bits those of the compare
         else:
             if hits is not None and lay.keep_at is None:
                 mask = hits[:, :vc]  # rows apart: each row's bitmap as written, its bits those of the compare
@@ -1209,8 +1224,23 @@ def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile
             at = flat.searchsorted(np.arange(0, (vr + 1) * vc, vc))
             counts = at[1:] - at[:-1]
         if counts.max() <= dcols:  # rows land apart: row i's picks in dst row i's first counts[i] slots
-            pos = flat + (flat // vc) * (scols - vc) if scols != vc else flat
-            run.picked = scratch[index_at:index_at + sspec.numel * 4].view(np.uint32).take(pos)
+            table = scratch[index_at:index_at + sspec.numel * 4].view(np.uint32)
+            if plain is None:
+                pos = flat + (flat // vc) * (scols - vc) if scols != vc else flat
+                run.picked = table.take(pos)
+            else:  # the table is the plain picks (index + offset) but where a bitmap row overwrote an entry
+                run.picked, run.changed = plain, False
+                clobbered = lay.clobbered
+                if clobbered.size and pos.size:
+                    rank = pos.searchsorted(clobbered)
+                    picked_e = rank < pos.size
+                    picked_e[picked_e] = pos[rank[picked_e]] == clobbered[picked_e]
+                    rank = rank[picked_e]
+                    values = table[clobbered[picked_e]]
+                    if (values != plain[rank]).any():
+                        run.picked = plain.copy()
+                        run.picked[rank] = values
+                        run.changed = True
             numbers = _slot_numbers(dcols)
             run.slots = numbers < counts.astype(numbers.dtype)[:, None]
             run.flat = flat

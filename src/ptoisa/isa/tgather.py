@@ -518,7 +518,8 @@ def _mask_col_npu_past_run(config: Config, dspec: TileSpec, sspec: TileSpec, nam
         binding = dst.binding
         # read everything first (dst may overlap src): the rows inside dst, then those past it when they land
         if even:  # src's rows (a view: the assignment below reads it before writing when dst overlaps it)
-            values = src.view[rows, cols] if same else src.view.view(dtype)[rows, cols]
+            grid_ = src.view if same else src.view.view(dtype)  # type: ignore[union-attr]
+            values = grid_[rows, cols]  # type: ignore[index]
         else:
             source = src.storage.view(lanes) if reach_head <= own else window(src, reach_head * item).view(lanes)
             values = rows_of(source, head).view(dtype)
@@ -528,7 +529,7 @@ def _mask_col_npu_past_run(config: Config, dspec: TileSpec, sspec: TileSpec, nam
         text = detail(binding)
         for name in names:
             announce_erratum(config, INSTR, name, text)
-        dst.view[:inside, :svc] = values  # NumPy copies overlapping operands as if src were read first
+        dst.view[:inside, :svc] = values  # type: ignore[index]  # overlapping src: read first
         if binding is not None:
             data = past.view(np.uint8).reshape(-1)
             room = binding.buffer.size - binding.offset
@@ -1027,8 +1028,10 @@ class _Scratch:
     when o < stride or j is the last row)."""
 
     __slots__ = ("clobbered", "count", "covered", "cvt_at", "cvt_end", "front", "index_at", "k_read", "keep_at",
-                 "keep_bits", "kind", "nb", "nbv", "nfront", "nrep", "per_repeat", "row_at", "rows_at", "size", "src_end", "stride", "tail_at",
-                 "tail_from", "width")
+                 "keep_bits", "kind", "nb", "nbv", "nfront", "nrep", "per_repeat", "row_at", "rows_at", "size",
+                 "src_end", "stride", "tail_at", "tail_from", "width")
+    keep_at: np.ndarray | None
+    keep_bits: np.ndarray | None
 
     def __init__(self, tspec: TileSpec, sspec: TileSpec, kspec: TileSpec, vr: int, vc: int, k_signed: bool) -> None:
         item = sspec.dtype.itemsize
@@ -1110,6 +1113,15 @@ class _ScratchRun:
     (`new_cdst`); and `commit`."""
 
     __slots__ = ("changed", "commit", "dst", "dst_written", "flat", "new_cdst", "out", "picked", "slots")
+    changed: bool | None
+    commit: Any
+    dst: Tile
+    dst_written: Any
+    flat: Any
+    new_cdst: np.ndarray
+    out: Any
+    picked: Any
+    slots: Any
 
     def image(self) -> np.ndarray:
         """dst's would-be elements over its storage (uint32)."""
@@ -1221,8 +1233,8 @@ def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile
                     else scratch[lay.rows_at].reshape(vr, lay.nb)[:, :lay.nbv]
                 mask = np.unpackbits(marks, axis=1, bitorder="little")[:, :vc].view(bool)
             flat = np.flatnonzero(mask)
-            at = flat.searchsorted(np.arange(0, (vr + 1) * vc, vc))
-            counts = at[1:] - at[:-1]
+            bounds = flat.searchsorted(np.arange(0, (vr + 1) * vc, vc))
+            counts = bounds[1:] - bounds[:-1]
         if counts.max() <= dcols:  # rows land apart: row i's picks in dst row i's first counts[i] slots
             table = scratch[index_at:index_at + sspec.numel * 4].view(np.uint32)
             if plain is None:

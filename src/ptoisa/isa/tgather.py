@@ -1333,21 +1333,18 @@ def _bitmaps_at_once(lay: _Scratch, scratch: np.ndarray, written: np.ndarray | N
     The loop's order shows in two ways (`_Scratch.covered`, `keep_at`). A threshold read after an earlier row's
     bitmap covered its bytes reads those bitmap bytes: such rows are computed one by one after the others, their
     threshold bytes overlaid by the last earlier writer's. And where bitmaps overlap, a byte keeps the last
-    row's. `valid_hits`: the compare of the valid columns, when the caller has it (no threshold covered)."""
+    row's. `valid_hits`: the compare of the valid columns, when the caller has it (no threshold covered); used
+    when they are all the columns compared."""
     item = np.dtype(tin).itemsize
     width, cvt_at = lay.width, lay.cvt_at
     block = np.ndarray((vr, width), tin, source, 0, (cols * item, item))  # row i: its `width` elements
     token = quiet_set()
     try:
         k = scratch[cvt_at:cvt_at + vr * item].view(tin)[:, None]  # (vr, 1): each row's threshold as put
-        if valid_hits is None:
-            hits = op(block, k)
-        elif valid_hits.shape[1] == width:
+        if valid_hits is not None and valid_hits.shape[1] == width:
             hits = valid_hits
-        else:
-            hits = np.empty((vr, width), dtype=bool)
-            hits[:, :valid_hits.shape[1]] = valid_hits
-            op(block[:, valid_hits.shape[1]:], k, out=hits[:, valid_hits.shape[1]:])
+        else:  # (the valid columns again when there are others: one call is cheaper than assembling two)
+            hits = op(block, k)
         bits = np.packbits(hits, axis=1, bitorder="little")  # (vr, nb)
         for i, pieces in lay.covered:  # rows whose threshold an earlier bitmap covered, in order
             mine = scratch[cvt_at + i * item:cvt_at + (i + 1) * item].copy()

@@ -1162,7 +1162,8 @@ def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile
     `known`: the valid region's matches against k as the scratch's thresholds read it, their flat positions, row
     counts, table positions and the plain gather's picks (index + offset), when the caller has them (the compiled
     call): used where no earlier bitmap covers a threshold; then `changed` tells whether a pick differs from the
-    plain gather's (only entries of `_Scratch.clobbered` can)."""
+    plain gather's (only entries of `_Scratch.clobbered` can), and the picks are the caller's array, patched
+    there."""
     sspec, item = src0.spec, src0.spec.dtype.itemsize
     tin = sspec.np_dtype
     vr, vc = src0.valid_shape
@@ -1250,8 +1251,7 @@ def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile
                     rank = rank[picked_e]
                     values = table[clobbered[picked_e]]
                     if (values != plain[rank]).any():
-                        run.picked = plain.copy()
-                        run.picked[rank] = values
+                        plain[rank] = values  # the caller's array, not used after
                         run.changed = True
             numbers = _slot_numbers(dcols)
             run.slots = numbers < counts.astype(numbers.dtype)[:, None]

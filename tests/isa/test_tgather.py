@@ -1518,6 +1518,53 @@ class TestMaskColNpuRows:
         assert all(issubclass(w.category, ErratumWarning) for w in caught)
         assert bool(caught) == differs
 
+    @pytest.mark.parametrize("target", ("a2a3", "a5"))
+    @pytest.mark.parametrize("types", [(np.float32, np.float32), (np.float16, np.int16)])
+    @pytest.mark.parametrize("shape", [(16, 16, 16, 16), (9, 16, 9, 5), (300, 256, 300, 256), (40, 32, 33, 17)])
+    @pytest.mark.parametrize("pattern", [MaskPattern.P0101, MaskPattern.P1000])
+    @pytest.mark.parametrize("place", ["end", "over_src", "under_src"])
+    def test_compiled_placed_like_general(self, target, types, shape, pattern, place):
+        """The compiled call's rows past dst, with dst placed at the end of its buffer (rows cut off there) or
+        over src's storage (read before written), against the general path: the whole buffer and warnings."""
+        from ptoisa.isa import tgather as impl
+
+        stype, dtype = types
+        srows, scols, vr, vc = shape
+        count = len(range(pattern.phase, vr, pattern.period))
+        results = []
+        for path in ("compiled", "general"):
+            config = ptoisa.targets.resolve(target)
+            with ptoisa.target(target):
+                NPU_MEMORY_CLEAR()
+                src = Tile[TileType.Vec, stype, srows, scols, RM, vr, vc]()
+                dst = Tile[TileType.Vec, dtype, count, scols]()
+                size = config.profile.memory.regions["UB"]
+                try:
+                    if place == "end":
+                        TASSIGN(src, 0)
+                        TASSIGN(dst, (size - dst.spec.nbytes) // 32 * 32)
+                    elif place == "over_src":
+                        TASSIGN(src, 0)
+                        TASSIGN(dst, 32 * (src.spec.nbytes // 96))
+                    else:
+                        TASSIGN(dst, 0)
+                        TASSIGN(src, 32 * (dst.spec.nbytes // 64))
+                except ptoisa.PtoError:
+                    pytest.skip("does not fit the buffer")
+                buffer = dst.binding.buffer
+                buffer[:] = np.random.default_rng(srows + vc).integers(0, 256, buffer.size, dtype=np.uint8)
+                impl._MASK_COMPILED.clear()
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    for _ in range(2):
+                        if path == "compiled":
+                            TGATHER(dst, src, pattern, COL)
+                        else:
+                            impl._mask_general(config, dst, src, pattern, COL)
+                results.append((buffer.tobytes(), [str(w.message) for w in caught]))
+        assert results[0] == results[1]
+        assert results[0][1], "the erratum was not announced"
+
 
 class TestCmpLargeShapes:
     """The comparison form's row counts (binary search over the matches' flat positions) and packed slots (a
@@ -1636,57 +1683,80 @@ class TestCmpCompiled:
 
 
 class TestA2a3BitmapsAtOnce:
-    """The A2/A3 comparison scratch (erratum tgather_cmp_bitmap_rows) computed with whole-array calls gives the
-    row-by-row loop's dst, cdst, tmp, spilled bytes and warnings: bitmap rows overlapping each other, the index
-    table and the thresholds (whose later rows then read bitmap bytes), placed and unplaced tmp."""
+    """The A2/A3 comparison scratch (erratum tgather_cmp_bitmap_rows), sparse (only the bytes the kernel touches)
+    and computed with whole-array calls, gives the dense scratch's and the row-by-row loop's dst, cdst, tmp,
+    bytes spilled into tmp's buffer (all of it) and warnings: bitmap rows overlapping each other, the index
+    table and the thresholds (whose later rows then read bitmap bytes), rows far past tmp, placed (at the
+    buffer's start, near its end so that rows run past it, over src0) and unplaced tmp."""
 
     @pytest.mark.parametrize("sdt", [np.float32, np.float16, np.int32])
     @pytest.mark.parametrize("rows,cols,vr,vc", [(16, 16, 16, 16), (64, 64, 64, 50), (256, 64, 256, 64),
-                                                 (40, 128, 33, 128), (8, 512, 8, 300)])
+                                                 (40, 128, 33, 128), (8, 512, 8, 300), (3, 64, 1, 5)])
     @pytest.mark.parametrize("tmp_cols", [8, 40, 376, "4c+8", "4c+32", "4c+96"])  # 4c+: rows reach the thresholds
     @pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.EQ])
-    @pytest.mark.parametrize("bound", [False, True])
-    def test_matches_row_loop(self, sdt, rows, cols, vr, vc, tmp_cols, mode, bound):
+    @pytest.mark.parametrize("place", ["none", "start", "end", "over_src0"])
+    def test_matches_dense_row_loop(self, sdt, rows, cols, vr, vc, tmp_cols, mode, place):
         from ptoisa.isa import tgather as impl
-        from ptoisa.memory import window
+
+        import _dense_cmp_scratch as dense
 
         if sdt is np.int32 and mode is CmpMode.GT:
             return  # a2a3 compares int32 with EQ only
         cols = max(cols, 32 // np.dtype(sdt).itemsize)
         if isinstance(tmp_cols, str):
             tmp_cols = 4 * cols + int(tmp_cols[3:])
-        rng = np.random.default_rng(rows + cols + tmp_cols)
         need = rows * cols * 4 + rows * np.dtype(sdt).itemsize
         results = []
-        for at_once in (True, False):
-            impl._A2A3_ROWS_AT_ONCE = at_once
+        sparse = impl._a2a3_cmp_scratch
+        for path, scratch, at_once in (("compiled", sparse, True), ("general", sparse, True),
+                                       ("compiled", sparse, False), ("general", dense.dense_cmp_scratch, True),
+                                       ("general", dense.dense_cmp_scratch, False)):
+            impl._A2A3_ROWS_AT_ONCE = dense.ROWS_AT_ONCE = at_once
+            impl._CMP_COMPILED.clear()
+            impl._a2a3_cmp_scratch = scratch
             try:
                 with ptoisa.target("a2a3", undefined="emulate"):
                     NPU_MEMORY_CLEAR()
                     src0 = Tile[TileType.Vec, sdt, rows, cols, RM, vr, vc]()
-                    src0.storage[...] = np.random.default_rng(1).integers(-2, 3, src0.spec.numel).astype(sdt)
                     dst = Tile[TileType.Vec, np.int32, rows, cols]()
-                    dst.storage[...] = -7
                     k, cdst = Tile[TileType.Vec, np.int32, 1, 8 * -(-rows // 8)](), \
                         Tile[TileType.Vec, np.int32, 1, 8 * -(-rows // 8)]()
-                    k.storage[...] = np.random.default_rng(2).integers(-1, 2, k.spec.numel)
                     tmp_rows = max(1, -(-need // (4 * tmp_cols)) // 2)
                     tmp = Tile[TileType.Vec, np.int32, tmp_rows, tmp_cols]()
-                    if bound:
-                        try:
+                    size = 192 * 1024
+                    try:
+                        if place == "start":
                             TASSIGN(tmp, 0)
-                        except ptoisa.PtoError:
-                            pytest.skip("does not fit the buffer")
+                        elif place == "end":
+                            TASSIGN(tmp, (size - tmp.spec.nbytes - 4096) // 32 * 32)
+                        elif place == "over_src0":
+                            TASSIGN(src0, 0)
+                            TASSIGN(tmp, 32 * (src0.spec.nbytes // 64))
+                    except ptoisa.PtoError:
+                        pytest.skip("does not fit the buffer")
+                    if tmp.binding is not None:
+                        tmp.binding.buffer[:] = np.random.default_rng(5).integers(0, 256, size, dtype=np.uint8)
+                    src0.storage[...] = np.random.default_rng(1).integers(-2, 3, src0.spec.numel).astype(sdt)
+                    dst.storage[...] = -7
+                    k.storage[...] = np.random.default_rng(2).integers(-1, 2, k.spec.numel)
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always")
                         try:
-                            TGATHER(dst, src0, k, cdst, tmp, 3, mode)
+                            if path == "compiled":
+                                TGATHER(dst, src0, k, cdst, tmp, 2**32 - 3, mode)
+                                if impl._bitmap_overlaps(src0, tmp.spec) \
+                                        and not impl._cmp_tmp_short(dst.spec, src0.spec, tmp.spec):
+                                    assert any(callable(run) for run in impl._CMP_COMPILED.values())
+                            else:
+                                impl._cmp_general(ptoisa.targets.resolve(None), dst, src0, k, cdst, tmp,
+                                                  2**32 - 3, mode)
                             outcome = (dst.tobytes(), cdst.tobytes(), tmp.tobytes(),
-                                       window(tmp, tmp.spec.nbytes + 8192).tobytes() if bound else b"")
+                                       tmp.binding.buffer.tobytes() if tmp.binding is not None else b"")
                         except ptoisa.PtoError as exc:
                             outcome = (str(exc),)
                     results.append((outcome, sorted({str(w.message) for w in caught})))
             finally:
-                impl._A2A3_ROWS_AT_ONCE = True
-        assert results[0] == results[1]
-        del rng
+                impl._A2A3_ROWS_AT_ONCE = dense.ROWS_AT_ONCE = True
+                impl._a2a3_cmp_scratch = sparse
+        for result in results[:3] + results[4:]:
+            assert result == results[3]

@@ -462,30 +462,82 @@ def _mask_col_npu_run(config: Config, dspec: TileSpec, sspec: TileSpec, valid: t
     if not (loops and svc):
         return None  # nothing copied: the general path (rare)
 
+    if past_rows:
+        return _mask_col_npu_past_run(config, dspec, sspec, names, start, inside, svc, past_at, span)
+
     def run(dst: Tile, src: Tile) -> None:
         source = src.storage.view(lanes) if reach <= own else window(src, reach * item).view(lanes)
         rows_at = np.ndarray((source.size - svc + 1, svc), lanes, source, 0, (item, item))  # row r: from element r
         values = rows_at[start]  # (loops, svc): a copy
         target = dst.view.view(lanes).copy()
         target[:inside, :svc] = values[:inside]
-        if past_rows:
-            into = (f"into the {dst.binding.region} buffer" if dst.binding is not None
-                    else "(dst is not placed with TASSIGN, so ptoisa drops them)")
-            detail = f"it wrote bytes {span} past dst's storage {into}"
+        contract = dst.view.view(lanes).copy()
+        contract[head, cols] = src.view.view(lanes)[picked, cols]
+        if not np.array_equal(target, contract):
             for name in names:
-                announce_erratum(config, INSTR, name, detail)
-        else:
-            contract = dst.view.view(lanes).copy()
-            contract[head, cols] = src.view.view(lanes)[picked, cols]
-            if not np.array_equal(target, contract):
-                for name in names:
-                    announce_erratum(config, INSTR, name, "")
+                announce_erratum(config, INSTR, name, "")
         dst.view.view(lanes)[...] = target
-        if past_rows and dst.binding is not None:
-            binding = dst.binding
-            data = values[inside:].view(np.uint8).reshape(-1)
-            keep = past_at < binding.buffer.size - binding.offset
-            binding.buffer[binding.offset + past_at[keep]] = data[keep]
+    return run
+
+
+def _mask_col_npu_past_run(config: Config, dspec: TileSpec, sspec: TileSpec, names: list[str], start: np.ndarray,
+                           inside: int, svc: int, past_at: np.ndarray, span: str) -> Any:
+    """`_mask_col_npu_run` where some of the loop's rows land past dst (every call announces the erratum): dst's
+    rows are written straight from src, through a strided view of src's rows when the loop's rows inside dst are
+    evenly spaced inside src's storage (a fancy index of a sliding row view otherwise); the rows past dst are read
+    (from src's storage and the bytes after it) only when dst is bound, where they land in its buffer."""
+    item, own, scols = sspec.dtype.itemsize, sspec.numel, sspec.cols
+    lanes, dtype = np.dtype(f"<u{item}"), dspec.np_dtype  # raw elements, read as dst's type
+    same = dtype == sspec.np_dtype
+    first = int(start[0])
+    step = int(start[1] - start[0]) if inside > 1 else scols  # any whole number of rows serves one row
+    even = step > 0 and first % scols == 0 and step % scols == 0 and first + step * (inside - 1) + svc <= own \
+        and bool((start[:inside] == first + step * np.arange(inside)).all())
+    rows, cols = slice(first // scols, first // scols + step // scols * (inside - 1) + 1, step // scols), slice(0, svc)
+    head = start[:inside]
+    reach_head = int(head.max()) + svc if inside else 0
+    reach = int(start.max()) + svc
+    past_start = start[inside:]
+    ends = past_at.reshape(-1, svc * item)[:, -1] + 1  # dst-relative end of each row past dst
+    details: dict[Any, str] = {}
+
+    def detail(binding: Any) -> str:
+        region = None if binding is None else binding.region
+        text = details.get(region)
+        if text is None:
+            into = (f"into the {region} buffer" if binding is not None
+                    else "(dst is not placed with TASSIGN, so ptoisa drops them)")
+            text = details[region] = f"it wrote bytes {span} past dst's storage {into}"
+        return text
+
+    def rows_of(source: np.ndarray, at: np.ndarray) -> np.ndarray:
+        rows_at = np.ndarray((source.size - svc + 1, svc), lanes, source, 0, (item, item))  # row r: from element r
+        return rows_at[at]  # a copy
+
+    def run(dst: Tile, src: Tile) -> None:
+        binding = dst.binding
+        # read everything first (dst may overlap src): the rows inside dst, then those past it when they land
+        if even:  # src's rows (a view: the assignment below reads it before writing when dst overlaps it)
+            grid_ = src.view if same else src.view.view(dtype)  # type: ignore[union-attr]
+            values = grid_[rows, cols]  # type: ignore[index]
+        else:
+            source = src.storage.view(lanes) if reach_head <= own else window(src, reach_head * item).view(lanes)
+            values = rows_of(source, head).view(dtype)
+        if binding is not None:
+            source = src.storage.view(lanes) if reach <= own else window(src, reach * item).view(lanes)
+            past = rows_of(source, past_start)
+        text = detail(binding)
+        for name in names:
+            announce_erratum(config, INSTR, name, text)
+        dst.view[:inside, :svc] = values  # type: ignore[index]  # overlapping src: read first
+        if binding is not None:
+            data = past.view(np.uint8).reshape(-1)
+            room = binding.buffer.size - binding.offset
+            if ends[-1] <= room:
+                binding.buffer[binding.offset + past_at] = data
+            else:
+                keep = past_at < room
+                binding.buffer[binding.offset + past_at[keep]] = data[keep]
     return run
 
 
@@ -637,7 +689,7 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
             run = _CMP_COMPILED.get(key, _UNSET)
         if run is _UNSET:
             run = _compile_cmp(key, src0)
-        if run is not None and run(dst, src0, k_value, cdst, offset & 0xFFFFFFFF):
+        if run is not None and run(dst, src0, k_value, cdst, tmp, offset & 0xFFFFFFFF):
             return
     _cmp_general(config, dst, src0, k_value, cdst, tmp, offset, mode)
 
@@ -679,8 +731,17 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
                      and (_cmp_tmp_short(dspec, sspec, tspec)
                           or (config.erratum("tgather_cmp_bitmap_rows") and _bitmap_overlaps(src0, tspec)))))
     if not lean:
-        _CMP_COMPILED[key] = None
-        return None
+        run = None
+        if dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(_CMP_COMPILED) < 4096 \
+                and tspec is not None and rules.tmp == "required" and not _cmp_tmp_short(dspec, sspec, tspec) \
+                and config.erratum("tgather_cmp_bitmap_rows") and _bitmap_overlaps(src0, tspec) \
+                and not (mode is CmpMode.GT and stype == np.uint16 and config.erratum("tgather_cmp_u16_gt_as_eq")) \
+                and not (stype == np.float16 and config.erratum("tgather_cmp_half_k_int16")) \
+                and not (config.erratum("tgather_cmp_unsigned") and not sspec.dtype.is_float) \
+                and not config.erratum("tgather_cmp_running_index"):
+            run = _cmp_scratch_run(config, dspec, sspec, kspec, cspec, tspec, mode, (vr, vc))
+        _CMP_COMPILED[key] = run
+        return run
     op = np.greater if mode is CmpMode.GT else np.equal
     bounds = np.arange(0, (vr + 1) * vc, vc) if vc else None
     numbers = _slot_numbers(dspec.cols)
@@ -690,7 +751,7 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
         running = 64 * -(-vc // 64) != stride and vr > 1
         stride = 64 * -(-vc // 64)
 
-    def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, offset: int) -> bool:
+    def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Any, offset: int) -> bool:
         token = quiet_set()
         try:
             k = k_value.storage[:vr].astype(stype)
@@ -716,6 +777,78 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
         cdst.storage[:vr] = counts.astype(ctype)
         return True
     _CMP_COMPILED[key] = run
+    return run
+
+
+def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: TileSpec, cspec: TileSpec,
+                     tspec: TileSpec, mode: CmpMode, valid: tuple[int, int]) -> Any:
+    """The comparison form of ND tiles under the A2/A3 scratch erratum (`tgather_cmp_bitmap_rows`, bitmap rows
+    that leave tmp's bitmap area; `_scratch_run`), compiled per tile types, mode and valid shape: the general
+    path's steps without its checks and without its second run of the whole gather with the erratum off. The
+    compare as the general path reads k (`tgather_cmp_k_signed_src_width` announced when it changes matches: the
+    two readings of k compared first, the matches only when they differ), a row with more matches than dst holds
+    left to the general path's refusal, then the scratch; the erratum is announced when its dst or cdst differ
+    from the plain gather's: when the scratch picked the same elements, when a picked value is not the element's
+    index (+ offset), else comparing both images."""
+    vr, vc = valid
+    stype, ctype = sspec.np_dtype, cspec.np_dtype
+    op = np.greater if mode is CmpMode.GT else np.equal
+    k_signed = config.erratum("tgather_cmp_k_signed_src_width")
+    signed = np.dtype(f"<i{sspec.dtype.itemsize}") if k_signed else None
+    if signed is not None and kspec.np_dtype == signed:
+        signed = None  # k's bytes read as what they are: both readings agree
+    bounds = np.arange(0, (vr + 1) * vc, vc) if vc else None
+    dcols, scols = dspec.cols, sspec.cols
+    numbers = _slot_numbers(dcols)
+    k_bytes = vr * sspec.dtype.itemsize
+    lay = _Scratch(tspec, sspec, kspec, vr, vc, k_signed)
+
+    def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
+        values = src0.view[:vr, :vc]
+        token = quiet_set()
+        try:
+            k = k_value.storage[:vr].astype(stype)  # the contract's reading
+            name = None
+            if signed is None:
+                matches = op(values, k[:, None])
+            else:  # the kernel's: k's bytes as signed integers of the source's width
+                k_kernel = k_value.storage.view(np.uint8)[:k_bytes].view(signed).astype(stype)
+                matches = op(values, k_kernel[:, None])  # as the general path's widened compare: exact
+                if not (k_kernel == k).all() and not np.array_equal(matches, op(values, k[:, None])):
+                    name = "tgather_cmp_k_signed_src_width"
+        finally:
+            quiet_reset(token)
+        flat = matches.reshape(-1).nonzero()[0]
+        if bounds is None:
+            counts = np.zeros(vr, np.int64)
+        else:
+            at = flat.searchsorted(bounds)
+            counts = at[1:] - at[:-1]
+            if vr and counts.max() > dcols:
+                return False  # the general path announces what it compared, then refuses
+        if name is not None:
+            announce_erratum(config, INSTR, name)
+        pos = flat + (flat // vc) * (scols - vc) if vc and scols != vc else flat
+        index = pos.astype(np.uint32)  # the plain gather's picks: index (+ offset), modulo 2**32
+        if offset:
+            index += np.uint32(offset)
+        scratch = _scratch_run(config, dst, src0, k_value, cdst, tmp, offset, mode,
+                               (matches, flat, counts, pos, index), lay)
+        if scratch.changed is not None:  # the same picks, in the same slots
+            differs = scratch.changed
+        elif scratch.flat is not None and np.array_equal(scratch.flat, flat):
+            differs = bool((scratch.picked != index).any())
+        else:
+            plain = dst.storage.view(np.uint32).copy()
+            plain[:vr * dcols].reshape(vr, dcols)[numbers < counts.astype(numbers.dtype)[:, None]] = index
+            plain_cdst = cdst.storage.copy()
+            plain_cdst[:vr] = counts.astype(ctype)
+            differs = not (np.array_equal(plain, scratch.image())
+                           and np.array_equal(plain_cdst.view(np.uint8), scratch.new_cdst.view(np.uint8)))
+        if differs:
+            announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
+        scratch.commit()
+        return True
     return run
 
 
@@ -876,8 +1009,144 @@ def _bitmap_overlaps(src0: Tile, tmp: TileSpec) -> bool:
     return vr > 0 and vc > 0 and (row_bytes > tmp.cols or (vr - 1) * tmp.cols + row_bytes > area)
 
 
+class _Scratch:
+    """Where the A2/A3 comparison kernel's scratch bytes lie, for one signature (tile types, valid shape, k
+    reading), and what its order decides there. Addresses are tmp-relative bytes ("virtual"); the scratch array
+    holds only the bytes the kernel touches, so that a one-row tmp (bitmap rows tmp Cols bytes apart, megabytes of
+    address space) costs what its bytes cost:
+
+    * the front, [0, front): tmp's own bytes, the index table and the thresholds after them, and every bitmap
+      row that starts before their end, kept at their virtual addresses;
+    * the tail: the bitmap rows past the front (when rows do not overlap one another, tmp Cols >= a row's bytes),
+      packed one after another from `front` on. Nothing else lies there, and every byte of them is written
+      before it is read.
+
+    Bytes of the front past tmp's storage that the kernel does not write are never read and never committed, so
+    the scratch starts as tmp's bytes followed by zeros.
+
+    `covered`: the rows whose threshold an earlier row's bitmap covered (they read those bitmap bytes), each with
+    its (threshold byte, writer row, byte of the writer's bitmap) triples; the rows covering a byte p are a run
+    ending at p // stride, the last earlier one wrote it. `keep_at`/`keep_bits`: where bitmaps overlap
+    (stride < a row's bytes), the scratch positions and flat bitmap bytes that survive (byte o of row j survives
+    when o < stride or j is the last row)."""
+
+    __slots__ = ("clobbered", "count", "covered", "cvt_at", "cvt_end", "front", "index_at", "k_read", "keep_at",
+                 "keep_bits", "kind", "nb", "nbv", "nfront", "nrep", "per_repeat", "row_at", "rows_at", "size",
+                 "src_end", "stride", "tail_at", "tail_from", "width")
+    keep_at: np.ndarray | None
+    keep_bits: np.ndarray | None
+
+    def __init__(self, tspec: TileSpec, sspec: TileSpec, kspec: TileSpec, vr: int, vc: int, k_signed: bool) -> None:
+        item = sspec.dtype.itemsize
+        self.stride = tc = tspec.cols
+        self.index_at = tspec.rows * tc
+        self.cvt_at = cvt_at = self.index_at + sspec.numel * 4
+        self.per_repeat = 256 // item
+        self.nrep = -(-vc // self.per_repeat)
+        self.width = self.nrep * self.per_repeat
+        self.nb = nb = self.width // 8
+        self.nbv = -(-vc // 8)
+        k_item = kspec.dtype.itemsize
+        k_repeats = -(-vr // (256 // k_item))
+        if sspec.np_dtype == np.int32:
+            self.kind, self.count = "int32", sspec.rows
+            self.k_read = self.count * k_item
+        elif k_signed:
+            self.kind, self.count = "signed", k_repeats * self.per_repeat
+            self.k_read = self.count * item
+        else:  # k converted from its own type (the contract's reading), with the same repeat-wide writes
+            self.kind, self.count = "own", k_repeats * self.per_repeat
+            self.k_read = self.count * k_item
+        self.cvt_end = cvt_at + self.count * item
+        fixed = max(tspec.nbytes, self.cvt_end)  # tmp, the index table and the thresholds
+        rows = np.arange(vr, dtype=np.int64)
+        if vr and tc >= nb and (vr - 1) * tc + nb > fixed:
+            last = min((fixed - 1) // tc, vr - 1)  # the last row starting before `fixed`
+            self.front = max(fixed, last * tc + nb)
+            self.tail_from = last + 1
+        else:
+            self.front = max(fixed, (vr - 1) * tc + nb if vr else 0)
+            self.tail_from = vr
+        n_tail = vr - self.tail_from
+        self.size = self.front + n_tail * nb
+        self.row_at = rows * tc
+        self.row_at[self.tail_from:] = self.front + np.arange(n_tail) * nb
+        self.tail_at = ((rows[self.tail_from:] * tc)[:, None] + np.arange(nb)).reshape(-1)  # virtual, ascending
+        self.rows_at = (self.row_at[:, None] + np.arange(nb)).reshape(-1)  # every bitmap byte, row after row
+        self.src_end = ((vr - 1) * sspec.cols + self.width) * item if vr else 0
+        self.nfront = self.tail_from if tc >= nb else 0  # rows written through one strided view (none: overlaps)
+        # the index table's entries of valid elements that a bitmap row overwrites (in part), ascending
+        table_end = cvt_at
+        hit: list[np.ndarray] = []
+        for i in range(self.tail_from):
+            lo, hi = max(i * tc, self.index_at), min(i * tc + nb, table_end)
+            if lo < hi:
+                hit.append(np.arange((lo - self.index_at) // 4, (hi - 1 - self.index_at) // 4 + 1))
+        entries = np.unique(np.concatenate(hit)) if hit else np.zeros(0, np.int64)
+        self.clobbered = entries[(entries // sspec.cols < vr) & (entries % sspec.cols < vc)]
+        # the compare loop's order (one chunk): thresholds covered by earlier bitmaps, overlapping bitmaps
+        rows_i = rows[:, None]
+        p = cvt_at + rows_i * item + np.arange(item)[None, :]
+        last_w = np.minimum(p // tc, rows_i - 1)
+        first_w = -((nb - 1 - p) // tc)  # ceil((p - nb + 1) / stride): the first row reaching p
+        writer = np.where((last_w >= np.maximum(first_w, 0)) & (last_w >= 0), last_w, -1)
+        self.covered = tuple((int(i), tuple((int(b), int(writer[i, b]), int(p[i, b] - writer[i, b] * tc))
+                                            for b in np.flatnonzero(writer[i] >= 0)))
+                             for i in np.flatnonzero((writer >= 0).any(axis=1)))
+        if tc < nb and vr:
+            offsets = np.arange(nb)[None, :]
+            keep = np.broadcast_to((offsets < tc) | (rows_i == vr - 1), (vr, nb))
+            self.keep_at = (self.row_at[:, None] + offsets)[keep]
+            self.keep_bits = np.flatnonzero(keep)
+        else:
+            self.keep_at = self.keep_bits = None
+
+
+@lru_cache(maxsize=1024)
+def _scratch_layout(tspec: TileSpec, sspec: TileSpec, kspec: TileSpec, vr: int, vc: int,
+                    k_signed: bool) -> _Scratch:
+    return _Scratch(tspec, sspec, kspec, vr, vc, k_signed)
+
+
+class _ScratchRun:
+    """One call's scratch emulation, nothing written yet: dst's would-be elements, either as the picks placed
+    at once (`slots`, a (validRow, dst Cols) mask of dst's first rows, `picked` their values, `flat` their flat
+    positions among the valid elements) or, when the row loop placed them, as an image (`out`, uint32 over dst's
+    storage and past it, `dst_written` marking the bytes written when some may lie past it, else None); cdst's
+    (`new_cdst`); and `commit`."""
+
+    __slots__ = ("changed", "commit", "dst", "dst_written", "flat", "new_cdst", "out", "picked", "slots")
+    changed: bool | None
+    commit: Any
+    dst: Tile
+    dst_written: Any
+    flat: Any
+    new_cdst: np.ndarray
+    out: Any
+    picked: Any
+    slots: Any
+
+    def image(self) -> np.ndarray:
+        """dst's would-be elements over its storage (uint32)."""
+        if self.slots is None:
+            return self.out[:self.dst.spec.numel]
+        out = self.dst.storage.view(np.uint32).copy()
+        vr, dcols = self.slots.shape
+        out[:vr * dcols].reshape(vr, dcols)[self.slots] = self.picked
+        return out
+
+
 def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile, tmp: Tile, offset: int,
                       mode: CmpMode) -> tuple[bytes, Any]:
+    """The A2/A3 comparison gather as its kernel runs it (see `_scratch_run`): dst's and cdst's would-be bytes and
+    a function that commits every write."""
+    run = _scratch_run(config, dst, src0, k_tile, cdst, tmp, offset, mode)
+    return run.image().tobytes() + run.new_cdst.tobytes(), run.commit
+
+
+def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile, tmp: Tile, offset: int,
+                 mode: CmpMode, known: tuple[np.ndarray, ...] | None = None,
+                 lay: _Scratch | None = None) -> _ScratchRun:
     """The A2/A3 comparison gather as its kernel runs it (a2a3/TGather.hpp:160-300), byte by byte in tmp:
 
     * an index table of offset + n for every element n of src0's static Rows x Cols, at tmp byte Rows * Cols of
@@ -890,34 +1159,38 @@ def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst:
       i * dst Cols), and their count into cdst[i].
 
     Bytes past tmp's storage (index table, thresholds, bitmap overrun) go into tmp's on-chip buffer when tmp is
-    placed with TASSIGN; src0 and k are read past their storage the same way (0 when not placed). Nothing is
-    written here: returns dst's and cdst's would-be bytes and a function that commits every write."""
+    placed with TASSIGN; src0 and k are read past their storage the same way (0 when not placed). The scratch
+    holds only the bytes the kernel touches (`_Scratch`). Nothing is written here.
+
+    `known`: the valid region's matches against k as the scratch's thresholds read it, their flat positions, row
+    counts, table positions and the plain gather's picks (index + offset), when the caller has them (the compiled
+    call): used where no earlier bitmap covers a threshold; then `changed` tells whether a pick differs from the
+    plain gather's (only entries of `_Scratch.clobbered` can), and the picks are the caller's array, patched
+    there."""
     sspec, item = src0.spec, src0.spec.dtype.itemsize
     tin = sspec.np_dtype
     vr, vc = src0.valid_shape
-    tmp_rows, tmp_cols = tmp.spec.rows, tmp.spec.cols
-    index_at = tmp_rows * tmp_cols
-    cvt_at = index_at + sspec.numel * 4
-    per_repeat = 256 // item
-    nrep = -(-vc // per_repeat)
-    k_item = k_tile.spec.dtype.itemsize
-    k_repeats = -(-vr // (256 // k_item))
-    if tin == np.int32:
-        count = sspec.rows
-        thresholds = window(k_tile, count * k_item).view(k_tile.spec.np_dtype).astype(np.int64).astype(np.int32)
-    elif config.erratum("tgather_cmp_k_signed_src_width"):
-        count = k_repeats * per_repeat
-        signed = np.dtype(f"<i{item}")
-        thresholds = window(k_tile, count * item).view(signed).astype(tin)
-    else:  # k converted from its own type (the contract's reading), with the same repeat-wide writes
-        count = k_repeats * per_repeat
+    if lay is None:
+        lay = _scratch_layout(tmp.spec, sspec, k_tile.spec, vr, vc, config.erratum("tgather_cmp_k_signed_src_width"))
+    index_at, cvt_at, per_repeat, nrep, row_at = lay.index_at, lay.cvt_at, lay.per_repeat, lay.nrep, lay.row_at
+    k_raw = k_tile.storage.view(np.uint8)[:lay.k_read] if lay.k_read <= k_tile.spec.nbytes \
+        else window(k_tile, lay.k_read)
+    if lay.kind == "int32":
+        thresholds = k_raw.view(k_tile.spec.np_dtype).astype(np.int64).astype(np.int32)
+    elif lay.kind == "signed":
+        thresholds = k_raw.view(f"<i{item}").astype(tin)
+    else:
         with quiet():
-            thresholds = window(k_tile, count * k_item).view(k_tile.spec.np_dtype).astype(tin)
-    bitmap_end = (vr - 1) * tmp_cols + nrep * per_repeat // 8 if vr else 0
-    total = max(cvt_at + count * item, bitmap_end, tmp.spec.nbytes)
-    scratch = window(tmp, total)
+            thresholds = k_raw.view(k_tile.spec.np_dtype).astype(tin)
+    own = tmp.storage.view(np.uint8)
+    # tmp's bytes, but for those the index table and thresholds overwrite; nothing else of the scratch is read
+    # before being written, nor committed unwritten
+    scratch = np.empty(lay.size, dtype=np.uint8)
+    scratch[:min(index_at, own.size)] = own[:index_at]
+    if lay.cvt_end < own.size:
+        scratch[lay.cvt_end:own.size] = own[lay.cvt_end:]
     # which scratch bytes were written matters only for a tmp placed with TASSIGN (they reach its buffer)
-    written = np.zeros(total, dtype=bool) if tmp.binding is not None else None
+    written = np.zeros(lay.size, dtype=bool) if tmp.binding is not None else None
 
     def put(at: int, data: np.ndarray) -> None:
         raw = data.view(np.uint8).reshape(-1)
@@ -925,15 +1198,19 @@ def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst:
         if written is not None:
             written[at:at + raw.size] = True
 
-    put(index_at, ((offset + np.arange(sspec.numel, dtype=np.int64)) & 0xFFFFFFFF).astype(np.uint32))
+    put(index_at, _index_table(sspec.numel, offset))
     put(cvt_at, thresholds)
-    src_end = ((vr - 1) * sspec.cols + nrep * per_repeat) * item if vr else 0
-    source = window(src0, src_end).view(tin)
+    src_end = lay.src_end
+    source = src0.storage if src_end <= sspec.nbytes else window(src0, src_end).view(tin)  # nothing written yet
     op = np.greater if mode is CmpMode.GT else np.equal
     chunk = 255 * per_repeat  # TCMPS_REPEAT_MAX repeats per compare instruction
     starts = list(range(0, nrep * per_repeat, chunk))
+    hits = None
+    if known is not None and lay.covered:
+        known = None
     if len(starts) == 1 and vr and _A2A3_ROWS_AT_ONCE:
-        _bitmaps_at_once(scratch, written, source, op, vr, sspec.cols, nrep * per_repeat, tmp_cols, cvt_at, tin)
+        hits = _bitmaps_at_once(lay, scratch, written, source, op, vr, sspec.cols, tin,
+                                None if known is None else known[0])
     else:
         for start in starts:  # the backend runs each chunk over every row before the next chunk
             stop = min(start + chunk, nrep * per_repeat)
@@ -942,87 +1219,155 @@ def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst:
                 seg = source[i * sspec.cols + start:i * sspec.cols + stop]
                 with quiet():
                     bits = np.packbits(op(seg, k), bitorder="little")
-                put(i * tmp_cols + start // 8, bits)
-    out = window(dst, max(dst.spec.nbytes, ((vr - 1) * dst.spec.cols + vc) * 4 if vr else 0)).view(np.uint32)
-    dst_written = np.zeros(out.size * 4, dtype=bool)
+                put(int(row_at[i]) + start // 8, bits)
+    run = _ScratchRun()
+    dcols, scols = dst.spec.cols, sspec.cols
+    run.flat = run.picked = run.slots = run.out = run.dst_written = run.changed = None
     counts = np.zeros(vr, dtype=np.int64)
-    dcols = dst.spec.cols
+    vr_loop = vr
     if vr and vc and _A2A3_ROWS_AT_ONCE:  # every row at once (the loop below where a row overruns dst's row)
-        tables = np.ndarray((vr, vc), np.dtype("<u4"), scratch, index_at, (sspec.cols * 4, 4))
-        marks = np.ndarray((vr, -(-vc // 8)), np.uint8, scratch, 0, (tmp_cols, 1))  # rows may overlap: read only
-        mask = np.unpackbits(marks, axis=1, bitorder="little")[:, :vc].astype(bool)
-        counts = mask.sum(axis=1, dtype=np.int64)
-        if counts.max() <= dcols:  # rows land apart: row i's picks in dst row i's first counts[i] slots
-            slots = _slot_numbers(dcols)[None, :] < counts.astype(_slot_numbers(dcols).dtype)[:, None]
-            out[:vr * dcols].reshape(vr, dcols)[slots] = tables[mask]
-            dst_written[:vr * dcols * 4].reshape(vr, dcols, 4)[slots] = True
-            vr_loop = 0
+        plain = None
+        if hits is not None and lay.keep_at is None and known is not None:
+            _, flat, counts, pos, plain = known  # rows apart, each row's bits those of the compare
         else:
-            vr_loop = vr
-    else:
-        vr_loop = vr
-    for i in range(vr_loop):
-        table = scratch[index_at + i * sspec.cols * 4:index_at + (i * sspec.cols + vc) * 4].view(np.uint32)
-        mask = np.unpackbits(scratch[i * tmp_cols:i * tmp_cols + -(-vc // 8)], bitorder="little")[:vc].astype(bool)
-        picked = table[mask]
-        at = i * dst.spec.cols
-        out[at:at + picked.size] = picked
-        dst_written[at * 4:(at + picked.size) * 4] = True
-        counts[i] = picked.size
+            if hits is not None and lay.keep_at is None:
+                mask = hits[:, :vc]  # rows apart: each row's bitmap as written, its bits those of the compare
+            else:  # rows may overlap: read them from the scratch
+                marks = np.ndarray((vr, lay.nbv), np.uint8, scratch, 0, (lay.stride, 1)) if lay.tail_at.size == 0 \
+                    else scratch[lay.rows_at].reshape(vr, lay.nb)[:, :lay.nbv]
+                mask = np.unpackbits(marks, axis=1, bitorder="little")[:, :vc].view(bool)
+            flat = np.flatnonzero(mask)
+            bounds = flat.searchsorted(np.arange(0, (vr + 1) * vc, vc))
+            counts = bounds[1:] - bounds[:-1]
+        if counts.max() <= dcols:  # rows land apart: row i's picks in dst row i's first counts[i] slots
+            table = scratch[index_at:index_at + sspec.numel * 4].view(np.uint32)
+            if plain is None:
+                pos = flat + (flat // vc) * (scols - vc) if scols != vc else flat
+                run.picked = table.take(pos)
+            else:  # the table is the plain picks (index + offset) but where a bitmap row overwrote an entry
+                run.picked, run.changed = plain, False
+                clobbered = lay.clobbered
+                if clobbered.size and pos.size:
+                    rank = pos.searchsorted(clobbered)
+                    picked_e = rank < pos.size
+                    picked_e[picked_e] = pos[rank[picked_e]] == clobbered[picked_e]
+                    rank = rank[picked_e]
+                    values = table[clobbered[picked_e]]
+                    if (values != plain[rank]).any():
+                        plain[rank] = values  # the caller's array, not used after
+                        run.changed = True
+            numbers = _slot_numbers(dcols)
+            run.slots = numbers < counts.astype(numbers.dtype)[:, None]
+            run.flat = flat
+            vr_loop = 0
+    if vr_loop or run.slots is None:
+        reach = ((vr - 1) * dcols + vc) * 4 if vr else 0
+        run.out = out = dst.storage.view(np.uint32).copy() if reach <= dst.spec.nbytes \
+            else window(dst, reach).view(np.uint32)
+    if vr_loop:
+        run.dst_written = dst_written = np.zeros(out.size * 4, dtype=bool)
+        for i in range(vr_loop):
+            table = scratch[index_at + i * scols * 4:index_at + (i * scols + vc) * 4].view(np.uint32)
+            at = int(row_at[i])
+            mask = np.unpackbits(scratch[at:at + lay.nbv], bitorder="little")[:vc].astype(bool)
+            picked = table[mask]
+            at = i * dcols
+            out[at:at + picked.size] = picked
+            dst_written[at * 4:(at + picked.size) * 4] = True
+            counts[i] = picked.size
     new_cdst = cdst.storage.copy()
     new_cdst[:vr] = counts.astype(cdst.spec.np_dtype)
+    run.new_cdst = new_cdst
+    run.dst = dst
 
     def commit() -> None:
-        spill(dst, out.view(np.uint8), dst_written)
+        if run.slots is not None:  # the picks straight into dst (nothing else of it changes)
+            dst.storage.view(np.uint32)[:vr * dcols].reshape(vr, dcols)[run.slots] = run.picked
+        elif run.dst_written is None:  # nothing past dst
+            dst.storage.view(np.uint32)[:] = run.out[:dst.spec.numel]
+        else:
+            spill(dst, run.out.view(np.uint8), run.dst_written)
         cdst.storage[:] = new_cdst
         if written is None:  # past an unplaced tmp the writes are dropped (as `spill` drops them)
-            tmp.storage.view(np.uint8)[:] = scratch[:tmp.spec.nbytes]
+            own[:] = scratch[:own.size]
         else:
-            spill(tmp, scratch, written)
+            _commit_scratch(tmp, lay, scratch, written)
 
-    return out.view(np.uint8)[:dst.spec.nbytes].tobytes() + new_cdst.tobytes(), commit
+    run.commit = commit
+    return run
 
+
+def _commit_scratch(tmp: Tile, lay: _Scratch, scratch: np.ndarray, written: np.ndarray) -> None:
+    """A placed tmp's scratch into tmp and its buffer: the front as `spill` commits a window, the tail rows (all
+    written) at their virtual addresses, those inside the buffer."""
+    front = lay.front
+    spill(tmp, scratch[:front], written[:front])
+    if lay.tail_at.size:
+        binding = tmp.binding
+        at, data = lay.tail_at, scratch[front:]
+        room = binding.buffer.size - binding.offset
+        if at[-1] >= room:
+            at, data = at[at < room], data[:int((at < room).sum())]
+        binding.buffer[binding.offset + at] = data
+
+
+@lru_cache(maxsize=64)
+def _table_base(numel: int) -> np.ndarray:
+    base = np.arange(numel, dtype=np.uint32)
+    base.flags.writeable = False
+    return base
+
+
+def _index_table(numel: int, offset: int) -> np.ndarray:
+    """The kernel's index table: offset + n for n < numel, modulo 2**32, as uint32."""
+    base = _table_base(numel)
+    return base + np.uint32(offset) if offset else base
 
 
 _A2A3_ROWS_AT_ONCE = True  # tests switch it off to hold `_bitmaps_at_once` to the row-by-row loop
 
 
-def _bitmaps_at_once(scratch: np.ndarray, written: np.ndarray | None, source: np.ndarray, op: Any, vr: int,
-                     cols: int, width: int, stride: int, cvt_at: int, tin: Any) -> None:
+def _bitmaps_at_once(lay: _Scratch, scratch: np.ndarray, written: np.ndarray | None, source: np.ndarray, op: Any,
+                     vr: int, cols: int, tin: Any, valid_hits: np.ndarray | None = None) -> np.ndarray:
     """The A2/A3 compare loop of one chunk (every row's `width` elements, row i's bitmap of nb = width / 8
-    bytes written at scratch byte i * stride, its threshold read at cvt_at + i * itemsize), as the row-by-row
-    loop leaves scratch, with whole-array NumPy calls.
+    bytes written at scratch byte row_at[i] (virtual byte i * stride), its threshold read at cvt_at + i * itemsize),
+    as the row-by-row loop leaves scratch, with whole-array NumPy calls; returns every row's compare (vr, width).
 
-    The loop's order shows in two ways. A threshold read after an earlier row's bitmap covered its bytes reads
-    those bitmap bytes: such rows (found from the shapes: the rows covering a byte p are a run ending at
-    p // stride) are computed one by one after the others, their threshold bytes overlaid by the last earlier
-    writer's. And where bitmaps overlap (stride < nb), a byte keeps the last row's: byte o of row j survives
-    when o < stride or j is the last row."""
+    The loop's order shows in two ways (`_Scratch.covered`, `keep_at`). A threshold read after an earlier row's
+    bitmap covered its bytes reads those bitmap bytes: such rows are computed one by one after the others, their
+    threshold bytes overlaid by the last earlier writer's. And where bitmaps overlap, a byte keeps the last
+    row's. `valid_hits`: the compare of the valid columns, when the caller has it (no threshold covered); used
+    when they are all the columns compared."""
     item = np.dtype(tin).itemsize
-    nb = width // 8
-    k_bytes = scratch[cvt_at:cvt_at + vr * item].reshape(vr, item).copy()  # as the puts left them
-    # the last row before row i whose bitmap covers byte p of row i's threshold (-1: none)
-    rows_i = np.arange(vr)[:, None]
-    p = cvt_at + rows_i * item + np.arange(item)[None, :]
-    last = np.minimum(p // stride, rows_i - 1)
-    first = -((nb - 1 - p) // stride)  # ceil((p - nb + 1) / stride): the first row reaching p
-    writer = np.where((last >= np.maximum(first, 0)) & (last >= 0), last, -1)
+    width, cvt_at = lay.width, lay.cvt_at
     block = np.ndarray((vr, width), tin, source, 0, (cols * item, item))  # row i: its `width` elements
-    with quiet():
-        k = k_bytes.view(tin)[:, :1]  # (vr, 1): each row's threshold as the puts left it
-        bits = np.packbits(op(block, k), axis=1, bitorder="little")  # (vr, nb)
-        for i in np.flatnonzero((writer >= 0).any(axis=1)):  # rows whose threshold an earlier bitmap covered
-            mine = k_bytes[i].copy()
-            for b in np.flatnonzero(writer[i] >= 0):
-                j = writer[i, b]
-                mine[b] = bits[j, p[i, b] - j * stride]
-            bits[i] = np.packbits(op(block[i], mine.view(tin)[0]), bitorder="little")
-    offsets = np.arange(nb)[None, :]
-    keep = np.broadcast_to((offsets < stride) | (rows_i == vr - 1), (vr, nb))
-    at = (rows_i * stride + offsets)[keep]
-    scratch[at] = bits[keep]
+    token = quiet_set()
+    try:
+        k = scratch[cvt_at:cvt_at + vr * item].view(tin)[:, None]  # (vr, 1): each row's threshold as put
+        if valid_hits is not None and valid_hits.shape[1] == width:
+            hits = valid_hits
+        else:  # (the valid columns again when there are others: one call is cheaper than assembling two)
+            hits = op(block, k)
+        bits = np.packbits(hits, axis=1, bitorder="little")  # (vr, nb)
+        for i, pieces in lay.covered:  # rows whose threshold an earlier bitmap covered, in order
+            mine = scratch[cvt_at + i * item:cvt_at + (i + 1) * item].copy()
+            for b, j, o in pieces:
+                mine[b] = bits[j, o]
+            hits[i] = op(block[i], mine.view(tin)[0])
+            bits[i] = np.packbits(hits[i], bitorder="little")
+    finally:
+        quiet_reset(token)
+    if lay.keep_at is not None:  # overlapping rows
+        scratch[lay.keep_at] = bits.reshape(-1)[lay.keep_bits]
+    else:
+        nfront, front = lay.nfront, lay.front
+        if nfront:
+            np.ndarray((nfront, lay.nb), np.uint8, scratch, 0, (lay.stride, 1))[...] = bits[:nfront]
+        if nfront < vr:
+            scratch[front:] = bits[nfront:].reshape(-1)
     if written is not None:
-        written[(rows_i * stride + offsets).reshape(-1)] = True
+        written[lay.rows_at] = True
+    return hits
 
 
 def _check_cmp_tmp(check: Check, dst: TileSpec, src0: TileSpec, tmp: TileSpec | None) -> None:

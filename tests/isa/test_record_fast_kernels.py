@@ -245,4 +245,9 @@ def test_trowexpandmul_direct_runs():
     v.storage[...] = np.arange(16)
     ptoisa.TROWEXPANDMUL(d, a, v, target="cpu")
     assert d.data[:, 3].tolist() == [2.0 * i for i in range(16)]
+    # the compiled call is the kernel's own compiled form (its `compiled` hook); Instruction.call, which runs the
+    # kernel, takes the per-plan direct route
+    assert any("_row_direct" in getattr(run, "__qualname__", "") for run in ptoisa.TROWEXPANDMUL._compiled.values())
+    rec = ptoisa.TROWEXPANDMUL
+    rec.call(resolve("cpu"), {"dst": d, "src0": a, "src1": v}, {}, {})
     assert any(run is not None for _, run in ptoisa.TROWEXPANDMUL.kernel.direct.values())

@@ -429,7 +429,10 @@ class Instruction:
                 if self.dynamic is not None:
                     self.dynamic(Check(self.name, config.name), plan, tiles)
                 rule = None
-            run = _bound_slots(self.kernel, plan, slots, rule)
+            if rule is None and not scalars:
+                run = _hooked(self.kernel, plan, {name: position[name] for name in tiles})
+            if run is None:
+                run = _bound_slots(self.kernel, plan, slots, rule)
         self._compiled[key] = run  # type: ignore[attr-defined]
         return run
 
@@ -453,6 +456,8 @@ class Instruction:
                     if self.dynamic is not None:
                         self.dynamic(Check(self.name, config.name), plan, tiles)
                     run = _whole_tile(self.kernel, plan, form, scalar_types) or \
+                        (None if any(scalar_types) else _hooked(self.kernel, plan, {o.name: i for i, o in
+                                                                                     enumerate(form)})) or \
                         _bound(self.kernel, plan, form, scalar_types)
         self._compiled[key] = run  # type: ignore[attr-defined]
         return run
@@ -465,6 +470,18 @@ _SLOW = object()
 """The compiled-call cache's "not compiled yet" marker."""
 _RAW = object()
 """The slot type of a struct operand in a compiled call: passed to the kernel as it is, never converted."""
+
+
+def _hooked(kernel: Kernel, plan: Plan, positions: dict[str, int]) -> Callable[..., None] | None:
+    """The kernel's own compiled form of a signature, when it has one: a kernel may carry `compiled`, a function
+    (plan, positions) -> run(args) or None, where positions maps each tile operand's name to its index among the
+    call's arguments. It is asked only for calls whose tiles all have static valid shapes (the run-time shape rule
+    has already passed, once) and that take no scalar or struct operand; every argument at those positions is
+    then a `Tile` (exactly) of the plan's spec, with flat storage. None: the bound kernel."""
+    hook = getattr(kernel, "compiled", None)
+    if hook is None or any(s.dynamic_row or s.dynamic_col for s in plan.specs.values()):
+        return None
+    return hook(plan, positions)
 
 
 def _bound_slots(kernel: Kernel, plan: Plan, slots: list[tuple[str, int, DType | None]],

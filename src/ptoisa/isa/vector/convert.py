@@ -37,6 +37,7 @@ from ..._quiet import quiet, quiet_reset, quiet_set
 
 from ...dtypes import STANDARD_DTYPES, DType
 from ...dtypes import DType as D
+from ...tile.enums import SLayout
 from ..enums import RoundMode, SaturationMode
 from ..record import Attr, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import from_double, undefined, valid_of, write
@@ -274,6 +275,34 @@ _A5 = _A2A3 | _pairs(
 _CPU = frozenset((s, d) for s in STANDARD_DTYPES for d in STANDARD_DTYPES)
 
 
+def _convert_compiled(plan: Plan, positions: dict[str, int]) -> Any:
+    """`_convert`'s one-cast route for one signature, its choices made once: the cast (`_direct_of`), and whole
+    views or slices of src's valid region; None (the bound kernel) where `_convert` takes the general path."""
+    cast = _direct_of(plan)
+    specs = plan.specs
+    if cast is None or any(specs[r].slayout is not SLayout.NoneBox for r in ("dst", "src")):
+        return None
+    d, s = positions["dst"], positions["src"]
+    source = specs["src"]
+    vr, vc = source.valid_row, source.valid_col
+    part = (slice(0, vr), slice(0, vc))
+    full = (vr, vc) == (source.rows, source.cols) == (specs["dst"].rows, specs["dst"].cols)
+
+    def run(args: tuple) -> None:
+        if full:
+            out, x = args[d].view, args[s].view
+        else:
+            out, x = args[d].view[part], args[s].view[part]
+        token = quiet_set()
+        try:
+            cast(out, x)
+        finally:
+            quiet_reset(token)
+
+    return run
+
+
+_convert.compiled = _convert_compiled  # type: ignore[attr-defined]
 TCVT = instruction(
     "TCVT",
     operands=(dst(), src("src")),

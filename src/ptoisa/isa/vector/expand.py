@@ -79,7 +79,8 @@ def _row_vector(tile, rows: int, cols: int) -> np.ndarray:  # noqa: ANN001
     return np.tile(block, (1, reps))[:, :cols]
 
 
-def _row_direct(plan: Plan, fn: np.ufunc) -> Callable[[Tiles], None] | None:
+def _row_direct(plan: Plan, fn: np.ufunc, positions: dict[str, int] | None = None
+                ) -> Callable[[Tiles], None] | None:
     """The row form of a signature whose tiles all have static valid shapes and plain views, and whose per-row
     operand has 1 or dst's valid columns: the ufunc straight from the two valid regions into dst's (one call; the
     per-row operand broadcasts along each row), with the slices fixed once. None: the general kernel."""
@@ -98,10 +99,23 @@ def _row_direct(plan: Plan, fn: np.ufunc) -> Callable[[Tiles], None] | None:
     whole, part = slice(0, shape[1]), slice(0, vcols)
     a_cols, b_cols = (whole, part) if a_full else (part, whole)
 
+    a_part, b_part, d_part = (rows, a_cols), (rows, b_cols), (rows, whole)
+    if positions is not None:  # the compiled call's form: the tiles taken from the arguments
+        d, a, b = positions["dst"], positions["src0"], positions["src1"]
+
+        def run_args(args: tuple) -> None:
+            token = quiet_set()
+            try:
+                fn(args[a].view[a_part], args[b].view[b_part], out=args[d].view[d_part])
+            finally:
+                quiet_reset(token)
+
+        return run_args
+
     def run(tiles: Tiles) -> None:
         token = quiet_set()
         try:
-            fn(tiles["src0"].view[rows, a_cols], tiles["src1"].view[rows, b_cols], out=tiles["dst"].view[rows, whole])
+            fn(tiles["src0"].view[a_part], tiles["src1"].view[b_part], out=tiles["dst"].view[d_part])
         finally:
             quiet_reset(token)
 
@@ -139,6 +153,8 @@ def _row_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[
                 write(out, np.broadcast_to(fn(a, b), shape).astype(out.spec.np_dtype, copy=False))
 
     kernel.general = general  # type: ignore[attr-defined]
+    if ufunc:
+        kernel.compiled = lambda plan, positions: _row_direct(plan, fn, positions)  # type: ignore[attr-defined]
     kernel.direct = direct  # type: ignore[attr-defined]
     return kernel
 

@@ -30,7 +30,8 @@ import numpy as np
 from ..._quiet import quiet, quiet_set, quiet_reset
 
 from ...dtypes import DType as D
-from ...tile.layout import store
+from ...tile.enums import SLayout
+from ...tile.layout import plain_view, store
 from ..record import TARGETS, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import valid_of
 
@@ -168,7 +169,62 @@ def _in_order(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtype]) -> Ca
         else:
             store(out, 1, result.shape[0], result.reshape(1, -1))
 
+    kernel.compiled = lambda plan, positions: _in_order_compiled(axis, op, acc_of, plan, positions)
     return kernel
+
+
+def _in_order_compiled(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtype], plan: Plan,
+                       positions: dict[str, int]) -> Callable[[tuple], None] | None:
+    """An `_in_order` kernel for one signature whose result goes straight into dst's contiguous line, with the
+    route decided once from the layouts: the region read as it is, copied into the accumulator's order, or copied a
+    block at a time (`_steps_outer`); then the same reduce as `sequential`. None (the bound kernel) for boxed
+    layouts, a line of dst that is not contiguous and one-lane regions (accumulated from the identity)."""
+    specs = plan.specs
+    src_spec, dst_spec = specs["src"], specs["dst"]
+    if any(t.slayout is not SLayout.NoneBox for t in (src_spec, dst_spec)):
+        return None
+    acc = acc_of(plan)
+    vr, vc = src_spec.valid_row, src_spec.valid_col
+    if vr * vc == 0:
+        return lambda args: None
+    part = (slice(0, vr), slice(0, vc))
+    into = (slice(0, vr), 0) if axis == 1 else (0, slice(0, vc))
+    out_view = plain_view(np.empty(dst_spec.rows * dst_spec.cols, dst_spec.np_dtype), dst_spec)
+    if out_view.dtype != acc or out_view[into].strides[0] != acc.itemsize:
+        return None
+    d, s = positions["dst"], positions["src"]
+    reduce = op.reduce
+    if acc.kind in "iu":
+        def wrapping(args: tuple) -> None:
+            token = quiet_set()
+            try:
+                reduce(args[s].view[part], axis, acc, args[d].view[into])
+            finally:
+                quiet_reset(token)
+
+        return wrapping
+    sample = plain_view(np.empty(src_spec.rows * src_spec.cols, src_spec.np_dtype), src_spec)[part]
+    steps_lanes = sample if axis == 0 else sample.T
+    if steps_lanes.shape[1] == 1:
+        return None
+    item = steps_lanes.itemsize
+    as_is = steps_lanes.dtype == acc and steps_lanes.strides[1] == item \
+        and steps_lanes.strides[0] >= item * steps_lanes.shape[1]
+    blocked = not as_is and steps_lanes.size >= _BLOCKED_MIN and \
+        abs(steps_lanes.strides[0]) < abs(steps_lanes.strides[1])
+    contiguous = np.ascontiguousarray
+
+    def run(args: tuple) -> None:
+        x = args[s].view[part]
+        values = x if axis == 0 else x.T
+        token = quiet_set()
+        try:
+            outer = values if as_is else _steps_outer(values, acc) if blocked else contiguous(values, acc)
+            reduce(outer, 0, None, args[d].view[into])
+        finally:
+            quiet_reset(token)
+
+    return run
 
 
 def _rows_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001

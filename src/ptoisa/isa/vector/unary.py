@@ -30,6 +30,7 @@ import numpy as np
 from ..._quiet import quiet, quiet_reset, quiet_set
 
 from ...dtypes import DType as D
+from ...tile.enums import SLayout
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import ALL9, FLOATS, INTS, cpp_max, equal_valid, from_double, valid_of, write
 
@@ -236,6 +237,48 @@ def _exp_kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     _exp_general(plan, tiles, scalars)
 
 
+def _exp_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], None] | None:
+    """`_exp_kernel` for one float signature with plain layouts, its choices made once: whole storages, whole views
+    or the valid region's slices, the NaN check, then the one ufunc call; a NaN takes the general kernel."""
+    specs = plan.specs
+    if specs["dst"].np_dtype != np.float32 or any(s.slayout is not SLayout.NoneBox for s in specs.values()):
+        return None
+    d, s = positions["dst"], positions["src"]
+    spec = specs["dst"]
+    vr, vc = spec.valid_row, spec.valid_col
+    part = (slice(0, vr), slice(0, vc))
+    src_spec = specs["src"]
+    full = (vr, vc) == (spec.rows, spec.cols) == (src_spec.rows, src_spec.cols) == (src_spec.valid_row,
+                                                                                   src_spec.valid_col)
+    squares = full and vr * vc <= 4096
+    same = full and src_spec == spec  # one layout: element i of each storage is the same element
+    exp_ = np.exp
+
+    def run(args: tuple) -> None:
+        out, source = args[d], args[s]
+        if same:
+            x, y = source.storage, out.storage
+        elif full:
+            x, y = source.view, out.view
+        else:
+            x, y = source.view[part], out.view[part]
+        token = quiet_set()
+        try:
+            # a NaN anywhere makes the NaN check's value NaN: for small whole tiles the sum of squares of the
+            # storage (no NaN from numbers: squares are >= 0, and inf + inf is inf; one call cheaper than a
+            # reduce), else the maximum of the region
+            top = source.storage.dot(source.storage) if squares else _max(x, None, None, None, False, _NEG_INF)
+            if top == top:
+                exp_(x, out=y, dtype=np.float64, casting="unsafe")
+                return
+        finally:
+            quiet_reset(token)
+        _exp_general(plan, {"dst": out, "src": source}, {})
+
+    return run
+
+
+_exp_kernel.compiled = _exp_compiled  # type: ignore[attr-defined]
 TEXP = instruction("TEXP", operands=OPERANDS, legality=_table(_NPU_FLOAT, _A5_FLOAT, FLOATS), dynamic=_VALID,
                    family="unary", summary="dst = exp(src)")(_exp_kernel)
 TLOG = _reg("TLOG", tabulated(in_double(_log_in_place)), "dst = ln(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)

@@ -22,7 +22,7 @@ Every refusal is an IllegalInstructionError raised before any byte changes.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
 from types import MappingProxyType
@@ -429,8 +429,10 @@ class Instruction:
                 if self.dynamic is not None:
                     self.dynamic(Check(self.name, config.name), plan, tiles)
                 rule = None
-            if rule is None and not scalars:
-                run = _hooked(self.kernel, plan, {name: position[name] for name in tiles})
+            if not scalars and getattr(self.kernel, "compiled", None) is not None:
+                places = {name: position[name] for name in tiles}
+                run = _hooked(self.kernel, plan, places) if rule is None else \
+                    _shape_dispatch(self.kernel, plan, places, rule, _bound_slots(self.kernel, plan, slots, None))
             if run is None:
                 run = _bound_slots(self.kernel, plan, slots, rule)
         self._compiled[key] = run  # type: ignore[attr-defined]
@@ -546,6 +548,11 @@ def _per_valid_shape(record: Instruction, plan: Plan, form: tuple[Operand, ...],
     runs: dict[tuple[int, ...], Callable[..., None]] = {}
     shapes_of = _valid_shapes_reader(positions)
     full = (spec.rows, spec.cols) * len(positions)
+    hook = None if any(scalar_types) or getattr(record.kernel, "compiled", None) is None else \
+        {o.name: i for i, o in enumerate(form)}
+
+    def hooked(shapes: tuple[int, ...]) -> Callable[..., None] | None:
+        return _hooked_for_shapes(record.kernel, plan, names, shapes, hook)  # type: ignore[arg-type]
 
     def run(args: tuple[Any, ...]) -> None:
         shapes = shapes_of(args)
@@ -553,8 +560,43 @@ def _per_valid_shape(record: Instruction, plan: Plan, form: tuple[Operand, ...],
         if chosen is None:
             if rule is not None:
                 rule(Check(plan.record.name, plan.config.name), plan, {n: args[i] for n, i in zip(names, positions)})
-            # every tile fully valid this time: the whole-storage form, if the kernel has one
-            chosen = whole if whole is not None and shapes == full else bound
+            # every tile fully valid this time: the whole-storage form, if the kernel has one; else the kernel's
+            # compiled form for these shapes, if it has one
+            chosen = whole if whole is not None and shapes == full else (hook and hooked(shapes)) or bound
+            if len(runs) < 256:
+                runs[shapes] = chosen
+        chosen(args)
+
+    return run
+
+
+def _hooked_for_shapes(kernel: Kernel, plan: Plan, names: list[str], shapes: tuple[int, ...],
+                       positions: dict[str, int]) -> Callable[..., None] | None:
+    """The kernel's own compiled form (`_hooked`) for tiles whose valid shapes are set at run time, asked for the
+    shapes met (flat, in the order of `names`) as if the types had them static; the caller runs it only for
+    calls whose tiles have exactly those shapes."""
+    static = dict(plan.specs)
+    for k, name in enumerate(names):
+        static[name] = replace(static[name], valid_row=shapes[2 * k], valid_col=shapes[2 * k + 1])
+    return _hooked(kernel, replace(plan, specs=MappingProxyType(static)), positions)
+
+
+def _shape_dispatch(kernel: Kernel, plan: Plan, positions: dict[str, int], rule: Callable[..., None] | None,
+                    fallback: Callable[..., None]) -> Callable[..., None]:
+    """A compiled call of `_compile_any` whose tiles take their valid shapes at run time and that has no scalar
+    operand: per tuple of valid shapes met, the run-time shape rule once (a refusal is not remembered), then the
+    kernel's own compiled form for those shapes, or `fallback` (the bound kernel without the rule)."""
+    names = list(positions)
+    shapes_of = _valid_shapes_reader([positions[n] for n in names])
+    runs: dict[tuple[int, ...], Callable[..., None]] = {}
+
+    def run(args: tuple[Any, ...]) -> None:
+        shapes = shapes_of(args)
+        chosen = runs.get(shapes)
+        if chosen is None:
+            if rule is not None:
+                rule(Check(plan.record.name, plan.config.name), plan, {n: args[positions[n]] for n in names})
+            chosen = _hooked_for_shapes(kernel, plan, names, shapes, positions) or fallback
             if len(runs) < 256:
                 runs[shapes] = chosen
         chosen(args)

@@ -41,14 +41,16 @@ SMALL, LARGE = 16, 256
 STAGGER = False
 _stagger_count = 0
 
-# C++ CPU-simulator reference (single thread, 256x256 f32 unless noted), microseconds per call, from the issue.
+# C++ CPU-simulator reference (single thread, 256x256 f32 unless noted), microseconds per call: one run of
+# benchmarks/cpp_side_by_side.py on this project's 2-core machine (2026-11-25), for orientation only; run that
+# script for figures measured beside ptoisa's in the same run.
 CPP_REFERENCE_US = {
-    "texpands_vec_f32": 9.0,
-    "tpartmul_f32_all": 7.0,
-    "tcmps_f32_gt": 90.0,
-    "tgather_index_f32": 29.0,
-    "tgather_mask_row": 11.0,
-    "tci_i32": 4.0,   # 1x65536
+    "texpands_vec_f32": 16.2,
+    "tpartmul_f32_all": 56.4,
+    "tcmps_f32_gt": 164.0,
+    "tgather_index_f32": 31.8,
+    "tgather_mask_row": 23.0,
+    "tci_i32": 11.9,   # 1x65536
 }
 
 

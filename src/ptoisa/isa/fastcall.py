@@ -31,6 +31,7 @@ argument handling per call at 16x16).
 from __future__ import annotations
 
 from enum import Enum
+from textwrap import indent
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -72,6 +73,16 @@ def _install(rec: Instruction, shape: Any, make: Any) -> None:
     object.__setattr__(rec, "__class__", cls)
 
 
+_CONFIG = """\
+if target is None:
+    config = context_target()
+    if config is None:
+        config = current_config()
+else:
+    config = resolve(target)"""
+"""The generated entries' target resolution (`resolve`'s meaning, without its call for the common case)."""
+
+
 def _make_class(base: type, kinds: tuple[str, ...]) -> type:
     names = [f"a{i}" for i in range(len(kinds))]
     tests, key = [], ["config"]
@@ -88,12 +99,7 @@ def __call__(self, *args, target=None, **kwargs):
     if not kwargs and len(args) == {len(kinds)}:
         {unpack} = args
         if {' and '.join(tests) or 'True'}:
-            if target is None:
-                config = context_target()
-                if config is None:
-                    config = current_config()
-            else:
-                config = resolve(target)
+{indent(_CONFIG, " " * 12)}
             run = self._compiled.get(({', '.join(key)},))
             if run is not None:
                 run(args)
@@ -130,12 +136,7 @@ def _make_any_class(base: type, arity: int) -> type:
     source = f"""
 def __call__(self, *args, target=None, **kwargs):
     if not kwargs:
-        if target is None:
-            config = context_target()
-            if config is None:
-                config = current_config()
-        else:
-            config = resolve(target)
+{indent(_CONFIG, " " * 8)}
         count = len(args)
         run = None{''.join(branches)}
         if run is not None:

@@ -385,9 +385,15 @@ def test_sequential_folds(src, acc):
 def wide_views(src):
     """Views that take the reductions' other routes: a tile big enough for the blocked transposing copy, with
     lane counts that are not multiples of the block, and a padded row-major view reduced in place."""
+    from ptoisa.isa.vector.reduce import _blocked_pays
+
     rng = np.random.default_rng(8)
     big = np.resize(tile_values(src, 9).ravel()[rng.permutation(64 * 64)], (300, 100))
-    return big, big[1:290, 2:97], big[:, :40], big.T[:, 5:], big[:1, :], big[:, 7:8]
+    # rows a power of two of bytes apart (256 elements): the pitch at which the row sums copy in blocks
+    pitched = np.resize(tile_values(src, 9).ravel()[rng.permutation(64 * 64)], (200, 256))
+    assert _blocked_pays(pitched.T) and _blocked_pays(pitched[3:197, 1:250].T) and not _blocked_pays(big.T)
+    return big, big[1:290, 2:97], big[:, :40], big.T[:, 5:], big[:1, :], big[:, 7:8], pitched, \
+        pitched[3:197, 1:250]
 
 
 @pytest.mark.parametrize("src, acc", [(np.float16, np.float32), (np.float32, np.float32), (np.float16, np.float16),

@@ -28,6 +28,7 @@ from ptoisa import (
     TileType,
 )
 from ptoisa.dtypes import STANDARD_DTYPES
+from ptoisa.tile.tile import window
 
 TARGETS = ("a2a3", "a5", "cpu")
 
@@ -46,6 +47,12 @@ def tiles(draw):
     spec = TileSpec(loc, dtype, rows, cols, blayout, -1 if dynamic else rows, -1 if dynamic else cols,
                     SLayout.NoneBox)
     valid = (draw(st.integers(0, rows)), draw(st.integers(0, cols))) if dynamic else ()
+    if blayout is BLayout.RowMajor and draw(st.integers(0, 5)) == 0:
+        # a window of a wider tile (pto.subview): its rows are not contiguous (a WindowTile, 2-D storage)
+        extra = align * draw(st.integers(1, 2))
+        parent = TileSpec(loc, dtype, rows, cols + extra, blayout, rows, cols + extra, SLayout.NoneBox)()
+        parent.load_bytes(draw(st.binary(min_size=parent.spec.nbytes, max_size=parent.spec.nbytes)))
+        return window(parent, spec, 0, draw(st.integers(0, extra)), valid or None)
     tile = spec(*valid)
     raw = draw(st.binary(min_size=spec.nbytes, max_size=spec.nbytes))
     tile.load_bytes(raw)

@@ -89,3 +89,54 @@ def test_a_window_operand_gives_what_a_plain_copy_gives(target, name, position):
             rest = parent.data.copy()
             rest[:, 8:8 + cols] = 0
             assert rest.tobytes() == outside.tobytes()
+
+
+def _window(dtype, rows, cols, extra, col=0, seed=3):
+    parent = _tile(dtype, rows, cols + extra, seed)
+    return window(parent, _spec(dtype, rows, cols), 0, col), parent
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+def test_tcmps_tile_form_compares_with_a_window_src1s_first_element(target):
+    """Found by the fuzzer with windows: the tile form read src1.storage[0], a whole row of a window's 2-D
+    storage (NumPy's ValueError)."""
+    src1, _ = _window(F32, 1, 8, 8, col=3)
+    plain = _tile(F32, 1, 8, 0)
+    plain.set_logical(src1.data)
+    src0 = _tile(F32, 8, 8, 4)
+    bits = Tile[TileType.Vec, np.uint8, 8, 32, BLayout.RowMajor, 8, 1]
+    got, expected = bits(), bits()
+    with warnings.catch_warnings(), ptoisa.target(target):
+        warnings.simplefilter("ignore")
+        ptoisa.TCMPS(expected, src0, plain, CmpMode.GT)
+        ptoisa.TCMPS(got, src0, src1, CmpMode.GT)
+    assert got.storage.tobytes() == expected.storage.tobytes()
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5"])
+@pytest.mark.parametrize("which", ["dst", "src"])
+def test_gather_col_under_the_npu_errata_refuses_a_window(target, which):
+    """Found by the fuzzer with windows: the NPU column errata address both tiles as plain row-major storage,
+    which a window's is not; refused before any byte moves (the contract, errata off, takes the window)."""
+    dst, dparent = _window(np.int16, 2, 16, 16) if which == "dst" else (_tile(np.int16, 2, 16, 1), None)
+    src, sparent = _window(np.int16, 4, 16, 16) if which == "src" else (_tile(np.int16, 4, 16, 2), None)
+    parent = dparent if which == "dst" else sparent
+    before = parent.storage.tobytes()
+    with warnings.catch_warnings(), ptoisa.target(target):
+        warnings.simplefilter("ignore")
+        with pytest.raises(ptoisa.NotModelledError, match="window"):
+            ptoisa.TGATHER(dst, src, MaskPattern.P0101, ptoisa.GatherAxis.GATHER_COL)
+    assert parent.storage.tobytes() == before
+    with ptoisa.target(target, errata=False):
+        ptoisa.TGATHER(dst, src, MaskPattern.P0101, ptoisa.GatherAxis.GATHER_COL)
+    assert dst.data.tobytes() == src.data[::2].tobytes()
+
+
+def test_tget_scale_addr_on_cpu_refuses_a_window_src():
+    """Found by the fuzzer with windows: dst aliases src's bytes on cpu, which a window's are not contiguous."""
+    src, parent = _window(F32, 2, 8, 8, col=8)
+    dst = Tile[TileType.Vec, np.uint8, 1, 32]()
+    before = parent.storage.tobytes(), dst.storage.tobytes()
+    with pytest.raises(ptoisa.IllegalInstructionError, match="window"):
+        ptoisa.TGET_SCALE_ADDR(dst, src, target="cpu")
+    assert (parent.storage.tobytes(), dst.storage.tobytes()) == before

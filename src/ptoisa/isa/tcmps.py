@@ -77,7 +77,8 @@ def _general(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
     tile_form = isinstance(src1, Tile)
     _static(dst.spec, src0.spec, src1.spec if tile_form else None, config)
     _check_valid_shapes(check, config, dst, src0)
-    scalar = src1.storage[0] if tile_form else to_element(src1, src0.spec.dtype, check, "scalar")
+    # the tile form compares with src1's first element (a window's storage is 2-D: its first element is [0, 0])
+    scalar = src1.storage.flat[0] if tile_form else to_element(src1, src0.spec.dtype, check, "scalar")
     packing = config.profile.tcmps.packing
     if packing == "a2a3_rows":
         _write_a2a3_rows(config, dst, src0, scalar, mode)

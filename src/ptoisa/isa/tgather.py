@@ -587,6 +587,11 @@ def _gather_col_npu(config: Config, dst: Tile, src: Tile, pattern: MaskPattern, 
     `tgather_col_all_src_rows`, audit D6); that offset is held in a uint16_t (erratum `tgather_col_offset_u16`, D7).
     Both operands are addressed as plain row-major storage. Rows past src's storage read the bytes that follow it
     (its on-chip buffer when bound, else 0); rows past dst's storage land in dst's buffer when it is bound."""
+    if dst.storage.ndim != 1 or src.storage.ndim != 1:
+        raise NotModelledError(f"{INSTR} on {config.name}: GATHER_COL under the NPU column errata addresses src and "
+                               "dst as plain row-major storage, and one of them is a window of a wider tile (its "
+                               f"rows are not contiguous; ptoisa.target({config.name!r}, errata=False) runs the "
+                               "contract)")
     item = src.spec.dtype.itemsize
     svr, svc = src.valid_shape
     count = len(range(pattern.phase, svr, pattern.period))

@@ -127,6 +127,9 @@ def _scale_check(plan: Plan, s: Any, d: Any) -> int:
 def _tget_scale_addr(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     s, d = tiles["src"], tiles["dst"]
     if plan.config.name == "cpu":
+        if s.storage.ndim != 1:
+            Check(plan.record.name, plan.config.name).fail(
+                "src", "is a window of a wider tile (its bytes are not contiguous): dst cannot alias them")
         d.attach(s.storage.view(np.uint8)[:d.spec.nbytes].view(d.spec.np_dtype))
         d.binding = s.binding
         return

@@ -68,10 +68,7 @@ def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | N
     their static key and compile per valid shape under the longer one."""
     config, dspec, sspec, ispec, tspec = key[:5]
     if len(key) == 5 and _run_time_valid(key[1:]):
-        if len(_COMPILED) < 4096:
-            _COMPILED[key] = _PER_VALID_SHAPE
-        key += (dst.valid_shape, indices.valid_shape)
-        run = _COMPILED.get(key, _UNSET)
+        key, run = _per_valid_shape(_COMPILED, key, (dst.valid_shape, indices.valid_shape))
         if run is not _UNSET:
             return run
     check = Check(INSTR, config.name)
@@ -153,6 +150,17 @@ def _apart(dst: np.ndarray, src0: np.ndarray, indices: np.ndarray) -> bool:
         return False
     other, index_owner = _owner(src0), _owner(indices)
     return other is not None and index_owner is not None and other is not owner and index_owner is not owner
+
+
+def _per_valid_shape(cache: dict[tuple[Any, ...], Any], key: tuple[Any, ...], shapes: tuple[Any, ...]
+                     ) -> tuple[tuple[Any, ...], Any]:
+    """A signature whose tile types take their valid shapes at run time: its static key remembers that
+    (`_PER_VALID_SHAPE`, which sends later calls to the longer key), and the call compiles under the key extended
+    by the valid shapes met. Returns that key and what the cache already holds under it (or `_UNSET`)."""
+    if len(cache) < 4096:
+        cache[key] = _PER_VALID_SHAPE
+    key += shapes
+    return key, cache.get(key, _UNSET)
 
 
 def _run_time_valid(specs: tuple[Any, ...]) -> bool:
@@ -371,11 +379,8 @@ def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile) -> Any:
     general path's copy does). None (remembered) sends the type to the general path; a refusal is left to it
     and not remembered."""
     config, dspec, sspec, pattern, axis = key[:5]
-    if len(key) == 5 and (dspec.dynamic_row or dspec.dynamic_col or sspec.dynamic_row or sspec.dynamic_col):
-        if len(_MASK_COMPILED) < 4096:
-            _MASK_COMPILED[key] = _PER_VALID_SHAPE
-        key += (dst.valid_shape, src.valid_shape)
-        run = _MASK_COMPILED.get(key, _UNSET)
+    if len(key) == 5 and _run_time_valid((dspec, sspec)):
+        key, run = _per_valid_shape(_MASK_COMPILED, key, (dst.valid_shape, src.valid_shape))
         if run is not _UNSET:
             return run
     check = Check(INSTR, config.name)
@@ -712,11 +717,8 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
     compiled call returns False, having written nothing, for what it leaves to the general path per call (a
     row with more matches than dst holds: a refusal)."""
     config, dspec, sspec, kspec, cspec, tspec, mode = key[:7]
-    if len(key) == 7 and (sspec.dynamic_row or sspec.dynamic_col):
-        if len(_CMP_COMPILED) < 4096:
-            _CMP_COMPILED[key] = _PER_VALID_SHAPE
-        key += (src0.valid_shape,)
-        run = _CMP_COMPILED.get(key, _UNSET)
+    if len(key) == 7 and _run_time_valid((sspec,)):
+        key, run = _per_valid_shape(_CMP_COMPILED, key, (src0.valid_shape,))
         if run is not _UNSET:
             return run
     vr, vc = src0.valid_shape

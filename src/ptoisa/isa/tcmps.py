@@ -47,8 +47,8 @@ _HALF_NATIVE = 8192  # NumPy's half compare beats float32 conversion below this,
 
 
 def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
-    # a window of a wider tile (2-D storage; PTOAS subview) takes the general path
-    if type(dst) is Tile and type(src0) is Tile and type(mode) is CmpMode and src0.storage.ndim == 1:
+    # (a window of a wider tile, 2-D storage, is a WindowTile: the general path's)
+    if type(dst) is Tile and type(src0) is Tile and type(mode) is CmpMode:
         dspec, sspec = dst.spec, src0.spec
         key = (config, dspec, sspec, src1.spec if type(src1) is Tile else None, mode)
         if dspec.dynamic_row or dspec.dynamic_col or sspec.dynamic_row or sspec.dynamic_col:

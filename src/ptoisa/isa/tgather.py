@@ -24,7 +24,7 @@ from .._quiet import quiet, quiet_reset, quiet_set
 from ..errors import NotModelledError, PtoError
 from ..memory import spill, window
 from ..targets import Config
-from ..tile.layout import offset_table, region, store, write_region
+from ..tile.layout import certainly_apart, offset_table, region, store, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum
@@ -119,37 +119,12 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
         raw = indices.view[:vr, :vc].view(unsigned)
         out = dst.storage
         if int(raw.max()) >= numel \
-                or not _apart(out, src0.storage, indices.storage) \
+                or not certainly_apart(out, src0.storage, indices.storage) \
                 and (shares(out, src0.storage) or shares(out, indices.storage)):
             _gather_index(check, config, dst, src0, indices)  # out of range, or overlapping tiles
         else:
             src0.storage.take(raw, out=dst.view[:vr, :vc], mode="clip")
     return run
-
-
-def _owner(array: np.ndarray) -> np.ndarray | None:
-    """The ndarray that owns `array`'s memory (itself, or the base NumPy collapses a view's chain to), or None
-    when that is not certain (a base that is not an owning ndarray: a buffer, a memoryview, an mmap...)."""
-    base = array.base
-    if base is None:
-        return array if array.flags.owndata else None
-    if type(base) is np.ndarray and base.base is None and base.flags.owndata:
-        return base
-    return None
-
-
-def _apart(dst: np.ndarray, src0: np.ndarray, indices: np.ndarray) -> bool:
-    """True only when dst's memory certainly overlaps neither src0's nor the indices': each has a known owning
-    ndarray and dst's is neither of the others' (distinct owners hold distinct allocations). False when unsure:
-    the caller then asks `np.may_share_memory`."""
-    if dst.base is None and src0.base is None and indices.base is None:  # three private arrays (the common case)
-        return dst is not src0 and dst is not indices \
-            and dst.flags.owndata and src0.flags.owndata and indices.flags.owndata
-    owner = _owner(dst)
-    if owner is None:
-        return False
-    other, index_owner = _owner(src0), _owner(indices)
-    return other is not None and index_owner is not None and other is not owner and index_owner is not owner
 
 
 def _per_valid_shape(cache: dict[tuple[Any, ...], Any], key: tuple[Any, ...], shapes: tuple[Any, ...]

@@ -23,7 +23,7 @@ import numpy as np
 from .._quiet import quiet, quiet_reset, quiet_set
 from ..errors import NotModelledError, PtoError
 from ..targets import Config
-from ..tile.layout import region, store, write_region
+from ..tile.layout import certainly_apart, region, store, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum, commit_variant
@@ -186,7 +186,7 @@ def _multiply_padded(config: Config, half: bool, unsigned: np.dtype, d: tuple[in
     if full is dst:
         _multiply_plain(config, half, d, a, b, dst, src0, src1)
         return
-    if not _owners_apart(dst.storage, full.storage) and np.may_share_memory(dst.storage, full.storage):
+    if not certainly_apart(dst.storage, full.storage) and np.may_share_memory(dst.storage, full.storage):
         _general(config, dst, src0, src1)
         return
     rows, cols = padding
@@ -259,11 +259,11 @@ def _multiply_plain(config: Config, half: bool, d: tuple[int, int], a: tuple[int
     pr, pc = b if src0_full else a
     full, part = (src0, src1) if src0_full else (src1, src0)
     copies = (pr, pc) != d and full is not dst
-    if copies and tile_copy and _owners_apart(dst.storage, full.storage) and _owners_apart(dst.storage,
+    if copies and tile_copy and certainly_apart(dst.storage, full.storage) and certainly_apart(dst.storage,
                                                                                          part.storage):
         dst.storage[...] = full.storage
         copies = False
-    elif copies and not apart and not _owners_apart(dst.storage, full.storage) \
+    elif copies and not apart and not certainly_apart(dst.storage, full.storage) \
             and np.may_share_memory(dst.storage, full.storage):
         _general(config, dst, src0, src1)
         return
@@ -281,11 +281,6 @@ def _multiply_plain(config: Config, half: bool, d: tuple[int, int], a: tuple[int
             out[:pr, pc:vc] = whole[:pr, pc:vc]
         if pr < vr:
             out[pr:vr, :vc] = whole[pr:vr, :vc]
-
-
-def _owners_apart(a: np.ndarray, b: np.ndarray) -> bool:
-    """True when a and b are two distinct arrays that each own their memory (never shared); False when unsure."""
-    return a.base is None and b.base is None and a is not b and a.flags.owndata and b.flags.owndata
 
 
 def _general(config: Config, dst: Any, src0: Any, src1: Any) -> None:

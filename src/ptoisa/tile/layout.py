@@ -125,3 +125,30 @@ def store(tile: Any, vr: int, vc: int, values: Any) -> None:
         view[:vr, :vc] = values
     else:
         tile.storage[offset_table(tile.spec)[:vr, :vc]] = values
+
+
+def _owner(array: np.ndarray) -> np.ndarray | None:
+    """The ndarray that owns `array`'s memory (itself, or the base NumPy collapses a view's chain to), or None
+    when that is not certain (a base that is not an owning ndarray: a buffer, a memoryview, an mmap...)."""
+    base = array.base
+    if base is None:
+        return array if array.flags.owndata else None
+    if type(base) is np.ndarray and base.base is None and base.flags.owndata:
+        return base
+    return None
+
+
+def certainly_apart(first: np.ndarray, *others: np.ndarray) -> bool:
+    """True only when `first`'s memory certainly overlaps none of the others': each has a known owning ndarray
+    and first's is none of the others' (distinct owners hold distinct allocations). False when unsure: the caller
+    then asks `np.may_share_memory` (exact, and slower)."""
+    if first.base is None and all(o.base is None for o in others):  # private arrays (the common case)
+        return first.flags.owndata and all(o is not first and o.flags.owndata for o in others)
+    owner = _owner(first)
+    if owner is None:
+        return False
+    for other in others:
+        theirs = _owner(other)
+        if theirs is None or theirs is owner:
+            return False
+    return True

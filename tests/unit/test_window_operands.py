@@ -140,3 +140,14 @@ def test_tget_scale_addr_on_cpu_refuses_a_window_src():
     with pytest.raises(ptoisa.IllegalInstructionError, match="window"):
         ptoisa.TGET_SCALE_ADDR(dst, src, target="cpu")
     assert (parent.storage.tobytes(), dst.storage.tobytes()) == before
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+def test_the_mask_row_form_refuses_a_window_dst(target):
+    """The row form writes its stream through dst's storage, which a window's is not: refused, nothing moves."""
+    dst, parent = _window(F32, 16, 8, 8, col=4)
+    src = _tile(F32, 16, 16, 6)
+    before = parent.storage.tobytes()
+    with pytest.raises(ptoisa.NotModelledError, match="writes its stream through dst's storage.*window"):
+        ptoisa.TGATHER(dst, src, MaskPattern.P0101, target=target)
+    assert parent.storage.tobytes() == before

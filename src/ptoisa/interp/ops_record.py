@@ -16,6 +16,7 @@ from ..ir.types import TileBufType
 from ..structs import MrgSortExecutedNumList
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
+from ..isa.fastcall import key_of
 from ..isa.record import _SLOW
 from .decode import HANDLERS, FunctionDecoder, Step
 
@@ -87,8 +88,7 @@ def _record_step(d: FunctionDecoder, op: Operation) -> Step:
                     if run is _SLOW:
                         run = rec._compile(key, config, args)  # type: ignore[attr-defined]
                 else:
-                    key = (config, *[a.spec if type(a) is Tile else a if isinstance(a, Enum) else None
-                                     for a in args])
+                    key = (config, *[a.spec if type(a) is Tile else key_of(a) for a in args])
                     run = compiled.get(key, _SLOW)
                     if run is _SLOW:
                         run = rec._compile_any(key, config, args)  # type: ignore[attr-defined]

@@ -144,7 +144,7 @@ def __call__(self, *args, target=None, **kwargs):
             return new_event(RecordEvent, (self.name, self.pipe, next_event_number()))
     return general(self, *args, target=target, **kwargs)
 """
-    scope: dict[str, Any] = {"Tile": Tile, "RecordEvent": RecordEvent, "key_of": _key_of,
+    scope: dict[str, Any] = {"Tile": Tile, "RecordEvent": RecordEvent, "key_of": key_of,
                              "context_target": context_target, "current_config": current_config,
                              "new_event": tuple.__new__, "next_event_number": next_event_number,
                              "general": base.__call__, "resolve": resolve}
@@ -161,8 +161,9 @@ an instance of a subclass of Tile (the binder takes it as a tile, so it must not
 call compiled for a number there would run with the tile, and one compiled for the tile with a number)."""
 
 
-def _key_of(value: Any) -> Any:
-    """The general entry's key part for an argument that is not exactly a Tile (record.Instruction.__call__)."""
+def key_of(value: Any) -> Any:
+    """The compiled-call key part of an argument that is not exactly a Tile, for records with several forms or
+    attributes (every entry builds its key with this: the general one, the generated ones, the interpreter's)."""
     if isinstance(value, Enum):
         return value
     if value is None:

@@ -38,9 +38,8 @@ from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import SITE, Check
 from ._scalar import to_element, weak_range
-from .fastcall import ABSENT as _ABSENT
 from .fastcall import MISS as _MISS
-from .fastcall import specialise
+from .fastcall import key_of, specialise
 
 Kind = Literal["tile", "scalar", "struct"]
 Tiles = dict[str, Tile]
@@ -391,8 +390,7 @@ class Instruction:
                 self.call(config, tiles, scalars, {}, 0)
                 return record(self.name, self.pipe)
         elif not kwargs:  # several forms, optional operands or attributes: compiled per positional signature
-            key = (config, *[a.spec if type(a) is Tile else a if isinstance(a, Enum) else _ABSENT if a is None
-                             else _MISS if isinstance(a, Tile) else None for a in args])
+            key = (config, *[a.spec if type(a) is Tile else key_of(a) for a in args])
             run = self._compiled.get(key, _SLOW)  # type: ignore[attr-defined]
             if run is _SLOW:
                 run = self._compile_any(key, config, args)

@@ -466,3 +466,50 @@ def test_one_shared_spec_object_per_tile_type():
     b = Tile[TileType.Vec, np.float32, 16, 16, BLayout.RowMajor]
     assert a is b and a == b
     assert Tile[TileType.Vec, "float", 16, 32] is not a
+
+
+# --- interning: one live spec per tile type ------------------------------------------------------------------
+def test_equal_specs_are_one_object_whatever_the_route():
+    import copy
+    import dataclasses
+    import pickle
+
+    from ptoisa.tile.spec import TileSpec
+
+    first = Tile[TileType.Vec, float, 16, 16]().spec
+    routes = [
+        Tile[TileType.Vec, float, 16, 16, BLayout.RowMajor, 16, 16]().spec,   # defaults spelt out
+        TileSpec("Vec", float, 16, 16),                                       # names coerced to the enums
+        TileSpec(loc=TileType.Vec, dtype=float, rows=16, cols=16, valid_row=16),
+        dataclasses.replace(dataclasses.replace(first, valid_row=8), valid_row=16),
+        copy.copy(first), copy.deepcopy(first), pickle.loads(pickle.dumps(first)),
+    ]
+    for spec in routes:
+        assert spec is first
+    other = dataclasses.replace(first, valid_row=8)
+    assert other is not first and other != first and other.valid_row == 8
+    assert hash(first) == hash(routes[1]) and hash(first) == object.__hash__(first)  # identity hash, in agreement with ==
+
+
+def test_interned_specs_go_when_nothing_holds_them():
+    import gc
+    import weakref
+
+    from ptoisa.tile.spec import _INTERNED, TileSpec
+
+    spec = TileSpec(TileType.Vec, float, 8, 1016)  # a type no other test builds
+    gone = weakref.ref(spec)
+    assert spec in _INTERNED.values()
+    del spec
+    gc.collect()
+    assert gone() is None and not any(s.cols == 1016 for s in _INTERNED.values())
+    assert TileSpec(TileType.Vec, float, 8, 1016).cols == 1016  # built again, fully
+
+
+def test_interning_keeps_the_checks():
+    from ptoisa.tile.spec import TileSpec
+
+    with pytest.raises(TileSpecError):
+        TileSpec(TileType.Vec, float, 16, 15)  # 60-byte rows: refused, not looked up
+    with pytest.raises(TypeError):
+        TileSpec(TileType.Vec, float)  # missing fields: the dataclass's own error

@@ -15,7 +15,7 @@ from xdsl.parser import Parser
 
 from ptoisa.dtypes import DType, as_dtype
 from ptoisa.tile.enums import CompactMode, PadValue
-from ptoisa.tile.spec import TileSpec, intern
+from ptoisa.tile.spec import TileSpec
 
 from .abstract_ops import type_text
 from .types import HiFloat8Type, TileBufType, _TileTypeBase
@@ -38,11 +38,11 @@ def type_of_dtype(dtype: DType) -> Attribute:
 
 def tile_spec_of(t: _TileTypeBase) -> TileSpec:
     """The core TileSpec of a `!pto.tile_buf` (or `!pto.tile`) type; dynamic valid sizes stay -1."""
-    return intern(TileSpec(
+    return TileSpec(
         loc=t.loc.data, dtype=dtype_of_type(t.element_type), rows=t.rows.data, cols=t.cols.data,
         blayout=t.blayout.data, valid_row=t.valid_row.data, valid_col=t.valid_col.data, slayout=t.slayout.data,
         fractal_size=t.fractal.data, pad=PadValue(t.pad.data), compact=CompactMode(t.compact.data),
-    ))
+    )
 
 
 def tile_buf_type_of(spec: TileSpec) -> TileBufType:

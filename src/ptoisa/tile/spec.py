@@ -3,8 +3,10 @@
     Tile<TileType, DType, Rows, Cols, BLayout = RowMajor, ValidRow = Rows, ValidCol = Cols,
          SLayout = NoneBox, SFractalSize = 512, PadVal = Null, Compact = Null>
 
-A `TileSpec` is immutable and hashable (a cache key for legality checks), and callable: calling it creates a tile
-instance, with runtime valid sizes for the dynamic dimensions, exactly as the C++ constructors take them:
+A `TileSpec` is immutable, interned and callable. Interned: building a spec equal to one that exists returns
+that one, so two tiles of one type share one spec object, and the specs in the keys of the compiled-call caches
+hash and compare by identity (in C, not in a Python `__hash__`). Callable: calling it creates a tile instance, with
+runtime valid sizes for the dynamic dimensions, exactly as the C++ constructors take them:
 
     DstT = Tile[TileType.Vec, uint8_t, 16, 32, BLayout.RowMajor, -1, -1]
     dst = DstT(16, 2)
@@ -15,8 +17,10 @@ fractal sizes, box divisibility and the 32-byte alignment rule.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from weakref import WeakValueDictionary
 
 import numpy as np
 
@@ -87,7 +91,31 @@ class TileSpec:
     dynamic_row: bool = field(init=False, compare=False, repr=False)
     dynamic_col: bool = field(init=False, compare=False, repr=False)
     layout_name: str = field(init=False, compare=False, repr=False)  # ND, DN, NZ, ZN, ZZ or NN
-    _hash: int = field(init=False, compare=False, repr=False)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> TileSpec:
+        """The one live TileSpec with these fields: a new one is built (coerced, derived, checked by the
+        dataclass `__init__` and `__post_init__`), and returned unless an equal one is alive, which is returned
+        instead. So equal specs are one object, and the identity hash below agrees with `==`."""
+        spec = object.__new__(cls)
+        _FIELD_INIT(spec, *args, **kwargs)
+        key = (cls, spec.loc, spec.dtype, spec.rows, spec.cols, spec.blayout, spec.valid_row, spec.valid_col,
+               spec.slayout, spec.fractal_size, spec.pad, spec.compact)
+        shared = _INTERNED.get(key)
+        if shared is None:
+            _INTERNED[key] = shared = spec
+        return shared
+
+    __hash__ = object.__hash__  # interned: equal specs are the same object (see __new__)
+
+    def __copy__(self) -> TileSpec:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TileSpec:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return TileSpec, (self.loc, self.dtype, self.rows, self.cols, self.blayout, self.valid_row, self.valid_col,
+                          self.slayout, self.fractal_size, self.pad, self.compact)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -105,12 +133,7 @@ class TileSpec:
         set_(self, "inner_rows", inner_rows)
         set_(self, "inner_cols", inner_cols)
         self._derive()
-        set_(self, "_hash", hash((self.loc, self.dtype, self.rows, self.cols, self.blayout, self.valid_row,
-                                  self.valid_col, self.slayout, self.fractal_size, self.pad, self.compact)))
         self._validate()
-
-    def __hash__(self) -> int:
-        return self._hash
 
     def _derive(self) -> None:
         set_ = object.__setattr__
@@ -222,15 +245,18 @@ def _require_int(value: Any, name: str) -> int:
     return int(value)
 
 
-_INTERNED: dict[TileSpec, TileSpec] = {}
+_INTERNED: WeakValueDictionary[tuple[Any, ...], TileSpec] = WeakValueDictionary()
+"""The live TileSpecs by their fields (see `TileSpec.__new__`); a spec no tile, cache or caller holds goes."""
+_FIELD_INIT = TileSpec.__init__
 
 
-def intern(spec: TileSpec) -> TileSpec:
-    """The one shared TileSpec equal to `spec`: tiles of one type share it, so comparing their types (plan
-    caches, equality checks) usually stops at identity."""
-    if len(_INTERNED) >= 65536:
-        return spec
-    return _INTERNED.setdefault(spec, spec)
+def _initialised(self: TileSpec, *args: Any, **kwargs: Any) -> None:
+    """`__init__` after `__new__`: nothing left to do (`__new__` ran the dataclass's own `__init__`)."""
+
+
+TileSpec.__init__ = _initialised  # type: ignore[method-assign]
+TileSpec.__signature__ = inspect.signature(TileSpec.__new__).replace(  # type: ignore[attr-defined]
+    parameters=list(inspect.signature(_FIELD_INIT).parameters.values())[1:])
 
 
 def make_spec(args: tuple[Any, ...]) -> TileSpec:
@@ -239,4 +265,4 @@ def make_spec(args: tuple[Any, ...]) -> TileSpec:
         raise TileSpecError("Tile[...] needs at least TileType, DType, Rows, Cols")
     if len(args) > 11:
         raise TileSpecError(f"Tile[...] takes at most 11 template arguments (got {len(args)})")
-    return intern(TileSpec(*args))
+    return TileSpec(*args)

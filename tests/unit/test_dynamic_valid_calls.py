@@ -270,3 +270,205 @@ def test_tpartmul_bounded_shapes():
             ptoisa.TPARTMUL(dst, a, b, target=config)
             reference(config, *twin)
             assert dst.tobytes() == twin[0].tobytes(), vr
+
+
+# --- instruction records: the per-valid-shape dispatch of their compiled calls ------------------------------------
+import ptoisa.isa.vector  # noqa: E402,F401 - registers the vector records
+from ptoisa.isa.record import REGISTRY  # noqa: E402
+
+GRID, COLUMN, ROW = "grid", "column", "row"
+RECORD_CASES = [  # (name, operands: a tile kind, an extra argument given as it is, or None)
+    ("TADD", [GRID, GRID, GRID]),
+    ("TMUL", [GRID, GRID, GRID]),
+    ("TMULS", [GRID, GRID, 2.5]),
+    ("TADDS", [GRID, GRID, -3]),
+    ("TEXP", [GRID, GRID]),
+    ("TABS", [GRID, GRID]),
+    ("TROWSUM", [COLUMN, GRID, GRID]),
+    ("TCOLSUM", [ROW, GRID]),
+    ("TCOLSUM", [ROW, GRID, GRID]),
+    ("TROWEXPANDMUL", [GRID, GRID, COLUMN]),
+    ("TROWEXPANDMUL", [GRID, COLUMN, GRID]),
+    ("TCVT", ["grid_half", GRID, ptoisa.RoundMode.CAST_RINT]),
+    ("TCVT", ["grid_int", GRID, ptoisa.RoundMode.CAST_ROUND]),
+    ("TRSQRT", [GRID, GRID, None]),
+]
+PLACEMENTS = ["own", "windows", "mixed"]
+
+
+def _record_tiles(kinds, placement, rng):
+    """Tiles of the case, valid shapes set at run time (`mixed`: the last tile of the grid kind has its whole
+    tile as a static valid shape), filled with noise and special values."""
+    rows, cols = 8, 16
+    specs = {GRID: (np.float32, rows, cols, BLayout.RowMajor), "grid_half": (np.float16, rows, cols, BLayout.RowMajor),
+             "grid_int": (np.int32, rows, cols, BLayout.RowMajor), COLUMN: (np.float32, rows, 1, BLayout.ColMajor),
+             ROW: (np.float32, 1, cols, BLayout.RowMajor)}
+    last_grid = max(i for i, k in enumerate(kinds) if k == GRID)
+    args = []
+    for i, kind in enumerate(kinds):
+        if kind not in specs:
+            args.append(kind)
+            continue
+        dtype, r, c, layout = specs[kind]
+        dynamic = not (placement == "mixed" and i == last_grid)
+        spec = _spec(dtype, r, c, dynamic, layout)
+        if placement == "windows" and kind != COLUMN:  # whole-row windows of a taller tile: exactly a Tile
+            parent = Tile[TileType.Vec, dtype, 3 * r, c, layout]()
+            t = window(parent, spec, int(rng.integers(0, 2 * r + 1)), 0)
+        else:
+            t = spec()
+        raw = t.storage.view(np.uint8)
+        raw[...] = rng.integers(0, 256, raw.shape, dtype=np.uint8)
+        if t.storage.dtype.kind == "f":
+            bits = t.storage.view(f"u{t.storage.dtype.itemsize}")
+            picks = rng.integers(0, bits.size, bits.size // 4)
+            pool = np.array(SPECIALS[t.storage.dtype.itemsize], dtype=bits.dtype)
+            bits[picks] = pool[rng.integers(0, pool.size, picks.size)]
+        args.append(t)
+    return args
+
+
+def _record_walk(args, rng, steps):
+    """Valid shapes per step for the run-time-valid tiles: one (rows, cols) for the whole call (a column tile
+    takes (rows, 1), a row tile (1, cols)), now and then one tile's shape changed (mostly refused), full tiles,
+    empty regions, and tuples met again."""
+    walk = []
+    for _ in range(steps):
+        kind = rng.choice(["fit", "fit", "full", "again", "odd", "empty"])
+        if kind == "again" and walk:
+            walk.append(walk[rng.integers(len(walk))])
+            continue
+        vr, vc = (8, 16) if kind == "full" else (int(rng.integers(1, 9)), int(rng.integers(1, 17)))
+        if kind == "empty":
+            vr, vc = (0, vc) if rng.random() < 0.5 else (vr, 0)
+        shapes = []
+        for a in args:
+            if not isinstance(a, Tile):
+                shapes.append(None)
+            elif a.spec.rows == 1:
+                shapes.append((1, vc))
+            elif a.spec.cols == 1:
+                shapes.append((vr, 1))
+            else:
+                shapes.append((vr, vc))
+        if kind == "odd":
+            tiles = [i for i, a in enumerate(args) if isinstance(a, Tile)]
+            i = tiles[int(rng.integers(len(tiles)))]
+            shapes[i] = (int(rng.integers(0, args[i].spec.rows + 1)), int(rng.integers(0, args[i].spec.cols + 1)))
+        walk.append(tuple(shapes))
+    return walk
+
+
+def _record_run(name, args_of, walk, entry, target):
+    rec = REGISTRY[name]
+    args = args_of()
+    config = make_config(target, True, "raise")
+    results = []
+    for shapes in walk:
+        for a, shape in zip(args, shapes):
+            if isinstance(a, Tile) and (a.spec.dynamic_row or a.spec.dynamic_col):
+                a.SetValidShape(*shape)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                if entry:
+                    rec(*args, target=config)
+                else:
+                    tiles, scalars, attrs, form = rec.bind(config, tuple(args), {})
+                    rec.call(config, tiles, scalars, attrs, form)
+                outcome = None
+            except PtoError as exc:
+                outcome = (type(exc).__name__, str(exc))
+        results.append((shapes, outcome, [a.tobytes() for a in args if isinstance(a, Tile)],
+                        sorted({str(w.message) for w in caught})))
+    return results
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("case", range(len(RECORD_CASES)), ids=[f"{n}-{len(k)}" for n, k in RECORD_CASES])
+def test_record_run_time_valid_shapes_match_the_general_path(target, placement, case):
+    """Each call of a walk of valid shapes gives the general path's bytes, warnings and refusals; the walk run
+    again on a fresh cache and on the kept calls gives the same."""
+    name, kinds = RECORD_CASES[case]
+    seed = zlib.crc32(f"{name}-{case}-{placement}".encode())
+    args_of = lambda: _record_tiles(kinds, placement, np.random.default_rng(seed))  # noqa: E731
+    walk = _record_walk(args_of(), np.random.default_rng(seed + 1), 30)
+    REGISTRY[name]._compiled.clear()
+    first = _record_run(name, args_of, walk, True, target)
+    kept = _record_run(name, args_of, walk, True, target)
+    general = _record_run(name, args_of, walk, False, target)
+    for step, (f, k, g) in enumerate(zip(first, kept, general, strict=True)):
+        assert f == g, (step, f[0], f[1], g[1])
+        assert k == g, (step, k[0], k[1], g[1])
+    if placement == "own":  # the walk did run compiled calls
+        assert any(run is not None for run in REGISTRY[name]._compiled.values())
+
+
+@pytest.mark.parametrize("name,kinds", [("TADD", [GRID] * 3), ("TCVT", ["grid_half", GRID,
+                                                                       ptoisa.RoundMode.CAST_RINT])])
+def test_record_rule_runs_once_per_tuple_of_shapes(name, kinds):
+    """The run-time shape rule runs at the first call of each tuple of valid shapes, and at every call of a tuple
+    it refuses."""
+    rec = REGISTRY[name]
+    rule = rec.dynamic
+    seen = []
+
+    def counting(check, plan, tiles):
+        seen.append(tuple(t.valid_shape for t in tiles.values()))
+        rule(check, plan, tiles)
+
+    args = _record_tiles(kinds, "own", np.random.default_rng(3))
+    tiles = [a for a in args if isinstance(a, Tile)]
+    object.__setattr__(rec, "dynamic", counting)
+    try:
+        rec._compiled.clear()
+        for shape in [(8, 16), (2, 3), (8, 16), (2, 3), (8, 16)]:
+            for t in tiles:
+                t.SetValidShape(*shape)
+            rec(*args, target="cpu")
+        assert seen == [((8, 16),) * len(tiles), ((2, 3),) * len(tiles)]
+        tiles[0].SetValidShape(1, 1)
+        for _ in range(2):
+            with pytest.raises(ptoisa.IllegalInstructionError):
+                rec(*args, target="cpu")
+        assert len(seen) == 4
+    finally:
+        object.__setattr__(rec, "dynamic", rule)
+        rec._compiled.clear()
+
+
+def test_record_keeps_a_bounded_number_of_tuples():
+    """Past the kept tuples of valid shapes, a new tuple is checked (and its call chosen) at every call, with the
+    general path's bytes."""
+    rec = REGISTRY["TADD"]
+    rule = rec.dynamic
+    seen = []
+
+    def counting(check, plan, tiles):
+        seen.append(tuple(t.valid_shape for t in tiles.values()))
+        rule(check, plan, tiles)
+
+    T = Tile[TileType.Vec, np.float32, 16, 32, BLayout.RowMajor, -1, -1]
+    rng = np.random.default_rng(9)
+    tiles, twins = [T() for _ in range(3)], [T() for _ in range(3)]
+    for t, u in zip(tiles, twins):
+        t.storage[...] = u.storage[...] = rng.standard_normal(t.storage.size).astype(np.float32)
+    shapes = [(r, c) for r in range(1, 17) for c in range(1, 33)]  # 512 tuples
+    config = make_config("cpu", True, "raise")
+    object.__setattr__(rec, "dynamic", counting)
+    try:
+        rec._compiled.clear()
+        for _ in range(2):
+            for vr, vc in shapes:
+                for t in (*tiles, *twins):
+                    t.SetValidShape(vr, vc)
+                rec(*tiles, target=config)
+                rec.call(config, dict(zip(("dst", "src0", "src1"), twins)), {}, {}, 0)
+                assert [t.tobytes() for t in tiles] == [t.tobytes() for t in twins], (vr, vc)
+        # the first 256 tuples are kept: checked once; the other 256 at each of their two calls (the general path
+        # checks every call: 1024 more)
+        assert len(seen) == 256 + 2 * 256 + 1024
+    finally:
+        object.__setattr__(rec, "dynamic", rule)
+        rec._compiled.clear()

@@ -430,7 +430,8 @@ class Instruction:
             if not scalars and getattr(self.kernel, "compiled", None) is not None:
                 places = {name: position[name] for name in tiles}
                 run = _hooked(self.kernel, plan, places) if rule is None else \
-                    _shape_dispatch(self.kernel, plan, places, rule, _bound_slots(self.kernel, plan, slots, None))
+                    _shape_dispatch(self.kernel, plan, places, rule, _bound_slots(self.kernel, plan, slots, None),
+                                    len(args))
             if run is None:
                 run = _bound_slots(self.kernel, plan, slots, rule)
         self._compiled[key] = run  # type: ignore[attr-defined]
@@ -543,29 +544,20 @@ def _per_valid_shape(record: Instruction, plan: Plan, form: tuple[Operand, ...],
     names = [form[i].name for i in positions]
     spec = plan.specs[names[0]]
     whole = _whole_tile(record.kernel, plan, form, scalar_types, (spec.rows, spec.cols))
-    runs: dict[tuple[int, ...], Callable[..., None]] = {}
-    shapes_of = _valid_shapes_reader(positions)
     full = (spec.rows, spec.cols) * len(positions)
     hook = None if any(scalar_types) or getattr(record.kernel, "compiled", None) is None else \
         {o.name: i for i, o in enumerate(form)}
 
-    def hooked(shapes: tuple[int, ...]) -> Callable[..., None] | None:
-        return _hooked_for_shapes(record.kernel, plan, names, shapes, hook)  # type: ignore[arg-type]
+    def decide(shapes: tuple[int, ...], args: tuple[Any, ...]) -> Callable[..., None]:
+        if rule is not None:
+            rule(Check(plan.record.name, plan.config.name), plan, {n: args[i] for n, i in zip(names, positions)})
+        # every tile fully valid this time: the whole-storage form, if the kernel has one; else the kernel's
+        # compiled form for these shapes, if it has one
+        if whole is not None and shapes == full:
+            return whole
+        return (hook and _hooked_for_shapes(record.kernel, plan, names, shapes, hook)) or bound
 
-    def run(args: tuple[Any, ...]) -> None:
-        shapes = shapes_of(args)
-        chosen = runs.get(shapes)
-        if chosen is None:
-            if rule is not None:
-                rule(Check(plan.record.name, plan.config.name), plan, {n: args[i] for n, i in zip(names, positions)})
-            # every tile fully valid this time: the whole-storage form, if the kernel has one; else the kernel's
-            # compiled form for these shapes, if it has one
-            chosen = whole if whole is not None and shapes == full else (hook and hooked(shapes)) or bound
-            if len(runs) < 256:
-                runs[shapes] = chosen
-        chosen(args)
-
-    return run
+    return _by_valid_shapes(len(form), positions, decide)
 
 
 def _hooked_for_shapes(kernel: Kernel, plan: Plan, names: list[str], shapes: tuple[int, ...],
@@ -580,33 +572,62 @@ def _hooked_for_shapes(kernel: Kernel, plan: Plan, names: list[str], shapes: tup
 
 
 def _shape_dispatch(kernel: Kernel, plan: Plan, positions: dict[str, int], rule: Callable[..., None] | None,
-                    fallback: Callable[..., None]) -> Callable[..., None]:
+                    fallback: Callable[..., None], arity: int) -> Callable[..., None]:
     """A compiled call of `_compile_any` whose tiles take their valid shapes at run time and that has no scalar
     operand: per tuple of valid shapes met, the run-time shape rule once (a refusal is not remembered), then the
-    kernel's own compiled form for those shapes, or `fallback` (the bound kernel without the rule)."""
+    kernel's own compiled form for those shapes, or `fallback` (the bound kernel without the rule). `arity`:
+    the number of arguments of the calls."""
     names = list(positions)
-    shapes_of = _valid_shapes_reader([positions[n] for n in names])
+
+    def decide(shapes: tuple[int, ...], args: tuple[Any, ...]) -> Callable[..., None]:
+        if rule is not None:
+            rule(Check(plan.record.name, plan.config.name), plan, {n: args[positions[n]] for n in names})
+        return _hooked_for_shapes(kernel, plan, names, shapes, positions) or fallback
+
+    return _by_valid_shapes(arity, [positions[n] for n in names], decide)
+
+
+_SHAPES_KEPT = 256
+"""How many tuples of valid shapes a compiled call keeps its decision for (past that, it decides per call)."""
+_DISPATCH_MAKERS: dict[tuple[int, tuple[int, ...]], Callable[..., Callable[..., None]]] = {}
+
+
+def _by_valid_shapes(arity: int, positions: list[int],
+                     decide: Callable[[tuple[int, ...], tuple[Any, ...]], Callable[..., None]]
+                     ) -> Callable[..., None]:
+    """run(args) for calls of `arity` arguments whose tiles at `positions` take their valid shapes at run time:
+    it reads their shapes off the tiles' slots, flat (rows, cols, rows, cols, ...), looks up the call kept for
+    them and runs it, all in one generated function (no call but the lookup's and the kept call's). A tuple met
+    for the first time goes to `decide(shapes, args)`, which checks what the shapes decide (raising a refusal:
+    nothing is kept, so it repeats) and returns the call for them; up to `_SHAPES_KEPT` are kept."""
+    key = (arity, tuple(positions))
+    make = _DISPATCH_MAKERS.get(key)
+    if make is None:
+        unpack = ", ".join(f"a{i}" if i in positions else "_" for i in range(arity))
+        reads = ", ".join(f"a{i}._valid_row, a{i}._valid_col" for i in positions)
+        source = f"""
+def make(get, miss):
+    def run(args):
+        {unpack}, = args
+        chosen = get(({reads},))
+        if chosen is None:
+            chosen = miss(args)
+        chosen(args)
+    return run
+"""
+        scope: dict[str, Any] = {}
+        exec(compile(source, f"<ptoisa valid-shape dispatch {key}>", "exec"), scope)  # noqa: S102 - our own text
+        make = _DISPATCH_MAKERS[key] = scope["make"]
     runs: dict[tuple[int, ...], Callable[..., None]] = {}
 
-    def run(args: tuple[Any, ...]) -> None:
-        shapes = shapes_of(args)
-        chosen = runs.get(shapes)
-        if chosen is None:
-            if rule is not None:
-                rule(Check(plan.record.name, plan.config.name), plan, {n: args[positions[n]] for n in names})
-            chosen = _hooked_for_shapes(kernel, plan, names, shapes, positions) or fallback
-            if len(runs) < 256:
-                runs[shapes] = chosen
-        chosen(args)
+    def miss(args: tuple[Any, ...]) -> Callable[..., None]:
+        shapes = tuple([n for i in positions for n in (args[i]._valid_row, args[i]._valid_col)])
+        chosen = decide(shapes, args)
+        if len(runs) < _SHAPES_KEPT:
+            runs[shapes] = chosen
+        return chosen
 
-    return run
-
-
-def _valid_shapes_reader(positions: list[int]) -> Callable[[tuple[Any, ...]], tuple[int, ...]]:
-    """`args -> (rows, cols, rows, cols, ...)`: the valid shapes of the tiles at `positions`, flat, read from the
-    tiles' slots in one expression (no property call, no list per call)."""
-    items = ", ".join(f"args[{i}]._valid_row, args[{i}]._valid_col" for i in positions)
-    return eval(f"lambda args: ({items},)")  # noqa: S307 - our own text, integers only
+    return make(runs.get, miss)
 
 
 def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_types: list[DType | None],

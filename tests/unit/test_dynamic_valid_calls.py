@@ -17,7 +17,7 @@ import pytest
 
 import ptoisa
 from ptoisa import BLayout, Tile, TileType
-from ptoisa.errors import PtoError
+from ptoisa.errors import PtoError, PtoWarning
 from ptoisa.isa import tpartmul as impl
 from ptoisa.targets import make_config
 from ptoisa.tile.tile import window
@@ -292,18 +292,22 @@ RECORD_CASES = [  # (name, operands: a tile kind, an extra argument given as it 
     ("TCVT", ["grid_half", GRID, ptoisa.RoundMode.CAST_RINT]),
     ("TCVT", ["grid_int", GRID, ptoisa.RoundMode.CAST_ROUND]),
     ("TRSQRT", [GRID, GRID, None]),
+    ("TRSQRT", [GRID, GRID, GRID]),
+    ("TDIVS", [GRID, GRID, 1e39]),  # the scalar becomes inf, with a warning: after the shape rule's refusal
+    ("TDIVS", [GRID, -2.5, GRID]),
+    ("TDIVS", ["grid_int", "grid_int", 7]),
 ]
 PLACEMENTS = ["own", "windows", "mixed"]
 
 
 def _record_tiles(kinds, placement, rng):
-    """Tiles of the case, valid shapes set at run time (`mixed`: the last tile of the grid kind has its whole
-    tile as a static valid shape), filled with noise and special values."""
+    """Tiles of the case, valid shapes set at run time (`mixed`: the last tile of a grid kind has its whole tile
+    as a static valid shape), filled with noise and special values."""
     rows, cols = 8, 16
     specs = {GRID: (np.float32, rows, cols, BLayout.RowMajor), "grid_half": (np.float16, rows, cols, BLayout.RowMajor),
              "grid_int": (np.int32, rows, cols, BLayout.RowMajor), COLUMN: (np.float32, rows, 1, BLayout.ColMajor),
              ROW: (np.float32, 1, cols, BLayout.RowMajor)}
-    last_grid = max(i for i, k in enumerate(kinds) if k == GRID)
+    last_grid = max(i for i, k in enumerate(kinds) if isinstance(k, str) and k.startswith(GRID))
     args = []
     for i, kind in enumerate(kinds):
         if kind not in specs:
@@ -472,3 +476,29 @@ def test_record_keeps_a_bounded_number_of_tuples():
     finally:
         object.__setattr__(rec, "dynamic", rule)
         rec._compiled.clear()
+
+
+@pytest.mark.parametrize("args", ["tile_scalar", "scalar_tile"])
+def test_refused_shapes_warn_of_no_scalar(args):
+    """A record with several forms and a scalar (TDIVS), valid shapes set at run time: a call whose shapes are
+    refused is refused before its scalar is converted, as on the general path (the compiled call used to warn
+    that the scalar becomes inf, then refuse)."""
+    T = Tile[TileType.Vec, np.float16, 4, 16, BLayout.RowMajor, -1, -1]
+    rec = REGISTRY["TDIVS"]
+    config = make_config("cpu", True, "raise")
+    rec._compiled.clear()
+    for entry in (True, True, False):  # the first call compiles, the second runs the compiled call
+        dst, src = T(4, 16), T(2, 16)
+        call = (dst, src, 1e6) if args == "tile_scalar" else (dst, 1e6, src)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with pytest.raises(ptoisa.IllegalInstructionError, match="valid shape"):
+                if entry:
+                    rec(*call, target=config)
+                else:
+                    tiles, scalars, attrs, form = rec.bind(config, call, {})
+                    rec.call(config, tiles, scalars, attrs, form)
+        assert not caught, entry
+        dst, src = T(2, 16), T(2, 16)  # accepted shapes: the warning, then the quotient
+        with pytest.warns(PtoWarning, match="becomes inf"):
+            rec(*((dst, src, 1e6) if args == "tile_scalar" else (dst, 1e6, src)), target=config)

@@ -430,10 +430,12 @@ class Instruction:
             if not scalars and getattr(self.kernel, "compiled", None) is not None:
                 places = {name: position[name] for name in tiles}
                 run = _hooked(self.kernel, plan, places) if rule is None else \
-                    _shape_dispatch(self.kernel, plan, places, rule, _bound_slots(self.kernel, plan, slots, None),
+                    _shape_dispatch(self.kernel, plan, places, rule, _bound_slots(self.kernel, plan, slots),
                                     len(args))
             if run is None:
-                run = _bound_slots(self.kernel, plan, slots, rule)
+                run = _bound_slots(self.kernel, plan, slots)
+                if rule is not None:
+                    run = _rule_per_shape(plan, rule, {name: position[name] for name in tiles}, run, len(args))
         self._compiled[key] = run  # type: ignore[attr-defined]
         return run
 
@@ -485,30 +487,36 @@ def _hooked(kernel: Kernel, plan: Plan, positions: dict[str, int]) -> Callable[.
     return hook(plan, positions)
 
 
-def _bound_slots(kernel: Kernel, plan: Plan, slots: list[tuple[str, int, DType | None]],
-                 rule: Callable[..., None] | None) -> Callable[..., None]:
-    """The kernel bound to argument positions: (name, position, scalar type or None for a tile); `rule`, when
-    given, is the run-time shape rule, run once per tuple of valid shapes met."""
+def _bound_slots(kernel: Kernel, plan: Plan, slots: list[tuple[str, int, DType | None]]) -> Callable[..., None]:
+    """The kernel bound to argument positions: (name, position, scalar type or None for a tile)."""
     check = Check(plan.record.name, plan.config.name)
     tile_slots = [(name, i) for name, i, dtype in slots if dtype is None]
     scalar_slots = [(name, i, dtype) for name, i, dtype in slots if dtype is not None and not _is_raw(dtype)]
     raw_slots = [(name, i, dtype[1]) for name, i, dtype in slots if _is_raw(dtype)]
-    seen: set[tuple[tuple[int, int], ...]] = set()
 
     def run(args: tuple[Any, ...]) -> None:
         tiles = {name: args[i] for name, i in tile_slots}
         scalars = {name: to_element(args[i], dtype, check, name) for name, i, dtype in scalar_slots}
         for name, i, cls in raw_slots:
             scalars[name] = check_struct(check, name, args[i], cls)
-        if rule is not None:
-            shapes = tuple([t.valid_shape for t in tiles.values()])
-            if shapes not in seen:
-                rule(Check(plan.record.name, plan.config.name), plan, tiles)
-                if len(seen) < 256:
-                    seen.add(shapes)
         kernel(plan, tiles, scalars)
 
     return run
+
+
+def _rule_per_shape(plan: Plan, rule: Callable[..., None], positions: dict[str, int], bound: Callable[..., None],
+                    arity: int) -> Callable[..., None]:
+    """`bound` (the kernel bound to argument positions) for tiles whose valid shapes are set at run time: the
+    run-time shape rule runs once per tuple of valid shapes met, before the scalars are converted (as the general
+    path and a static signature's compiled call order them: a refused call warns of no scalar); a refusal is not
+    remembered and repeats."""
+    names = list(positions)
+
+    def decide(shapes: tuple[int, ...], args: tuple[Any, ...]) -> Callable[..., None]:
+        rule(Check(plan.record.name, plan.config.name), plan, {n: args[positions[n]] for n in names})
+        return bound
+
+    return _by_valid_shapes(arity, [positions[n] for n in names], decide)
 
 
 def _bound(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_types: list[DType | None]

@@ -502,3 +502,33 @@ def test_refused_shapes_warn_of_no_scalar(args):
         dst, src = T(2, 16), T(2, 16)  # accepted shapes: the warning, then the quotient
         with pytest.warns(PtoWarning, match="becomes inf"):
             rec(*((dst, src, 1e6) if args == "tile_scalar" else (dst, 1e6, src)), target=config)
+
+
+def test_a_bad_struct_is_refused_before_the_shapes():
+    """TMRGSORT's list form (a struct operand) with valid columns set at run time, on a2a3: a call whose struct
+    is not a MrgSortExecutedNumList and whose shapes its rule refuses (the lists and tmp fill the UB) is refused
+    for the struct, as on the general path, on the compiled call too."""
+    from ptoisa.structs import MrgSortExecutedNumList
+
+    n = 8192
+    src = Tile[TileType.Vec, np.float32, 1, n, BLayout.RowMajor, 1, -1]
+    wide = Tile[TileType.Vec, np.float32, 1, 3 * n, BLayout.RowMajor, 1, -1]
+    rec = REGISTRY["TMRGSORT"]
+    config = make_config("a2a3", True, "raise")
+    rec._compiled.clear()
+    for executed in (MrgSortExecutedNumList(), [1, 2, 3, 4], MrgSortExecutedNumList()):
+        for vc in (16, n, n, 16):
+            outcomes = []
+            for entry in (True, False):
+                args = (wide(3 * vc), executed, wide(3 * vc), src(vc), src(vc), src(vc))
+                try:
+                    if entry:
+                        rec(*args, target=config)
+                    else:
+                        tiles, scalars, attrs, form = rec.bind(config, args, {})
+                        rec.call(config, tiles, scalars, attrs, form)
+                    outcomes.append((None, args[0].tobytes()))
+                except PtoError as exc:
+                    outcomes.append((str(exc), args[0].tobytes()))
+            assert outcomes[0] == outcomes[1], (type(executed).__name__, vc)
+            assert (outcomes[0][0] is None) == (vc == 16 and type(executed) is MrgSortExecutedNumList)

@@ -435,7 +435,10 @@ class Instruction:
             if run is None:
                 run = _bound_slots(self.kernel, plan, slots)
                 if rule is not None:
-                    run = _rule_per_shape(plan, rule, {name: position[name] for name in tiles}, run, len(args))
+                    structs = [(o.name, position[o.name], o.struct_type) for o in operands
+                               if o.kind == "struct" and o.name in scalars]
+                    run = _rule_per_shape(plan, rule, {name: position[name] for name in tiles}, structs, run,
+                                          len(args))
         self._compiled[key] = run  # type: ignore[attr-defined]
         return run
 
@@ -504,15 +507,19 @@ def _bound_slots(kernel: Kernel, plan: Plan, slots: list[tuple[str, int, DType |
     return run
 
 
-def _rule_per_shape(plan: Plan, rule: Callable[..., None], positions: dict[str, int], bound: Callable[..., None],
-                    arity: int) -> Callable[..., None]:
-    """`bound` (the kernel bound to argument positions) for tiles whose valid shapes are set at run time: the
-    run-time shape rule runs once per tuple of valid shapes met, before the scalars are converted (as the general
-    path and a static signature's compiled call order them: a refused call warns of no scalar); a refusal is not
-    remembered and repeats."""
+def _rule_per_shape(plan: Plan, rule: Callable[..., None], positions: dict[str, int],
+                    structs: list[tuple[str, int, type | None]], bound: Callable[..., None], arity: int
+                    ) -> Callable[..., None]:
+    """`bound` (the kernel bound to argument positions) for tiles whose valid shapes are set at run time: at the
+    first call of each tuple of valid shapes, the struct operands are checked, then the run-time shape rule runs,
+    before any scalar is converted (the general path's order: a call refused for its shapes warns of no scalar,
+    a bad struct is refused before the shapes); a refusal is not remembered and repeats."""
     names = list(positions)
+    check = Check(plan.record.name, plan.config.name)
 
     def decide(shapes: tuple[int, ...], args: tuple[Any, ...]) -> Callable[..., None]:
+        for name, i, cls in structs:
+            check_struct(check, name, args[i], cls)
         rule(Check(plan.record.name, plan.config.name), plan, {n: args[positions[n]] for n in names})
         return bound
 

@@ -98,10 +98,11 @@ def _dynamic_plan(config: Config, dspec: TileSpec, aspec: TileSpec, bspec: TileS
     read off the tiles' slots) is decided once, as `_shape_plan` decides it, and kept (up to `_SHAPES_KEPT` of
     them; past that each new tuple is decided per call)."""
     runs: dict[tuple[int, int, int, int, int, int], Any] = {}
+    get = runs.get
     decide = _shape_plan(config, dspec, aspec, bspec)
 
     def run(dst: Tile, src0: Tile, src1: Tile) -> None:
-        chosen = runs.get((dst._valid_row, dst._valid_col, src0._valid_row, src0._valid_col, src1._valid_row,
+        chosen = get((dst._valid_row, dst._valid_col, src0._valid_row, src0._valid_col, src1._valid_row,
                            src1._valid_col))
         if chosen is None:
             d, a, b = dst.valid_shape, src0.valid_shape, src1.valid_shape

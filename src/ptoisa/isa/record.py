@@ -430,9 +430,15 @@ class Instruction:
             if not scalars and getattr(self.kernel, "compiled", None) is not None:
                 places = {name: position[name] for name in tiles}
                 run = _hooked(self.kernel, plan, places) if rule is None else \
-                    _shape_dispatch(self.kernel, plan, places, rule, _bound_slots(self.kernel, plan, slots, None))
+                    _shape_dispatch(self.kernel, plan, places, rule, _bound_slots(self.kernel, plan, slots),
+                                    len(args))
             if run is None:
-                run = _bound_slots(self.kernel, plan, slots, rule)
+                run = _bound_slots(self.kernel, plan, slots)
+                if rule is not None:
+                    structs = [(o.name, position[o.name], o.struct_type) for o in operands
+                               if o.kind == "struct" and o.name in scalars]
+                    run = _rule_per_shape(plan, rule, {name: position[name] for name in tiles}, structs, run,
+                                          len(args))
         self._compiled[key] = run  # type: ignore[attr-defined]
         return run
 
@@ -484,30 +490,40 @@ def _hooked(kernel: Kernel, plan: Plan, positions: dict[str, int]) -> Callable[.
     return hook(plan, positions)
 
 
-def _bound_slots(kernel: Kernel, plan: Plan, slots: list[tuple[str, int, DType | None]],
-                 rule: Callable[..., None] | None) -> Callable[..., None]:
-    """The kernel bound to argument positions: (name, position, scalar type or None for a tile); `rule`, when
-    given, is the run-time shape rule, run once per tuple of valid shapes met."""
+def _bound_slots(kernel: Kernel, plan: Plan, slots: list[tuple[str, int, DType | None]]) -> Callable[..., None]:
+    """The kernel bound to argument positions: (name, position, scalar type or None for a tile)."""
     check = Check(plan.record.name, plan.config.name)
     tile_slots = [(name, i) for name, i, dtype in slots if dtype is None]
     scalar_slots = [(name, i, dtype) for name, i, dtype in slots if dtype is not None and not _is_raw(dtype)]
     raw_slots = [(name, i, dtype[1]) for name, i, dtype in slots if _is_raw(dtype)]
-    seen: set[tuple[tuple[int, int], ...]] = set()
 
     def run(args: tuple[Any, ...]) -> None:
         tiles = {name: args[i] for name, i in tile_slots}
         scalars = {name: to_element(args[i], dtype, check, name) for name, i, dtype in scalar_slots}
         for name, i, cls in raw_slots:
             scalars[name] = check_struct(check, name, args[i], cls)
-        if rule is not None:
-            shapes = tuple([t.valid_shape for t in tiles.values()])
-            if shapes not in seen:
-                rule(Check(plan.record.name, plan.config.name), plan, tiles)
-                if len(seen) < 256:
-                    seen.add(shapes)
         kernel(plan, tiles, scalars)
 
     return run
+
+
+def _rule_per_shape(plan: Plan, rule: Callable[..., None], positions: dict[str, int],
+                    structs: list[tuple[str, int, type | None]], bound: Callable[..., None], arity: int
+                    ) -> Callable[..., None]:
+    """`bound` (the kernel bound to argument positions) for tiles whose valid shapes are set at run time: at the
+    first call of each tuple of valid shapes, the struct operands are checked, then the run-time shape rule runs,
+    before any scalar is converted (the general path's order: a call refused for its shapes warns of no scalar,
+    a bad struct is refused before the shapes); a refusal is not remembered and repeats."""
+    names = list(positions)
+    check = Check(plan.record.name, plan.config.name)
+
+    def decide(shapes: tuple[int, ...], args: tuple[Any, ...]) -> Callable[..., None]:
+        for name, i, cls in structs:
+            check_struct(check, name, args[i], cls)
+        rule(Check(plan.record.name, plan.config.name), plan, {n: args[positions[n]] for n in names})
+        return bound
+
+    return _by_valid_shapes(arity, [positions[n] for n in names], decide)
 
 
 def _bound(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_types: list[DType | None]
@@ -543,29 +559,20 @@ def _per_valid_shape(record: Instruction, plan: Plan, form: tuple[Operand, ...],
     names = [form[i].name for i in positions]
     spec = plan.specs[names[0]]
     whole = _whole_tile(record.kernel, plan, form, scalar_types, (spec.rows, spec.cols))
-    runs: dict[tuple[int, ...], Callable[..., None]] = {}
-    shapes_of = _valid_shapes_reader(positions)
     full = (spec.rows, spec.cols) * len(positions)
     hook = None if any(scalar_types) or getattr(record.kernel, "compiled", None) is None else \
         {o.name: i for i, o in enumerate(form)}
 
-    def hooked(shapes: tuple[int, ...]) -> Callable[..., None] | None:
-        return _hooked_for_shapes(record.kernel, plan, names, shapes, hook)  # type: ignore[arg-type]
+    def decide(shapes: tuple[int, ...], args: tuple[Any, ...]) -> Callable[..., None]:
+        if rule is not None:
+            rule(Check(plan.record.name, plan.config.name), plan, {n: args[i] for n, i in zip(names, positions)})
+        # every tile fully valid this time: the whole-storage form, if the kernel has one; else the kernel's
+        # compiled form for these shapes, if it has one
+        if whole is not None and shapes == full:
+            return whole
+        return (hook and _hooked_for_shapes(record.kernel, plan, names, shapes, hook)) or bound
 
-    def run(args: tuple[Any, ...]) -> None:
-        shapes = shapes_of(args)
-        chosen = runs.get(shapes)
-        if chosen is None:
-            if rule is not None:
-                rule(Check(plan.record.name, plan.config.name), plan, {n: args[i] for n, i in zip(names, positions)})
-            # every tile fully valid this time: the whole-storage form, if the kernel has one; else the kernel's
-            # compiled form for these shapes, if it has one
-            chosen = whole if whole is not None and shapes == full else (hook and hooked(shapes)) or bound
-            if len(runs) < 256:
-                runs[shapes] = chosen
-        chosen(args)
-
-    return run
+    return _by_valid_shapes(len(form), positions, decide)
 
 
 def _hooked_for_shapes(kernel: Kernel, plan: Plan, names: list[str], shapes: tuple[int, ...],
@@ -580,33 +587,62 @@ def _hooked_for_shapes(kernel: Kernel, plan: Plan, names: list[str], shapes: tup
 
 
 def _shape_dispatch(kernel: Kernel, plan: Plan, positions: dict[str, int], rule: Callable[..., None] | None,
-                    fallback: Callable[..., None]) -> Callable[..., None]:
+                    fallback: Callable[..., None], arity: int) -> Callable[..., None]:
     """A compiled call of `_compile_any` whose tiles take their valid shapes at run time and that has no scalar
     operand: per tuple of valid shapes met, the run-time shape rule once (a refusal is not remembered), then the
-    kernel's own compiled form for those shapes, or `fallback` (the bound kernel without the rule)."""
+    kernel's own compiled form for those shapes, or `fallback` (the bound kernel without the rule). `arity`:
+    the number of arguments of the calls."""
     names = list(positions)
-    shapes_of = _valid_shapes_reader([positions[n] for n in names])
+
+    def decide(shapes: tuple[int, ...], args: tuple[Any, ...]) -> Callable[..., None]:
+        if rule is not None:
+            rule(Check(plan.record.name, plan.config.name), plan, {n: args[positions[n]] for n in names})
+        return _hooked_for_shapes(kernel, plan, names, shapes, positions) or fallback
+
+    return _by_valid_shapes(arity, [positions[n] for n in names], decide)
+
+
+_SHAPES_KEPT = 256
+"""How many tuples of valid shapes a compiled call keeps its decision for (past that, it decides per call)."""
+_DISPATCH_MAKERS: dict[tuple[int, tuple[int, ...]], Callable[..., Callable[..., None]]] = {}
+
+
+def _by_valid_shapes(arity: int, positions: list[int],
+                     decide: Callable[[tuple[int, ...], tuple[Any, ...]], Callable[..., None]]
+                     ) -> Callable[..., None]:
+    """run(args) for calls of `arity` arguments whose tiles at `positions` take their valid shapes at run time:
+    it reads their shapes off the tiles' slots, flat (rows, cols, rows, cols, ...), looks up the call kept for
+    them and runs it, all in one generated function (no call but the lookup's and the kept call's). A tuple met
+    for the first time goes to `decide(shapes, args)`, which checks what the shapes decide (raising a refusal:
+    nothing is kept, so it repeats) and returns the call for them; up to `_SHAPES_KEPT` are kept."""
+    key = (arity, tuple(positions))
+    make = _DISPATCH_MAKERS.get(key)
+    if make is None:
+        unpack = ", ".join(f"a{i}" if i in positions else "_" for i in range(arity))
+        reads = ", ".join(f"a{i}._valid_row, a{i}._valid_col" for i in positions)
+        source = f"""
+def make(get, miss):
+    def run(args):
+        {unpack}, = args
+        chosen = get(({reads},))
+        if chosen is None:
+            chosen = miss(args)
+        chosen(args)
+    return run
+"""
+        scope: dict[str, Any] = {}
+        exec(compile(source, f"<ptoisa valid-shape dispatch {key}>", "exec"), scope)  # noqa: S102 - our own text
+        make = _DISPATCH_MAKERS[key] = scope["make"]
     runs: dict[tuple[int, ...], Callable[..., None]] = {}
 
-    def run(args: tuple[Any, ...]) -> None:
-        shapes = shapes_of(args)
-        chosen = runs.get(shapes)
-        if chosen is None:
-            if rule is not None:
-                rule(Check(plan.record.name, plan.config.name), plan, {n: args[positions[n]] for n in names})
-            chosen = _hooked_for_shapes(kernel, plan, names, shapes, positions) or fallback
-            if len(runs) < 256:
-                runs[shapes] = chosen
-        chosen(args)
+    def miss(args: tuple[Any, ...]) -> Callable[..., None]:
+        shapes = tuple([n for i in positions for n in (args[i]._valid_row, args[i]._valid_col)])
+        chosen = decide(shapes, args)
+        if len(runs) < _SHAPES_KEPT:
+            runs[shapes] = chosen
+        return chosen
 
-    return run
-
-
-def _valid_shapes_reader(positions: list[int]) -> Callable[[tuple[Any, ...]], tuple[int, ...]]:
-    """`args -> (rows, cols, rows, cols, ...)`: the valid shapes of the tiles at `positions`, flat, read from the
-    tiles' slots in one expression (no property call, no list per call)."""
-    items = ", ".join(f"args[{i}]._valid_row, args[{i}]._valid_col" for i in positions)
-    return eval(f"lambda args: ({items},)")  # noqa: S307 - our own text, integers only
+    return make(runs.get, miss)
 
 
 def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_types: list[DType | None],

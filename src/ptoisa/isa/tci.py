@@ -41,9 +41,9 @@ INSTR = "TCI"
 def tci(config: Config, dst: Any, start: Any, descending: Any, tmp: Any = None) -> None:
     if tmp is None and type(dst) is Tile and type(descending) is bool:
         spec = dst.spec
-        key: tuple[Any, ...] = (config, spec, descending)
-        if spec.dynamic_row or spec.dynamic_col:
-            key += (dst._valid_col,)  # valid shape set at run time: compiled per shape
+        # valid shape set at run time: compiled per shape
+        key: tuple[Any, ...] = (config, spec, descending, dst._valid_col) \
+            if spec.dynamic_row or spec.dynamic_col else (config, spec, descending)
         run = _COMPILED.get(key, _UNSET)
         if run is _UNSET:
             run = _compile(key, dst.valid_col)

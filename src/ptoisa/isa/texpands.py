@@ -43,9 +43,9 @@ _A5_FIXED_DIMS = {Layout.NC1HWC0: 5, Layout.FRACTAL_Z: 5, Layout.NDC1HWC0: 6, La
 def texpands(config: Config, dst: Any, scalar: Any) -> None:
     if type(dst) is Tile:
         spec = dst.spec
-        key: tuple[Any, ...] = (config, spec)
-        if spec.dynamic_row or spec.dynamic_col:
-            key += (dst._valid_row, dst._valid_col)  # valid shape set at run time: compiled per shape
+        # valid shape set at run time: compiled per shape
+        key: tuple[Any, ...] = (config, spec, dst._valid_row, dst._valid_col) \
+            if spec.dynamic_row or spec.dynamic_col else (config, spec)
         run = _COMPILED.get(key, _UNSET)
         if run is _UNSET:
             run = _compile(key, (dst._valid_row, dst._valid_col))

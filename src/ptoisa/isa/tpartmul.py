@@ -94,32 +94,67 @@ def _tile_copy(dspec: TileSpec, fspec: TileSpec) -> bool:
 
 
 def _dynamic_plan(config: Config, dspec: TileSpec, aspec: TileSpec, bspec: TileSpec) -> Any:
-    """Valid shapes known only at run time: the pattern and a2a3's padding columns are decided per call (cheap),
-    the rest was decided."""
+    """Valid shapes known only at run time: the call for each tuple of valid shapes met (dst's, src0's, src1's,
+    read off the tiles' slots) is decided once, as `_shape_plan` decides it, and kept (up to `_SHAPES_KEPT` of
+    them; past that each new tuple is decided per call)."""
+    runs: dict[tuple[int, int, int, int, int, int], Any] = {}
+    get = runs.get
+    decide = _shape_plan(config, dspec, aspec, bspec)
+
+    def run(dst: Tile, src0: Tile, src1: Tile) -> None:
+        chosen = get((dst._valid_row, dst._valid_col, src0._valid_row, src0._valid_col, src1._valid_row,
+                           src1._valid_col))
+        if chosen is None:
+            d, a, b = dst.valid_shape, src0.valid_shape, src1.valid_shape
+            chosen = decide(d, a, b)
+            if len(runs) < _SHAPES_KEPT:
+                runs[d + a + b] = chosen
+        chosen(dst, src0, src1)
+
+    return run
+
+
+_SHAPES_KEPT = 256
+
+
+def _shape_plan(config: Config, dspec: TileSpec, aspec: TileSpec, bspec: TileSpec) -> Any:
+    """(d, a, b) -> the call for tiles of these types with these valid shapes set at run time. Run-time valid
+    shapes are not static ones: a2a3's padding columns are looked for only when dst's valid columns are fewer than
+    its Cols, and every other choice is the plain multiply's (the static path's own plans are not consulted).
+    The general path keeps what it decides per call (zero or unsupported patterns, refusals, padding that leaves
+    a tile)."""
     dtype = dspec.np_dtype
     shape = (dspec.rows, dspec.cols)
+    specs = (aspec, bspec)
     tile_copy = (_tile_copy(dspec, aspec), _tile_copy(dspec, bspec))
     erratum = config.erratum("tpartmul_copy_padding")
     half = dtype.itemsize == 2 and dtype.kind not in "iu"
-    unsigned = np.dtype(f"u{dtype.itemsize}")
 
-    def run(dst: Tile, src0: Tile, src1: Tile) -> None:
-        d, a, b = dst.valid_shape, src0.valid_shape, src1.valid_shape
+    def general(dst: Tile, src0: Tile, src1: Tile) -> None:
+        _general(config, dst, src0, src1)
+
+    def decide(d: tuple[int, int], a: tuple[int, int], b: tuple[int, int]) -> Any:
         if not (d[0] and d[1] and _legal_pattern(d, a, b)):
-            _general(config, dst, src0, src1)
-            return
+            return general
         padding = None
         if erratum and d[1] < shape[1]:  # else the copy's rows (row-major: whole 32-byte blocks) end at vc
-            full, p = (src0, b) if a == d else (src1, a)
-            padding = _padding_slices(config, dst.spec, full.spec, d, p)
-        if padding is None:
-            _multiply_plain(config, half, d, a, b, dst, src0, src1, tile_copy=d == shape and tile_copy[a != d])
-        elif padding is _OUTSIDE:
-            _general(config, dst, src0, src1)
-        else:
-            _multiply_padded(config, half, unsigned, d, a, b, padding, dst, src0, src1)
+            fspec, p = (aspec, b) if a == d else (bspec, a)
+            padding = _padding_slices(config, dspec, fspec, d, p)
+        if padding is _OUTSIDE:
+            return general
+        if padding is not None:
+            return _padded_plan(config, dtype, d, a, b, padding)
+        if a == b == d and not half:  # the plain multiply of the valid views: no copy, so no aliasing question
+            whole = d == shape and all((s.rows, s.cols) == shape and s.blayout is dspec.blayout for s in specs)
+            return _whole_plan(dtype) if whole else _equal_plan(dtype, d)
+        copy = d == shape and tile_copy[a != d]
 
-    return run
+        def plain(dst: Tile, src0: Tile, src1: Tile) -> None:
+            _multiply_plain(config, half, d, a, b, dst, src0, src1, tile_copy=copy)
+
+        return plain
+
+    return decide
 
 
 def _partial_plan(config: Config, dtype: np.dtype, d: tuple[int, int], a: tuple[int, int],

@@ -1,0 +1,202 @@
+"""The interpreter's steps written for speed against the general code they stand in for: alloc_tile's tiles
+against `Tile(spec)`, TLOAD / TSTORE steps run in loops (the same tile met turn after turn, its valid shape
+changed at run time, views of several kinds) against `tload` / `tstore` on twin tiles and tensors, and the
+instruction steps that set their warning site themselves against the wrapped form (poison mode)."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+from ptoisa.errors import ErratumWarning, OutOfBoundsError
+from ptoisa.interp import load
+from ptoisa.interp.memory import GlobalTensor, View, ViewShape, load_step, store_step, tload, tstore
+from ptoisa.tile.enums import BLayout, TileType
+from ptoisa.tile.tile import Tile, window
+
+# --- alloc_tile --------------------------------------------------------------------------------------------------
+_TYPES = ["vec, 16x16xf32", "vec, 16x32xui8, valid=16x2", "vec, 16x16xf32, valid=8x16", "vec, 1x16xi32",
+          "vec, 128x64xf32", "vec, 16x16xf16",
+          "mat, 16x32xi8, valid=16x16, blayout=col_major, slayout=row_major",
+          "loc=bias, dtype=f32, rows=1, cols=16, v_row=1, v_col=16, blayout=row_major, slayout=none_box, "
+          "fractal=512, pad=0",
+          "loc=left, dtype=f16, rows=32, cols=64, v_row=32, v_col=64, blayout=col_major, slayout=row_major, "
+          "fractal=512, pad=0"]
+
+
+@pytest.mark.parametrize("fill", ["zero", "nan", 7])
+def test_alloc_tile_makes_the_tiles_tile_makes(fill: object) -> None:
+    """Every slot of the tile alloc_tile makes (static valid sizes on plain row-major tiles are built in the
+    step) equals `Tile(spec)`'s, but for fresh storage of its own filled with the run's fill byte."""
+    types = [f"!pto.tile_buf<{t}>" for t in _TYPES]
+    allocs = "\n".join(f"  %t{i} = pto.alloc_tile : {t}" for i, t in enumerate(types))
+    text = (f"func.func @k() -> ({', '.join(types)}) {{\n{allocs}\n"
+            f"  return {', '.join(f'%t{i}' for i in range(len(types)))} : {', '.join(types)}\n}}\n")
+    program = load(text)
+    first = program.run(fill=fill).returns
+    second = program.run(fill=fill).returns
+    byte = {"zero": 0, "nan": 0xFF}.get(fill, fill)  # type: ignore[call-overload]
+    for got, again in zip(first, second, strict=True):
+        want = Tile(got.spec)
+        assert type(got) is Tile
+        assert (got.spec, got.valid_shape, got.binding) == (want.spec, want.valid_shape, want.binding)
+        assert got.storage.dtype == want.storage.dtype and got.storage.shape == want.storage.shape
+        assert got.storage.flags.c_contiguous and got.storage.flags.writeable
+        assert (got.view is None) == (want.view is None)
+        if got.view is not None:
+            assert got.view.shape == want.view.shape and got.view.strides == want.view.strides
+            assert np.shares_memory(got.view, got.storage)
+        assert got.storage.view(np.uint8).tolist() == [byte] * got.spec.nbytes
+        assert not np.shares_memory(got.storage, again.storage)  # every run gets its own tiles
+        assert (got.storage.base is None) == (want.storage.base is None)  # large ones: staggered, as `Tile`'s
+
+
+# --- TLOAD / TSTORE steps met again and again ------------------------------------------------------------------------
+class _Env:
+    poison = None
+
+
+def _random_tile(rng: random.Random, spec: object, twin: bool = False) -> tuple[Tile, Tile]:
+    """A tile of `spec` (sometimes a window of a wider tile) with random bytes, and an independent copy."""
+    if rng.random() < 0.3 and spec.valid_row != -1:  # type: ignore[attr-defined]
+        wide = Tile[TileType.Vec, spec.np_dtype.type, spec.rows * 2, spec.cols * 2, spec.blayout]()  # type: ignore[attr-defined]
+        wide.storage.view(np.uint8)[:] = np.frombuffer(rng.randbytes(wide.spec.nbytes), np.uint8)
+        copy = Tile(wide.spec)
+        copy.storage[:] = wide.storage
+        r, c = rng.randint(0, spec.rows), rng.randint(0, spec.cols)  # type: ignore[attr-defined]
+        return window(wide, spec, r, c), window(copy, spec, r, c)  # type: ignore[arg-type]
+    tile = Tile(spec)  # type: ignore[arg-type]
+    tile.storage.view(np.uint8)[:] = np.frombuffer(rng.randbytes(tile.spec.nbytes), np.uint8)
+    copy = Tile(spec)  # type: ignore[arg-type]
+    copy.storage[:] = tile.storage
+    return tile, copy
+
+
+def _outcome(fn: object) -> tuple[str, str] | None:
+    try:
+        fn()  # type: ignore[operator]
+    except Exception as exc:  # noqa: BLE001 - compared, not handled
+        return type(exc).__name__, str(exc)
+    return None
+
+
+def _storage_bytes(tile: Tile) -> bytes:
+    base = tile.storage
+    while base.base is not None:
+        base = base.base
+    return base.tobytes()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_steps_met_again_match_the_general_copies(seed: int) -> None:
+    """One TLOAD step and one TSTORE step per tile type, each run many times in a row (as in a loop) on the
+    same tile or a new one, with valid shapes changed at run time between calls, views of changing kinds and
+    offsets (row-major and DN, padded rows, too small, other element types, past the tensor's end): the same
+    bytes, written flags and errors as `tload` / `tstore` on twins."""
+    rng = random.Random(seed)
+    for dtype, layout in ((np.float32, BLayout.RowMajor), (np.uint8, BLayout.RowMajor), (np.float16, BLayout.ColMajor),
+                          (np.int32, BLayout.RowMajor)):
+        unit = 32 // np.dtype(dtype).itemsize
+        rows, cols = (rng.choice((2, 4, 16)), unit * rng.choice((1, 2))) if layout is BLayout.RowMajor else \
+            (unit, rng.choice((2, 4)))
+        spec = Tile[TileType.Vec, dtype, rows, cols, layout, -1, -1] if rng.random() < 0.5 else \
+            Tile[TileType.Vec, dtype, rows, cols, layout]
+        load_, store_ = load_step(spec, 1, 2), store_step(spec, 1, 2)
+        env = _Env()
+        tile, twin = _random_tile(rng, spec)
+        size = rows * cols * 4 + 64
+        tensor_dtype = dtype
+        array = np.frombuffer(rng.randbytes(size * np.dtype(dtype).itemsize), dtype).copy()
+        fast_t, slow_t = GlobalTensor("g", array.copy()), GlobalTensor("g", array.copy())
+        for _ in range(60):
+            pick = rng.random()
+            if pick < 0.15:
+                tile, twin = _random_tile(rng, spec)
+            elif pick < 0.35 and spec.dynamic_row and type(tile) is Tile:
+                vr, vc = rng.randint(0, rows), rng.randint(0, cols)
+                tile.SetValidShape(vr, vc)
+                twin.SetValidShape(vr, vc)
+            elif pick < 0.4:
+                tensor_dtype = rng.choice((dtype, dtype, np.float32, np.int16))
+                data = np.frombuffer(rng.randbytes(size * np.dtype(tensor_dtype).itemsize), tensor_dtype).copy()
+                fast_t, slow_t = GlobalTensor("g", data.copy()), GlobalTensor("g", data.copy())
+            vr, vc = tile.valid_shape
+            vrows, vcols = rng.choice([(vr, vc)] * 5 + [(vr + 1, vc), (vr, vc + 3), (max(vr - 1, 0), vc), (vc, vr)])
+            s0 = rng.choice((vcols, vcols, vcols + rng.randint(1, 9), 0))
+            shape, strides = ((vrows, vcols), (s0, 1)) if rng.random() < 0.8 else ((vrows, vcols), (1, vrows + 1))
+            kind = ViewShape(shape, strides)
+            reach = max(kind.reach, 0)
+            if reach >= size:
+                continue
+            offset = rng.randint(0, size - reach - 1) if rng.random() < 0.95 else size - reach
+            placed = _outcome(lambda: kind.place(fast_t, offset))
+            if placed is not None:
+                assert placed[0] == OutOfBoundsError.__name__
+                continue
+            fast_view, slow_view = View(fast_t, offset, kind), View(slow_t, offset, kind)
+            if rng.random() < 0.5:
+                fast = _outcome(lambda: load_([env, fast_view, tile]))
+                slow = _outcome(lambda: tload(slow_view, twin))
+            else:
+                fast = _outcome(lambda: store_([env, tile, fast_view]))
+                slow = _outcome(lambda: tstore(twin, slow_view))
+            assert fast == slow, seed
+            assert _storage_bytes(tile) == _storage_bytes(twin), seed
+            assert fast_t.flat.tobytes() == slow_t.flat.tobytes(), seed
+            assert fast_t.written == slow_t.written, seed
+
+
+def test_scale_compare_blocks_match_the_api() -> None:
+    """The shipped kernel, block by block, against the same instructions called from Python on tiles loaded
+    with NumPy: the scaled rows and the packed mask bytes, also with a block count set at run time (a longer
+    tensor) and data with NaNs, infinities and -0.0."""
+    import ptoisa
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "examples" / "pto" / "run_scale_compare.pto").read_text()
+    rng = np.random.default_rng(3)
+    for blocks in (4, 7):
+        rows = 16 * blocks
+        src = text.replace("64x16", f"{rows}x16").replace("64x2", f"{rows}x2") \
+            .replace("%c64 = arith.constant 64", f"%c64 = arith.constant {rows}") \
+            .replace("%c4 = arith.constant 4", f"%c4 = arith.constant {blocks}")
+        x = (rng.standard_normal((rows, 16)) * 80).astype(np.float32)
+        x.reshape(-1)[rng.choice(rows * 16, 12, replace=False)] = [np.nan, np.inf, -np.inf, -0.0, 0.0, 50.0,
+                                                                 50.0000038, 3e38, -3e38, 1e-45, np.nan, 49.99]
+        scaled, mask = np.full((rows, 16), 7, np.float32), np.full((rows, 2), 0xA5, np.uint8)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ErratumWarning)
+            ptoisa.interp.load(src).run(x, scaled, mask, 2.0, 100.0)
+            T = Tile[TileType.Vec, np.float32, 16, 16]
+            factor, prod = T(), T()
+            bits = Tile[TileType.Vec, np.uint8, 16, 32, BLayout.RowMajor, 16, 2]()
+            ptoisa.TEXPANDS(factor, 2.0, target="a2a3")
+            for b in range(blocks):
+                block = T(data=x[16 * b:16 * b + 16])
+                ptoisa.TPARTMUL(prod, block, factor, target="a2a3")
+                ptoisa.TCMPS(bits, prod, 100.0, ptoisa.CmpMode.GT, target="a2a3")
+                assert scaled[16 * b:16 * b + 16].tobytes() == prod.view.tobytes()
+                assert mask[16 * b:16 * b + 16].tobytes() == bits.view[:, :2].tobytes()
+
+
+# --- instruction steps -----------------------------------------------------------------------------------------------
+def test_instruction_steps_name_their_site_in_every_mode() -> None:
+    """TCMPS and TPARTMUL set the warning site themselves (and hand poison mode to the wrapped step): the same
+    warnings, sites and bytes with fill="nan" and fill="poison"."""
+    from pathlib import Path
+
+    kernel = Path(__file__).resolve().parents[2] / "examples" / "pto" / "run_scale_compare.pto"
+    program = load(kernel, target="a2a3")
+    x = np.arange(1024, dtype=np.float32).reshape(64, 16) / 8 - 40
+    outs = []
+    for fill in ("nan", "poison"):  # both fill tiles with 0xFF bytes
+        args = (x, np.zeros((64, 16), np.float32), np.zeros((64, 2), np.uint8), 2.0, 100.0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            program.run(*args, fill=fill)
+        outs.append(([str(w.message) for w in caught], args[1].tobytes(), args[2].tobytes()))
+    assert outs[0] == outs[1]
+    assert outs[0][0] and all(f"[pto.tcmps at {kernel}:31:7]" in m for m in outs[0][0])

@@ -200,3 +200,140 @@ def test_instruction_steps_name_their_site_in_every_mode() -> None:
         outs.append(([str(w.message) for w in caught], args[1].tobytes(), args[2].tobytes()))
     assert outs[0] == outs[1]
     assert outs[0][0] and all(f"[pto.tcmps at {kernel}:31:7]" in m for m in outs[0][0])
+
+
+# --- partition views moved turn after turn ---------------------------------------------------------------------------
+_PARTS = """module {
+  func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %out: !pto.ptr<f32>, %n: index, %step: index, %col: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %tv_a = pto.make_tensor_view %a, shape = [%c64, %c16], strides = [%c16, %c1] : !pto.tensor_view<64x16xf32>
+    %tv_b = pto.make_tensor_view %b, shape = [%c16, %c64], strides = [%c64, %c1] : !pto.tensor_view<16x64xf32>
+    %tv_o = pto.make_tensor_view %out, shape = [%c64, %c16], strides = [%c16, %c1] : !pto.tensor_view<64x16xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 4x8xf32>
+    scf.for %i = %c0 to %n step %c1 {
+      %row = arith.muli %i, %step : index
+      %rem = arith.remsi %i, %c2 : index
+      %even = arith.cmpi eq, %rem, %c0 : index
+      %src = scf.if %even -> (!pto.tensor_view<?x?xf32>) {
+        scf.yield %tv_b : !pto.tensor_view<16x64xf32>
+      } else {
+        scf.yield %tv_a : !pto.tensor_view<64x16xf32>
+      }
+      %pv = pto.partition_view %src, offsets = [%row, %col], sizes = [%c4, %c8] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<4x8xf32>
+      %po = pto.partition_view %tv_o, offsets = [%row, %col], sizes = [%c4, %c8] : !pto.tensor_view<64x16xf32> -> !pto.partition_tensor_view<4x8xf32>
+      pto.tload ins(%pv : !pto.partition_tensor_view<4x8xf32>) outs(%t : !pto.tile_buf<vec, 4x8xf32>)
+      pto.tstore ins(%t : !pto.tile_buf<vec, 4x8xf32>) outs(%po : !pto.partition_tensor_view<4x8xf32>)
+      pto.tstore ins(%t : !pto.tile_buf<vec, 4x8xf32>) outs(%pv : !pto.partition_tensor_view<4x8xf32>)
+    }
+    return
+  }
+}
+"""
+
+
+def _expected_parts(a: np.ndarray, b: np.ndarray, out: np.ndarray, n: int, step: int, col: int) -> str | None:
+    """What _PARTS does, in NumPy (a, b, out changed in place): None, or the SSA name of the partition that
+    leaves its tensor on the first turn that has one (that turn copies nothing)."""
+    views, o = (b.reshape(16, 64), a.reshape(64, 16)), out.reshape(64, 16)
+    for i in range(n):
+        row = i * step
+        src = views[i % 2]
+        for name, whole in (("%pv", src), ("%po", o)):
+            if row + 4 > whole.shape[0] or col + 8 > whole.shape[1]:
+                return name
+        block = src[row:row + 4, col:col + 8].copy()
+        o[row:row + 4, col:col + 8] = block
+        src[row:row + 4, col:col + 8] = block
+    return None
+
+
+def test_partition_views_moved_each_turn_match_numpy() -> None:
+    """A partition whose view only TLOAD / TSTORE read is moved turn after turn; its parent alternates between
+    two tensors of different shapes (each turn's view must be of the right tensor and kind): the same bytes as
+    NumPy's slices, and a partition leaving its tensor is refused at that partition_view, after the turns
+    before it and with nothing of its turn copied."""
+    program = load(_PARTS)
+    lines = {name: 1 + next(i for i, line in enumerate(_PARTS.splitlines()) if line.strip().startswith(name + " "))
+             for name in ("%pv", "%po")}
+    rng = np.random.default_rng(5)
+    seen = set()
+    for n, step, col in ((6, 4, 0), (9, 1, 8), (12, 3, 4), (5, 4, 9), (20, 4, 0), (16, 4, 8), (3, 7, 2)):
+        a, b = rng.standard_normal(1024).astype(np.float32), rng.standard_normal(1024).astype(np.float32)
+        out = np.zeros(1024, np.float32)
+        want_a, want_b, want_out = a.copy(), b.copy(), out.copy()
+        refused = _expected_parts(want_a, want_b, want_out, n, step, col)
+        seen.add(refused)
+        if refused is None:
+            program.run(a, b, out, n, step, col)
+        else:
+            with pytest.raises(OutOfBoundsError, match="partition_view") as info:
+                program.run(a, b, out, n, step, col)
+            assert info.value.__notes__[-1].startswith(f"in pto.partition_view at <string>:{lines[refused]}:")
+        for got, want in ((a, want_a), (b, want_b), (out, want_out)):
+            assert got.tobytes() == want.tobytes(), (n, step, col)
+    assert seen == {None, "%pv", "%po"}
+
+
+_CARRIED = """module {
+  func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 4x8xf32>
+    %tv0 = pto.make_tensor_view %a, shape = [%c64, %c16], strides = [%c16, %c1] : !pto.tensor_view<64x16xf32>
+    %pv0 = pto.partition_view %tv0, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<64x16xf32> -> !pto.partition_tensor_view<4x8xf32>
+    %last = scf.for %i = %c1 to %n step %c1 iter_args(%prev = %pv0) -> (!pto.partition_tensor_view<4x8xf32>) {
+      %rem = arith.remsi %i, %c2 : index
+      %even = arith.cmpi eq, %rem, %c0 : index
+      %p = scf.if %even -> (!pto.ptr<f32>) {
+        scf.yield %a : !pto.ptr<f32>
+      } else {
+        scf.yield %b : !pto.ptr<f32>
+      }
+      %tv = pto.make_tensor_view %p, shape = [%c64, %c16], strides = [%c16, %c1] : !pto.tensor_view<64x16xf32>
+      %row = arith.muli %i, %c4 : index
+      %pv = pto.partition_view %tv, offsets = [%row, %c0], sizes = [%c4, %c8] : !pto.tensor_view<64x16xf32> -> !pto.partition_tensor_view<4x8xf32>
+      pto.tload ins(%prev : !pto.partition_tensor_view<4x8xf32>) outs(%t : !pto.tile_buf<vec, 4x8xf32>)
+      pto.tstore ins(%t : !pto.tile_buf<vec, 4x8xf32>) outs(%pv : !pto.partition_tensor_view<4x8xf32>)
+      scf.yield %pv : !pto.partition_tensor_view<4x8xf32>
+    }
+    return
+  }
+}
+"""
+_SAME_KIND = _CARRIED.replace("%last = scf.for %i = %c1 to %n step %c1 iter_args(%prev = %pv0) -> "
+                              "(!pto.partition_tensor_view<4x8xf32>) {", "scf.for %i = %c1 to %n step %c1 {") \
+    .replace("pto.tload ins(%prev", "pto.tload ins(%pv0").replace(
+        "      scf.yield %pv : !pto.partition_tensor_view<4x8xf32>\n", "")
+
+
+@pytest.mark.parametrize(("carried", "alternate"), [(True, False), (True, True), (False, True), (False, False)])
+def test_partition_views_of_alternating_tensors_and_carried_views(carried: bool, alternate: bool) -> None:
+    """Partitions made by one op of views of one kind over two tensors in turn (the moved View must follow the
+    tensor), and a partition view carried to the next turn by scf.yield (not moved: the next turn reads it
+    where it was): the same bytes as NumPy."""
+    assert "iter_args" not in _SAME_KIND and "%prev" not in _SAME_KIND
+    text = _CARRIED if carried else _SAME_KIND
+    if not alternate:
+        text = text.replace("scf.yield %b : !pto.ptr<f32>", "scf.yield %a : !pto.ptr<f32>")
+    program = load(text)
+    for n in (1, 2, 5, 16):
+        a, b = np.arange(1024, dtype=np.float32), -np.arange(1024, dtype=np.float32) - 0.5
+        want = [a.reshape(64, 16).copy(), b.reshape(64, 16).copy()]
+        prev = want[0][0:4, 0:8]
+        for i in range(1, n):
+            dst = want[i % 2 if alternate else 0][4 * i:4 * i + 4, 0:8]
+            dst[...] = prev.copy() if carried else want[0][0:4, 0:8]
+            prev = dst
+        program.run(a, b, n)
+        assert a.tobytes() == want[0].tobytes() and b.tobytes() == want[1].tobytes(), n

@@ -188,6 +188,8 @@ def _partition_view(d: FunctionDecoder, op: Operation) -> Step:
         if len(offsets) == 2:
             o0, o1 = offsets
             at2 = part.at2
+            if all(use.operation.name in _VIEW_READERS for use in op.results[0].uses):
+                return _reused_partition(src, o0, o1, r, part)
 
             def step2(regs: list[Any]) -> None:
                 parent, i, j = regs[src], regs[o0], regs[o1]
@@ -206,6 +208,32 @@ def _partition_view(d: FunctionDecoder, op: Operation) -> Step:
 
     def step(regs: list[Any]) -> None:
         regs[r] = regs[src].partition(tuple([regs[s] for s in offsets]), tuple([regs[s] for s in sizes]))
+
+    return step
+
+
+_VIEW_READERS = frozenset({"pto.tload", "pto.tstore"})
+"""Ops that read a view while they run and keep no reference to it."""
+
+
+def _reused_partition(src: int, o0: int, o1: int, r: int, part: Partition) -> Step:
+    """A rank-2 partition_view of constant sizes whose view only TLOAD / TSTORE read: each turn moves the View
+    the step made in this frame before (the same tensor and kind) to the new offset instead of making another.
+    Nothing else holds that View (the ops reading it keep no reference, and no other op receives it), and each
+    frame (each run, each call) has its own, so that moving it changes no view anything still reads."""
+    at2 = part.at2
+
+    def step(regs: list[Any]) -> None:
+        parent, i, j = regs[src], regs[o0], regs[o1]
+        kind, child, m0, m1, s0, s1 = part.last2  # the parent kind met last (see Partition.last2)
+        if kind is parent.kind and 0 <= i <= m0 and 0 <= j <= m1:
+            view, tensor = regs[r], parent.tensor
+            if view is not None and view.kind is child and view.tensor is tensor:
+                view.offset = parent.offset + i * s0 + j * s1
+            else:
+                regs[r] = View(tensor, parent.offset + i * s0 + j * s1, child)
+        else:
+            regs[r] = at2(parent, i, j)
 
     return step
 

@@ -407,9 +407,9 @@ def load_step(spec: TileSpec, v: int, t: int) -> Callable[[list[Any]], None]:
         elif vc != width:
             tile.view[:vr, :vc] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # plain
         elif vr != height:
-            tile.view[:vr] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # whole tile rows
+            tile.view[:vr] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # whole rows
         else:
-            tile.view[...] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # the whole tile
+            tile.view[...] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # whole tile
         if regs[0].poison is not None:
             regs[0].poison.mark(tile)
 
@@ -462,14 +462,14 @@ class _Plain:
 
 
 def loader(spec: TileSpec) -> Callable[[View, Tile], None]:
-    """TLOAD into tiles of type `spec` as the interpreter runs it (`load_step`), as a function of (view, tile)."""
+    """TLOAD into tiles of type `spec` as the interpreter runs it (`load_step`): a function of (view, tile)."""
     step = load_step(spec, 1, 2)
     env = _Plain()
     return lambda view, tile: step([env, view, tile])
 
 
 def storer(spec: TileSpec) -> Callable[[Tile, View], None]:
-    """TSTORE from tiles of type `spec` as the interpreter runs it (`store_step`), as a function of (tile, view)."""
+    """TSTORE from tiles of type `spec` as the interpreter runs it (`store_step`): a function of (tile, view)."""
     step = store_step(spec, 1, 2)
     env = _Plain()
     return lambda tile, view: step([env, tile, view])

@@ -24,7 +24,8 @@ from ..tile.spec import TileSpec
 from ..tile.tile import Tile, default_valid, private_storage, window
 from .decode import FunctionDecoder, Step, handler, no_effect
 from .errors import LimitError
-from .memory import GlobalTensor, Partition, ShapeMemo, View, ViewShape, load_step, store_step, tstore_quantised
+from .memory import (GlobalTensor, Partition, ShapeMemo, View, ViewShape, load_step, store_step,
+                     tstore_quantised)
 
 # --- tiles -------------------------------------------------------------------------------------------------
 

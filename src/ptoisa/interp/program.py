@@ -250,7 +250,7 @@ class Program:
         }
         self._compiled: dict[str, CompiledFunction] = {}  # only whole functions: read without the lock
         self._arguments: dict[str, tuple[Argument, ...]] = {}  # entry name -> described arguments
-        self._binders: dict[str, tuple[Any, ...]] = {}  # entry name -> (name, convert, is scalar, Argument) each
+        self._binders: dict[str, tuple[Any, ...]] = {}  # entry name -> (name, convert, scalar?, Argument)s
         self._decoding: dict[str, CompiledFunction] = {}  # functions being decoded (recursion), under the lock
         self._lock = threading.RLock()
         self.decode_count = 0

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from ptoisa.errors import ErratumWarning, OutOfBoundsError
+from ptoisa.errors import ErratumWarning, NotModelledError, OutOfBoundsError
 from ptoisa.interp import load
 from ptoisa.interp.memory import GlobalTensor, View, ViewShape, load_step, store_step, tload, tstore
 from ptoisa.tile.enums import BLayout, TileType
@@ -337,3 +337,34 @@ def test_partition_views_of_alternating_tensors_and_carried_views(carried: bool,
             prev = dst
         program.run(a, b, n)
         assert a.tobytes() == want[0].tobytes() and b.tobytes() == want[1].tobytes(), n
+
+
+# --- make_tensor_view of constant sizes ------------------------------------------------------------------------------
+@pytest.mark.parametrize(("rows", "cols", "layout"), [(4, 8, "nd"), (0, 8, "nd"), (1, 1, "nd"), (4, 8, "nz"),
+                                                     (0, 8, "nz"), (4, 8, "dn")])
+def test_constant_tensor_views_refuse_as_place_does(rows: int, cols: int, layout: str) -> None:
+    """A make_tensor_view of constant sizes on tensors of every size around the view's reach: made where
+    `ViewShape.place` makes it, refused with its error (and the op's location) where it refuses (NZ: never
+    made)."""
+    text = f"""func.func @k(%x: !pto.ptr<f32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = arith.constant {rows} : index
+  %c = arith.constant {cols} : index
+  %tv = pto.make_tensor_view %x, shape = [%r, %c], strides = [%c, %c1] {{layout = #pto.layout<{layout}>}} : !pto.tensor_view<{rows}x{cols}xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+  %pv = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c0, %c0] : !pto.tensor_view<{rows}x{cols}xf32> -> !pto.partition_tensor_view<0x0xf32>
+  return
+}}
+"""
+    program = load(text)
+    kind = ViewShape((rows, cols), (cols, 1), layout)
+    for size in range(0, rows * cols + 3):
+        tensor = GlobalTensor("x", np.zeros(size, np.float32))
+        want = _outcome(lambda: kind.place(tensor, 0))
+        got = _outcome(lambda: program.run(np.zeros(size, np.float32)))
+        assert got == want, size
+        if want is not None:
+            with pytest.raises((OutOfBoundsError, NotModelledError)) as info:
+                program.run(np.zeros(size, np.float32))
+            assert info.value.__notes__[-1].startswith("in pto.make_tensor_view at <string>:6:")

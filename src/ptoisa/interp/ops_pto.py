@@ -161,8 +161,14 @@ def _make_tensor_view(d: FunctionDecoder, op: Operation) -> Step:
 
             return refuse
         if kind is not None:
+            reach = kind.reach if kind.problem is None else None
+
             def place(regs: list[Any]) -> None:
-                regs[r] = kind.place(regs[p], 0)
+                tensor = regs[p]
+                if reach is not None and type(tensor) is GlobalTensor and reach < tensor.flat.size:
+                    regs[r] = View(tensor, 0, kind)  # `kind.place(tensor, 0)` when its checks pass
+                else:
+                    regs[r] = kind.place(tensor, 0)
 
             return place
 

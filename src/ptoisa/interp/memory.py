@@ -34,7 +34,7 @@ class GlobalTensor:
         flags = array.flags
         contiguous = flags.c_contiguous and flags.writeable
         if contiguous:
-            self.flat = array if array.ndim == 1 else array.reshape(-1)
+            self.flat = array if array.ndim == 1 else array.ravel()  # a view of a C-contiguous array
         else:
             self.flat = np.ascontiguousarray(array).reshape(-1)
         self._copy_back = not contiguous
@@ -373,20 +373,27 @@ def tstore_quantised(tile: Tile, view: View, word: int, relu: bool) -> None:
     write_view(_prequant.apply(values, as_dtype(view.tensor.flat.dtype), words, False, relu), view)
 
 
-def loader(spec: TileSpec) -> Callable[[View, Tile], None]:
-    """TLOAD into tiles of type `spec`, planned when the op is decoded.
+def load_step(spec: TileSpec, v: int, t: int) -> Callable[[list[Any]], None]:
+    """The step of a TLOAD from the view in slot `v` into the tile in slot `t` (of type `spec`), planned when
+    the op is decoded; in poison mode the loaded region is then marked written.
 
-    Boxed layouts take `tload`. For ND / DN tiles the plan copies straight between the tile and the caller's
+    Boxed layouts take `tload`. For ND / DN tiles the step copies straight between the tile and the caller's
     memory when the view is a plain window of unit column stride (`ViewShape.row_stride`), its element type is
     the tile's and its matrix covers the valid region: one slice copy when both sides' elements are contiguous
     (a row-major tile whose valid rows are whole, a window whose rows are adjacent), else a 2-D copy between
     views. Everything else (other shapes, type punning, folded windows, empty regions, whose views are not
     bounds-checked, every error) goes to `tload`."""
     if spec.is_boxed:
-        return tload
+        def boxed(regs: list[Any]) -> None:
+            tload(regs[v], regs[t])
+            if regs[0].poison is not None:
+                regs[0].poison.mark(regs[t])
+
+        return boxed
     dtype, row_major, height, width = spec.np_dtype, spec.is_row_major, spec.rows, spec.cols
 
-    def load(view: View, tile: Tile) -> None:
+    def step(regs: list[Any]) -> None:
+        view, tile = regs[v], regs[t]
         kind = view.kind
         vr, vc = tile._valid_row, tile._valid_col
         s0 = kind.row_stride
@@ -394,29 +401,38 @@ def loader(spec: TileSpec) -> Callable[[View, Tile], None]:
         if s0 is None or kind.rows < vr or kind.cols < vc or not vr or not vc or \
                 (flat.dtype is not dtype and flat.dtype != dtype):
             tload(view, tile)
-            return
-        offset = view.offset
-        if row_major and (vr <= 1 or s0 == vc == width) and tile.storage.ndim == 1:
-            n = vr * vc
-            tile.storage[:n] = flat[offset:offset + n]
+        elif row_major and (vr <= 1 or s0 == vc == width) and tile.storage.ndim == 1:
+            offset = view.offset
+            tile.storage[:vr * vc] = flat[offset:offset + vr * vc]
         elif vc != width:
-            tile.view[:vr, :vc] = view.tensor.window(offset, vr, vc, s0)  # type: ignore[index]  # plain: a view
+            tile.view[:vr, :vc] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # plain
         elif vr != height:
-            tile.view[:vr] = view.tensor.window(offset, vr, vc, s0)  # type: ignore[index]  # whole tile rows
+            tile.view[:vr] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # whole rows
         else:
-            tile.view[...] = view.tensor.window(offset, vr, vc, s0)  # type: ignore[index]  # the whole tile
+            tile.view[...] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # whole tile
+        if regs[0].poison is not None:
+            regs[0].poison.mark(tile)
 
-    return load
+    return step
 
 
-def storer(spec: TileSpec) -> Callable[[Tile, View], None]:
-    """TSTORE from tiles of type `spec`, planned when the op is decoded: as `loader`, for a view whose matrix is
-    exactly the tile's valid region; everything else goes to `tstore`."""
+def store_step(spec: TileSpec, t: int, v: int) -> Callable[[list[Any]], None]:
+    """The step of a plain TSTORE from the tile in slot `t` (of type `spec`) into the view in slot `v`: as
+    `load_step`, for a view whose matrix is exactly the tile's valid region; everything else goes to `tstore`.
+    In poison mode the stored region is checked first."""
     if spec.is_boxed:
-        return tstore
+        def boxed(regs: list[Any]) -> None:
+            if regs[0].poison is not None:
+                regs[0].poison.check(regs[t], "the stored tile")
+            tstore(regs[t], regs[v])
+
+        return boxed
     dtype, row_major, height, width = spec.np_dtype, spec.is_row_major, spec.rows, spec.cols
 
-    def store_(tile: Tile, view: View) -> None:
+    def step(regs: list[Any]) -> None:
+        tile, view = regs[t], regs[v]
+        if regs[0].poison is not None:
+            regs[0].poison.check(tile, "the stored tile")
         kind, tensor = view.kind, view.tensor
         vr, vc = tile._valid_row, tile._valid_col
         s0 = kind.row_stride
@@ -425,19 +441,38 @@ def storer(spec: TileSpec) -> Callable[[Tile, View], None]:
                 (flat.dtype is not dtype and flat.dtype != dtype):
             tstore(tile, view)
             return
-        offset = view.offset
         if row_major and (vr <= 1 or s0 == vc == width) and tile.storage.ndim == 1:
-            n = vr * vc
-            flat[offset:offset + n] = tile.storage[:n]
+            offset = view.offset
+            flat[offset:offset + vr * vc] = tile.storage[:vr * vc]
         elif vc != width:
-            tensor.window(offset, vr, vc, s0)[...] = tile.view[:vr, :vc]  # type: ignore[index]  # plain layout
+            tensor.window(view.offset, vr, vc, s0)[...] = tile.view[:vr, :vc]  # type: ignore[index]  # plain
         elif vr != height:
-            tensor.window(offset, vr, vc, s0)[...] = tile.view[:vr]  # type: ignore[index]  # whole tile rows
+            tensor.window(view.offset, vr, vc, s0)[...] = tile.view[:vr]  # type: ignore[index]  # whole rows
         else:
-            tensor.window(offset, vr, vc, s0)[...] = tile.view  # the whole tile
+            tensor.window(view.offset, vr, vc, s0)[...] = tile.view  # the whole tile
         tensor._written[0] = True
 
-    return store_
+    return step
+
+
+class _Plain:
+    """Slot 0 of the frames `loader` and `storer` run their steps in: no poison tracking."""
+
+    poison = None
+
+
+def loader(spec: TileSpec) -> Callable[[View, Tile], None]:
+    """TLOAD into tiles of type `spec` as the interpreter runs it (`load_step`): a function of (view, tile)."""
+    step = load_step(spec, 1, 2)
+    env = _Plain()
+    return lambda view, tile: step([env, view, tile])
+
+
+def storer(spec: TileSpec) -> Callable[[Tile, View], None]:
+    """TSTORE from tiles of type `spec` as the interpreter runs it (`store_step`): a function of (tile, view)."""
+    step = store_step(spec, 1, 2)
+    env = _Plain()
+    return lambda tile, view: step([env, tile, view])
 
 
 class TileArgument:

@@ -21,10 +21,11 @@ from ..isa.texpands import texpands
 from ..isa.tgather import tgather_cmp, tgather_index, tgather_mask
 from ..isa.tpartmul import tpartmul
 from ..tile.spec import TileSpec
-from ..tile.tile import Tile, default_valid, window
+from ..tile.tile import _STAGGER_FROM, Tile, default_valid, private_storage, window
 from .decode import FunctionDecoder, Step, handler, no_effect
 from .errors import LimitError
-from .memory import GlobalTensor, Partition, ShapeMemo, View, ViewShape, loader, storer, tstore_quantised
+from .memory import (GlobalTensor, Partition, ShapeMemo, View, ViewShape, load_step, store_step,
+                     tstore_quantised)
 
 # --- tiles -------------------------------------------------------------------------------------------------
 
@@ -57,13 +58,25 @@ def _alloc_tile(d: FunctionDecoder, op: Operation) -> Step:
     row_slot = next(sizes) if quick and spec.dynamic_row else None
     col_slot = next(sizes) if quick and spec.dynamic_col else None
     rows, cols = spec.rows, spec.cols
+    # static valid sizes on a plain row-major tile: `Tile.fresh` written in (its storage what `private_storage`
+    # makes: plain zeros below its staggering size, else its own; its view the reshape `plain_view` makes), half
+    # an alloc_tile's cost at 16x16
+    inline = valid is not None and not spec.is_boxed and spec.is_row_major
+    new, nbytes, np_dtype, zeros = Tile.__new__, spec.nbytes, spec.np_dtype, np.zeros
+    numel = nbytes // np_dtype.itemsize if nbytes < _STAGGER_FROM else None
 
     def step(regs: list[Any]) -> None:
         env = regs[0]
-        if env.max_bytes is not None and spec.nbytes > env.max_bytes:
+        if env.max_bytes is not None and nbytes > env.max_bytes:
             raise LimitError(f"tile {spec} needs {spec.nbytes} bytes, over the run's limit of {env.max_bytes} "
                              "bytes per allocation (--max-bytes)")
-        if valid is not None:
+        if inline:
+            tile = new(Tile)
+            tile.spec, tile._valid_row, tile._valid_col, tile.binding = spec, vr, vc, None
+            tile.storage = storage = zeros(numel, np_dtype) if numel is not None else \
+                private_storage(nbytes, np_dtype)
+            tile.view = storage.reshape(rows, cols)
+        elif valid is not None:
             tile = Tile.fresh(spec, vr, vc)
         else:
             a = regs[row_slot] if row_slot is not None else spec.valid_row
@@ -151,8 +164,14 @@ def _make_tensor_view(d: FunctionDecoder, op: Operation) -> Step:
 
             return refuse
         if kind is not None:
+            reach = kind.reach if kind.problem is None else None
+
             def place(regs: list[Any]) -> None:
-                regs[r] = kind.place(regs[p], 0)
+                tensor = regs[p]
+                if reach is not None and type(tensor) is GlobalTensor and reach < tensor.flat.size:
+                    regs[r] = View(tensor, 0, kind)  # `kind.place(tensor, 0)` when its checks pass
+                else:
+                    regs[r] = kind.place(tensor, 0)
 
             return place
 
@@ -179,6 +198,8 @@ def _partition_view(d: FunctionDecoder, op: Operation) -> Step:
         if len(offsets) == 2:
             o0, o1 = offsets
             at2 = part.at2
+            if all(use.operation.name in _VIEW_READERS for use in op.results[0].uses):
+                return _reused_partition(src, o0, o1, r, part)
 
             def step2(regs: list[Any]) -> None:
                 parent, i, j = regs[src], regs[o0], regs[o1]
@@ -197,6 +218,32 @@ def _partition_view(d: FunctionDecoder, op: Operation) -> Step:
 
     def step(regs: list[Any]) -> None:
         regs[r] = regs[src].partition(tuple([regs[s] for s in offsets]), tuple([regs[s] for s in sizes]))
+
+    return step
+
+
+_VIEW_READERS = frozenset({"pto.tload", "pto.tstore"})
+"""Ops that read a view while they run and keep no reference to it."""
+
+
+def _reused_partition(src: int, o0: int, o1: int, r: int, part: Partition) -> Step:
+    """A rank-2 partition_view of constant sizes whose view only TLOAD / TSTORE read: each turn moves the View
+    the step made in this frame before (the same tensor and kind) to the new offset instead of making another.
+    Nothing else holds that View (the ops reading it keep no reference, and no other op receives it), and each
+    frame (each run, each call) has its own, so that moving it changes no view anything still reads."""
+    at2 = part.at2
+
+    def step(regs: list[Any]) -> None:
+        parent, i, j = regs[src], regs[o0], regs[o1]
+        kind, child, m0, m1, s0, s1 = part.last2  # the parent kind met last (see Partition.last2)
+        if kind is parent.kind and 0 <= i <= m0 and 0 <= j <= m1:
+            view, tensor = regs[r], parent.tensor
+            if view is not None and view.kind is child and view.tensor is tensor:
+                view.offset = parent.offset + i * s0 + j * s1
+            else:
+                regs[r] = View(tensor, parent.offset + i * s0 + j * s1, child)
+        else:
+            regs[r] = at2(parent, i, j)
 
     return step
 
@@ -236,20 +283,12 @@ def _reinterpret_cast(d: FunctionDecoder, op: Operation) -> Step:
 
 @handler("pto.tload")
 def _tload(d: FunctionDecoder, op: Operation) -> Step:
-    load = loader(_spec(d, op, op.operands[1].type))
-    v, t = d.use(op.operands[0]), d.use(op.operands[1])
-
-    def step(regs: list[Any]) -> None:
-        load(regs[v], regs[t])
-        if regs[0].poison is not None:
-            regs[0].poison.mark(regs[t])
-
-    return step
+    return load_step(_spec(d, op, op.operands[1].type), d.use(op.operands[0]), d.use(op.operands[1]))
 
 
 @handler("pto.tstore")
 def _tstore(d: FunctionDecoder, op: Operation) -> Step:
-    store_ = storer(_spec(d, op, op.operands[0].type))
+    spec = _spec(d, op, op.operands[0].type)
     pre = op.pre_quant_scalar  # type: ignore[attr-defined]
     # stPhase orders nothing in a sequential run; the atomic add is not modelled, nor ReLU on a plain store
     checks = (("atomicType", "atomic_none"),) + ((("reluPreMode", "no_relu"),) if pre is None else ())
@@ -271,12 +310,7 @@ def _tstore(d: FunctionDecoder, op: Operation) -> Step:
 
         return quantised
 
-    def step(regs: list[Any]) -> None:
-        if regs[0].poison is not None:
-            regs[0].poison.check(regs[t], "the stored tile")
-        store_(regs[t], regs[v])
-
-    return step
+    return store_step(spec, t, v)
 
 
 # --- scalar access -----------------------------------------------------------------------------------------
@@ -379,7 +413,7 @@ _WRITES = {"pto.tcmps": ("dst",), "pto.tci": ("dst",), "pto.tpartmul": ("dst",),
 def _sited(d: FunctionDecoder, op: Operation, step: Step) -> Step:
     """The step of an instruction, run with its source location in force for the warnings it may emit (and, in
     poison mode, its reads checked and its writes recorded)."""
-    where = f"{op.name} at {d.where(op)}"
+    where = _where(d, op)
     reads = [(role, d.use(v)) for role in _READS.get(op.name, ()) if (v := getattr(op, role, None)) is not None
              and isinstance(v, SSAValue) and isinstance(v.type, TileBufType)]
     writes = [d.use(v) for role in _WRITES.get(op.name, ()) if (v := getattr(op, role, None)) is not None
@@ -404,6 +438,11 @@ def _sited(d: FunctionDecoder, op: Operation, step: Step) -> Step:
     return sited
 
 
+def _where(d: FunctionDecoder, op: Operation) -> str:
+    """What a warning of the instruction names as its site (`pto.tcmps at kernel.pto:12:5`)."""
+    return f"{op.name} at {d.where(op)}"
+
+
 @handler("pto.tcmps")
 def _tcmps(d: FunctionDecoder, op: Operation) -> Step:
     src, dst = _tiles(d, op, op.src, op.dst)  # type: ignore[attr-defined]
@@ -413,7 +452,21 @@ def _tcmps(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         tcmps(regs[0].config, regs[dst], regs[src], regs[s], mode)
 
-    return _sited(d, op, step)
+    sited, where = _sited(d, op, step), _where(d, op)
+
+    def direct(regs: list[Any]) -> None:  # `sited` with the call written in (one Python call less per op)
+        env = regs[0]
+        if env.poison is not None:
+            sited(regs)
+            return
+        site = env.site
+        site.where = where
+        try:
+            tcmps(env.config, regs[dst], regs[src], regs[s], mode)
+        finally:
+            site.where = None
+
+    return direct
 
 
 @handler("pto.tci")
@@ -446,7 +499,21 @@ def _tpartmul(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         tpartmul(regs[0].config, regs[dst], regs[a], regs[b])
 
-    return _sited(d, op, step)
+    sited, where = _sited(d, op, step), _where(d, op)
+
+    def direct(regs: list[Any]) -> None:  # as TCMPS's
+        env = regs[0]
+        if env.poison is not None:
+            sited(regs)
+            return
+        site = env.site
+        site.where = where
+        try:
+            tpartmul(env.config, regs[dst], regs[a], regs[b])
+        finally:
+            site.where = None
+
+    return direct
 
 
 @handler("pto.tgather")

@@ -250,6 +250,7 @@ class Program:
         }
         self._compiled: dict[str, CompiledFunction] = {}  # only whole functions: read without the lock
         self._arguments: dict[str, tuple[Argument, ...]] = {}  # entry name -> described arguments
+        self._binders: dict[str, tuple[Any, ...]] = {}  # entry name -> (name, convert, scalar?, Argument)s
         self._decoding: dict[str, CompiledFunction] = {}  # functions being decoded (recursion), under the lock
         self._lock = threading.RLock()
         self.decode_count = 0
@@ -374,22 +375,25 @@ class Program:
 
     def _bind(self, name: str, args: Sequence[Any], named: Mapping[str, Any]
               ) -> tuple[list[Any], dict[str, Any], list[GlobalTensor]]:
-        params = self._params(name)
-        if named or len(args) != len(params):
-            args = _in_order(name, params, args, named)
+        rows = self._binders.get(name)
+        if rows is None:  # what binding needs of each argument, looked up once per entry
+            rows = self._binders[name] = tuple((p.name, p.convert, p.kind == "scalar", p)
+                                               for p in self._params(name))
+        if named or len(args) != len(rows):
+            args = _in_order(name, self._params(name), args, named)
         values: list[Any] = []
         bound: dict[str, Any] = {}
         tensors: list[Any] = []
-        for p, given in zip(params, args, strict=True):
-            value = p.convert(given)
+        for (pname, convert, scalar, p), given in zip(rows, args, strict=True):
+            value = convert(given)
             if type(value) is GlobalTensor:  # a pointer argument (the common case first)
                 tensors.append(value)
                 values.append(value)
-                bound[p.name] = given
+                bound[pname] = given
                 continue
-            if p.kind == "scalar":
+            if scalar:
                 values.append(value)
-                bound[p.name] = value
+                bound[pname] = value
                 continue
             if type(value) is GlobalTensor:
                 tensors.append(value)

@@ -623,8 +623,8 @@ def kernel_line(driver: Driver, kernel_id: int, budget_s: float, repeat_s: float
     print(f"\nexamples/pto/run_scale_compare.pto per 16x16 block (TLOAD, TPARTMUL, TCMPS, 2 x TSTORE): C++ "
           f"{ref:.2f} us; ptoisa interpreter {steady:.2f} us ({steady / ref:.1f}x) in the steady state ((64-block "
           f"run - 4-block run) / 60), {shipped:.2f} us ({shipped / ref:.1f}x) per block of the shipped run "
-          f"((run - empty run) / 4, its set-up included); the block's TPARTMUL + TCMPS through the API "
-          f"{api:.2f} us ({api / ref:.1f}x)")
+          f"((run - empty run) / 4, its set-up included); the block's TPARTMUL + TCMPS through the API (the blocks "
+          f"in turn) {api:.2f} us ({api / ref:.1f}x)")
     return {"cpp": cpp,
             "interpreter": [{"what": w, "ptoisa_us": o, "api_two_calls_us": a} for w, o, a, _ in per_block]}
 

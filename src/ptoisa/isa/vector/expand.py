@@ -79,11 +79,69 @@ def _row_vector(tile, rows: int, cols: int) -> np.ndarray:  # noqa: ANN001
     return np.tile(block, (1, reps))[:, :cols]
 
 
-def _row_direct(plan: Plan, fn: np.ufunc, positions: dict[str, int] | None = None
-                ) -> Callable[[Tiles], None] | None:
+_EXPAND_MIN = 4096  # elements: from here a one-column operand is spread into a block before a cheap ufunc
+
+
+def _pair_into(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], kind: str, dtype: np.dtype
+               ) -> Callable[..., None]:
+    """`into(a, b, out, vector)`: `out[...] = fn(a, b)` (a and b broadcasting to out's shape, of out's type;
+    `vector`, when given, the smaller operand before any spreading) for one element type, by the cheapest exact
+    route: a ufunc straight into out (NumPy stages a source that overlaps out); C++'s max and min from NumPy's
+    when the result is unambiguous (`_extreme_into`); EXPDIF of float with exp from double straight into out
+    when the difference holds no NaN (as TEXP's compiled form); else `fn` and a copy."""
+    if isinstance(fn, np.ufunc):
+        return lambda a, b, out, vector=None: fn(a, b, out=out)
+    if fn is _div and dtype.kind == "f":
+        return lambda a, b, out, vector=None: np.divide(a, b, out=out)
+    if fn in (cpp_max, cpp_min) and dtype.kind in "iuf":
+        return lambda a, b, out, vector=None: _extreme_into(a, b, out, fn is cpp_max, vector)
+    if fn is _sub_then_exp and dtype == np.float32:
+        return _expdif_float_into
+
+    def general(a: np.ndarray, b: np.ndarray, out: np.ndarray, vector: np.ndarray | None = None) -> None:
+        out[...] = fn(a, b)
+
+    return general
+
+
+_largest, _all = np.maximum.reduce, np.logical_and.reduce
+
+
+def _extreme_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, greater: bool, vector: np.ndarray | None = None
+                  ) -> None:
+    """`out[...] = cpp_max(a, b)` (`cpp_min`): NumPy's maximum (minimum) of integers; of floats when that is
+    std::max's (std::min's) result too: no NaN in it (NumPy propagates one from either operand) and no pair of
+    zeros (0.0 and -0.0 are the only equal values with different bits: std::max keeps a, NumPy may not). A
+    `vector` operand without a zero rules such a pair out; else the result is searched for zeros. Otherwise
+    cpp_max itself (a select by bits)."""
+    quick = (np.maximum if greater else np.minimum)(a, b)
+    if a.dtype.kind == "f":
+        top = _largest(quick, None)
+        if top != top or ((vector is None or not _all(vector, None)) and (quick == 0).any()):
+            out[...] = (cpp_max if greater else cpp_min)(a, b)
+            return
+    out[...] = quick
+
+
+def _expdif_float_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, vector: np.ndarray | None = None) -> None:
+    """EXPDIF of float tiles: the difference rounded to float, then exp from double rounded once into out (the
+    ufunc's own casts: `_exp_direct`'s widening, exp and rounding), when the difference holds no NaN; a NaN
+    (whose payload `exp` sets as x86 does) takes `exp`."""
+    diff = np.subtract(a, b)
+    top = _largest(diff, None)
+    if top == top:
+        np.exp(diff, out=out, dtype=np.float64, casting="unsafe")
+    else:
+        out[...] = exp(diff)
+
+
+def _row_direct(plan: Plan, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                positions: dict[str, int] | None = None) -> Callable[[Tiles], None] | None:
     """The row form of a signature whose tiles all have static valid shapes and plain views, and whose per-row
-    operand has 1 or dst's valid columns: the ufunc straight from the two valid regions into dst's (one call; the
-    per-row operand broadcasts along each row), with the slices fixed once. None: the general kernel."""
+    operand has 1 or dst's valid columns: the operation straight from the two valid regions into dst's
+    (`_pair_into`; the per-row operand broadcasts along each row, or, one column of a large region, is first
+    spread into a block: a ufunc with a zero-stride operand runs several times slower), with the slices fixed
+    once. None: the general kernel."""
     specs = plan.specs
     if any(specs[r].dynamic_row or specs[r].dynamic_col or specs[r].layout_name not in ("ND", "DN")
            for r in ("dst", "src0", "src1")):
@@ -98,15 +156,38 @@ def _row_direct(plan: Plan, fn: np.ufunc, positions: dict[str, int] | None = Non
     rows = slice(0, shape[0])
     whole, part = slice(0, shape[1]), slice(0, vcols)
     a_cols, b_cols = (whole, part) if a_full else (part, whole)
+    dtype = specs["dst"].np_dtype
+    into = _pair_into(fn, dtype.kind, dtype)
+    spread = vcols == 1 and shape[1] > 1 and shape[0] * shape[1] >= _EXPAND_MIN and (
+        isinstance(fn, np.ufunc) or fn in (cpp_max, cpp_min, _sub_then_exp))
+    copyto, empty = np.copyto, np.empty
 
     a_part, b_part, d_part = (rows, a_cols), (rows, b_cols), (rows, whole)
     if positions is not None:  # the compiled call's form: the tiles taken from the arguments
         d, a, b = positions["dst"], positions["src0"], positions["src1"]
+        if spread:
+            def run_spread(args: tuple) -> None:
+                block = empty(shape, dtype)
+                token = quiet_set()
+                try:
+                    if a_full:
+                        vector = args[b].view[b_part]
+                        copyto(block, vector)
+                        into(args[a].view[a_part], block, args[d].view[d_part], vector)
+                    else:
+                        vector = args[a].view[a_part]
+                        copyto(block, vector)
+                        into(block, args[b].view[b_part], args[d].view[d_part], vector)
+                finally:
+                    quiet_reset(token)
+
+            return run_spread
 
         def run_args(args: tuple) -> None:
             token = quiet_set()
             try:
-                fn(args[a].view[a_part], args[b].view[b_part], out=args[d].view[d_part])
+                x, y = args[a].view[a_part], args[b].view[b_part]
+                into(x, y, args[d].view[d_part], y if a_full else x)
             finally:
                 quiet_reset(token)
 
@@ -115,7 +196,8 @@ def _row_direct(plan: Plan, fn: np.ufunc, positions: dict[str, int] | None = Non
     def run(tiles: Tiles) -> None:
         token = quiet_set()
         try:
-            fn(tiles["src0"].view[a_part], tiles["src1"].view[b_part], out=tiles["dst"].view[d_part])
+            x, y = tiles["src0"].view[a_part], tiles["src1"].view[b_part]
+            into(x, y, tiles["dst"].view[d_part], y if a_full else x)
         finally:
             quiet_reset(token)
 
@@ -153,8 +235,7 @@ def _row_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[
                 write(out, np.broadcast_to(fn(a, b), shape).astype(out.spec.np_dtype, copy=False))
 
     kernel.general = general  # type: ignore[attr-defined]
-    if ufunc:
-        kernel.compiled = lambda plan, positions: _row_direct(plan, fn, positions)  # type: ignore[attr-defined]
+    kernel.compiled = lambda plan, positions: _row_direct(plan, fn, positions)  # type: ignore[attr-defined]
     kernel.direct = direct  # type: ignore[attr-defined]
     return kernel
 
@@ -185,7 +266,36 @@ def _col_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[
         with quiet():
             write(out, fn(a, b).astype(a.dtype, copy=False))
 
+    kernel.general = kernel  # type: ignore[attr-defined]
+    kernel.compiled = lambda plan, positions: _col_compiled(fn, plan, positions)  # type: ignore[attr-defined]
     return kernel
+
+
+def _col_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], plan: Plan, positions: dict[str, int]
+                  ) -> Callable[[tuple], None] | None:
+    """The column form of a signature with plain layouts: `_pair_into` from src0's valid region and src1's
+    first row (broadcast down the rows: NumPy's inner loop stays contiguous) into dst's, the slices fixed once.
+    None (the bound kernel) for boxed layouts."""
+    specs = plan.specs
+    if any(specs[r].layout_name not in ("ND", "DN") for r in ("dst", "src0", "src1")):
+        return None
+    rows, cols = specs["dst"].valid_row, specs["dst"].valid_col
+    if rows == 0 or cols == 0:
+        return lambda args: None
+    dtype = specs["dst"].np_dtype
+    into = _pair_into(fn, dtype.kind, dtype)
+    d, a, b = positions["dst"], positions["src0"], positions["src1"]
+    region, first = (slice(0, rows), slice(0, cols)), (slice(0, 1), slice(0, cols))
+
+    def run(args: tuple) -> None:
+        token = quiet_set()
+        try:
+            vector = args[b].view[first]
+            into(args[a].view[region], vector, args[d].view[region], vector)
+        finally:
+            quiet_reset(token)
+
+    return run
 
 
 def _col_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
@@ -208,6 +318,30 @@ def _broadcast_cols(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     rows, cols = out.valid_shape
     row = valid_of(tiles["src"], (1, cols)).astype(out.spec.dtype.np)
     write(out, np.broadcast_to(row, (rows, cols)))
+
+
+def _broadcast_compiled(by_rows: bool, plan: Plan, positions: dict[str, int]) -> Callable[[tuple], None] | None:
+    """TROWEXPAND (TCOLEXPAND) of one signature with plain layouts: src's first column (row) copied across
+    dst's valid region in one call (dst and src have one element type: a copy of the bits). None: boxed."""
+    specs = plan.specs
+    if any(specs[r].layout_name not in ("ND", "DN") for r in ("dst", "src")):
+        return None
+    rows, cols = specs["dst"].valid_row, specs["dst"].valid_col
+    if rows == 0 or cols == 0:
+        return lambda args: None
+    region = slice(0, rows), slice(0, cols)
+    line = (slice(0, rows), slice(0, 1)) if by_rows else (slice(0, 1), slice(0, cols))
+    d, s = positions["dst"], positions["src"]
+    copyto = np.copyto
+
+    def run(args: tuple) -> None:
+        copyto(args[d].view[region], args[s].view[line])
+
+    return run
+
+
+_broadcast_rows.compiled = lambda plan, positions: _broadcast_compiled(True, plan, positions)  # type: ignore[attr-defined]
+_broadcast_cols.compiled = lambda plan, positions: _broadcast_compiled(False, plan, positions)  # type: ignore[attr-defined]
 
 
 def _fits_rows(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001

@@ -32,8 +32,18 @@ def values(dtype, n, kind="mixed"):
         if kind == "zeros":
             return RNG.integers(-2 if dtype.kind == "i" else 0, 3, n).astype(dtype)
         return RNG.integers(info.min, info.max, n, endpoint=True).astype(dtype)
-    if kind == "positive":
-        return (np.abs(RNG.standard_normal(n)) * 3 + 0.25).astype(dtype)
+    if kind in ("positive", "negative", "split"):
+        out = (np.abs(RNG.standard_normal(n)) * 3 + 0.25).astype(dtype)
+        if kind == "negative":
+            return -out
+        if kind == "split":  # runs of 40 elements of one sign: whole rows of one sign, rows of both
+            out[(np.arange(n) // 40) % 2 == 1] *= -1
+            out[RNG.random(n) < 0.01] = -0.0
+        return out
+    if kind == "signed_zeros":  # no negative number, zeros of both signs: the bits cannot tell min's zero
+        out = RNG.integers(0, 3, n).astype(dtype)
+        out[RNG.random(n) < 0.2] = -0.0
+        return out
     if kind == "zeros":
         out = RNG.integers(-2, 3, n).astype(dtype)
         out[RNG.random(n) < 0.3] = -0.0
@@ -147,14 +157,14 @@ KINDS = ("mixed", "positive", "nan", "zeros")
 EXTREME_TYPES = [(np.float32, np.float32), (np.float16, np.float16), (np.float16, np.float32), (np.int32, np.int32),
                  (np.int16, np.int16), (np.int8, np.int8), (np.uint8, np.uint8)]
 REGIONS = [(16, 16, None, None, ROW), (16, 16, 5, 7, ROW), (16, 32, 16, 32, COL), (64, 128, 64, 100, ROW),
-           (8, 16, 1, 16, ROW), (8, 16, 8, 1, ROW)]
+           (8, 16, 1, 16, ROW), (8, 16, 8, 1, ROW), (64, 64, 40, 64, COL), (128, 16, 128, 9, ROW)]
 
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", ["TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN"])
 @pytest.mark.parametrize("types", EXTREME_TYPES, ids=lambda p: f"{np.dtype(p[0]).name}-{np.dtype(p[1]).name}")
 @pytest.mark.parametrize("region", REGIONS, ids=str)
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", KINDS + ("negative", "split", "signed_zeros"))
 def test_extremes(target, name, types, region, kind):
     s_type, d_type = types
     rows, cols, vr, vc, layout = region

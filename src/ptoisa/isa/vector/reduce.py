@@ -259,13 +259,75 @@ def _extreme_kernel(axis: int, greater: bool) -> Callable[[Plan, Tiles, Scalars]
     return kernel
 
 
+_BITS_SIGNED = {2: np.dtype(np.int16), 4: np.dtype(np.int32)}
+_BITS_UNSIGNED = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
+
+
+def _extreme_by_bits(x: np.ndarray, axis: int, greater: bool, order: list[bool]) -> np.ndarray | None:
+    """`first_extreme` of half or float `x` from integer reductions of its bits (NumPy reduces integers several
+    times faster than floats, whose loops handle NaNs), or None when the bits cannot decide it.
+
+    Without NaNs, a float's bits read as a signed integer order the values with a clear sign bit (0.0 up to inf)
+    above all others, and as an unsigned integer order those with a set sign bit (-0.0 down to -inf) above all
+    others, in magnitude. So along a lane: the signed maximum is the float maximum when it is positive and
+    nonzero (a lane with a positive number); the unsigned minimum is the float maximum of a lane whose every
+    sign bit is set; the unsigned maximum is the float minimum when its sign bit is set and it is not -0.0 (a
+    lane with a negative number); the signed minimum is the float minimum of a lane with no sign bit set. Each
+    result found so is the only value of its bits in the lane that compares equal to it, so it is also what the
+    simulator's loop keeps. A lane that neither decides (its extreme is a zero the other zero may tie with), or
+    any NaN: None. `order[0]`: whether to try the reduction for lanes with a number of the extreme's sign first
+    (else the one for lanes of one sign); flipped when the other one alone decided every lane."""
+    n = x.dtype.itemsize
+    signed, unsigned = x.view(_BITS_SIGNED[n]), x.view(_BITS_UNSIGNED[n])
+    sign = 1 << (8 * n - 1)
+    if n == 4:
+        top = np.maximum.reduce(x, None)  # a NaN anywhere makes it NaN
+        if top != top:
+            return None
+    elif np.maximum.reduce(np.bitwise_and(unsigned, 0x7FFF), None) > 0x7C00:  # half: a NaN's magnitude bits
+        return None
+    if greater:  # (bits, lanes it decides): a positive number's lanes; lanes of sign-set values only
+        def mixed() -> tuple[np.ndarray, np.ndarray]:
+            best = np.maximum.reduce(signed, axis)
+            return best.view(x.dtype), best > 0
+
+        def one_sign() -> tuple[np.ndarray, np.ndarray]:
+            best = np.minimum.reduce(unsigned, axis)
+            return best.view(x.dtype), best >= sign
+    else:  # a negative number's lanes; lanes with no sign bit set
+        def mixed() -> tuple[np.ndarray, np.ndarray]:
+            best = np.maximum.reduce(unsigned, axis)
+            return best.view(x.dtype), best > sign
+
+        def one_sign() -> tuple[np.ndarray, np.ndarray]:
+            best = np.minimum.reduce(signed, axis)
+            return best.view(x.dtype), best >= 0
+
+    first, second = (mixed, one_sign) if order[0] else (one_sign, mixed)
+    best, decided = first()
+    if np.logical_and.reduce(decided, None):
+        return best
+    other, also = second()
+    if np.logical_and.reduce(also, None):
+        order[0] = not order[0]
+        return other
+    if not np.logical_and.reduce(decided | also, None):
+        return None
+    return np.where(decided, best, other)
+
+
+_BITS_MIN = 1024  # elements: below this the float reduce and its test cost less than the bits' checks
+
+
 def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str, int]
                       ) -> Callable[[tuple], None] | None:
     """A max (min) reduction of one signature with plain layouts and integer, half or float elements: NumPy's
     reduce along the axis (the source widened first when dst is wider), written straight into dst's line. For
     floats the reduce is taken only when its result holds no NaN and no zero: the extreme is then one value
     whose copies all have the same bits, whichever of them the simulator keeps (`first_extreme`'s own quick
-    test); otherwise `first_extreme` decides from the unchanged source. bfloat16 and boxed layouts: None."""
+    test); otherwise `first_extreme` decides from the unchanged source. Half regions, and float regions reduced
+    along rows, of `_BITS_MIN` elements or more try integer reductions of the bits first (`_extreme_by_bits`).
+    bfloat16 and boxed layouts: None."""
     specs = plan.specs
     src_spec, dst_spec = specs["src"], specs["dst"]
     if any(t.slayout is not SLayout.NoneBox or t.np_dtype.kind not in "iuf" for t in (src_spec, dst_spec)):
@@ -285,9 +347,20 @@ def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str,
         return run_int
     nonzero = np.logical_and.reduce
     smallest = np.minimum.reduce
+    by_bits = vr * vc >= _BITS_MIN and (src_spec.np_dtype.itemsize == 2 or axis == 1)
+    order = [True]  # this signature's last useful order of the bits' reductions
 
     def run(args: tuple) -> None:
         x = args[s].view[part]
+        if by_bits:
+            token = quiet_set()
+            try:
+                found = _extreme_by_bits(x, axis, greater, order)
+            finally:
+                quiet_reset(token)
+            if found is not None:
+                args[d].view[into] = found  # half into a float line: exact
+                return
         if wide is not None:
             x = x.astype(wide)  # half to float: exact
         quick = reduce(x, axis)  # `first_extreme`'s own reduce, with its warnings (a signalling NaN)

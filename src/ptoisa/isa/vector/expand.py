@@ -82,17 +82,30 @@ def _row_vector(tile, rows: int, cols: int) -> np.ndarray:  # noqa: ANN001
 _EXPAND_MIN = 4096  # elements: from here a one-column operand is spread into a block before a cheap ufunc
 
 
-def _pair_into(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], kind: str, dtype: np.dtype
+def _pair_into(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], kind: str, dtype: np.dtype, size: int
                ) -> Callable[..., None]:
     """`into(a, b, out, vector)`: `out[...] = fn(a, b)` (a and b broadcasting to out's shape, of out's type;
     `vector`, when given, the smaller operand before any spreading) for one element type, by the cheapest exact
     route: a ufunc straight into out (NumPy stages a source that overlaps out); C++'s max and min from NumPy's
-    when the result is unambiguous (`_extreme_into`); EXPDIF of float with exp from double straight into out
+    when the result is unambiguous (`_extreme_into`), or, for a result of fewer than `_SMALL_PAIR` elements, by
+    cpp_max's own select; EXPDIF of float with exp from double straight into out
     when the difference holds no NaN (as TEXP's compiled form); else `fn` and a copy."""
     if isinstance(fn, np.ufunc):
         return lambda a, b, out, vector=None: fn(a, b, out=out)
     if fn is _div and dtype.kind == "f":
         return lambda a, b, out, vector=None: np.divide(a, b, out=out)
+    if fn in (cpp_max, cpp_min) and dtype.kind == "f" and size < _SMALL_PAIR:
+        where, less = np.where, np.less
+        if fn is cpp_max:
+            def small_max(a: np.ndarray, b: np.ndarray, out: np.ndarray, vector: np.ndarray | None = None) -> None:
+                out[...] = where(less(a, b), b, a)
+
+            return small_max
+
+        def small_min(a: np.ndarray, b: np.ndarray, out: np.ndarray, vector: np.ndarray | None = None) -> None:
+            out[...] = where(less(b, a), b, a)
+
+        return small_min
     if fn in (cpp_max, cpp_min) and dtype.kind in "iuf":
         return lambda a, b, out, vector=None: _extreme_into(a, b, out, fn is cpp_max, vector)
     if fn is _sub_then_exp and dtype == np.float32:
@@ -105,6 +118,7 @@ def _pair_into(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], kind: str, dt
 
 
 _largest, _all = np.maximum.reduce, np.logical_and.reduce
+_SMALL_PAIR = 1024  # elements: below this a select (np.where) costs less than NumPy's extreme and its tests
 
 
 def _extreme_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, greater: bool, vector: np.ndarray | None = None
@@ -157,7 +171,7 @@ def _row_direct(plan: Plan, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
     whole, part = slice(0, shape[1]), slice(0, vcols)
     a_cols, b_cols = (whole, part) if a_full else (part, whole)
     dtype = specs["dst"].np_dtype
-    into = _pair_into(fn, dtype.kind, dtype)
+    into = _pair_into(fn, dtype.kind, dtype, shape[0] * shape[1])
     spread = vcols == 1 and shape[1] > 1 and shape[0] * shape[1] >= _EXPAND_MIN and (
         isinstance(fn, np.ufunc) or fn in (cpp_max, cpp_min, _sub_then_exp))
     copyto, empty = np.copyto, np.empty
@@ -283,7 +297,7 @@ def _col_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], plan: Plan
     if rows == 0 or cols == 0:
         return lambda args: None
     dtype = specs["dst"].np_dtype
-    into = _pair_into(fn, dtype.kind, dtype)
+    into = _pair_into(fn, dtype.kind, dtype, rows * cols)
     d, a, b = positions["dst"], positions["src0"], positions["src1"]
     region, first = (slice(0, rows), slice(0, cols)), (slice(0, 1), slice(0, cols))
 

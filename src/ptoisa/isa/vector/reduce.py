@@ -317,6 +317,7 @@ def _extreme_by_bits(x: np.ndarray, axis: int, greater: bool, order: list[bool])
 
 
 _BITS_MIN = 1024  # elements: below this the float reduce and its test cost less than the bits' checks
+_SHORT_LINE = 64  # results: up to this many, the test of NumPy's extremes runs on a Python list
 
 
 def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str, int]
@@ -349,6 +350,10 @@ def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str,
     smallest = np.minimum.reduce
     by_bits = vr * vc >= _BITS_MIN and (src_spec.np_dtype.itemsize == 2 or axis == 1)
     order = [True]  # this signature's last useful order of the bits' reductions
+    # small row regions: NumPy reduces a transposed copy down its columns faster than along short rows
+    across = axis == 1 and not by_bits and vc > 1
+    contiguous = np.ascontiguousarray
+    short = (vr if axis == 1 else vc) <= _SHORT_LINE
 
     def run(args: tuple) -> None:
         x = args[s].view[part]
@@ -363,11 +368,17 @@ def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str,
                 return
         if wide is not None:
             x = x.astype(wide)  # half to float: exact
-        quick = reduce(x, axis)  # `first_extreme`'s own reduce, with its warnings (a signalling NaN)
+        # `first_extreme`'s own reduce, with its warnings (a signalling NaN)
+        quick = reduce(contiguous(x.T), 0) if across else reduce(x, axis)
         token = quiet_set()  # the test of the result is ours: silent
         try:
-            low = smallest(quick)
-            plain = low == low and nonzero(quick)  # no NaN (the reduce propagates one) and no zero
+            if short:  # a few values: tested in Python (a NaN makes the sum NaN; 0.0 in finds -0.0 too)
+                listed = quick.tolist()
+                total = sum(listed)
+                plain = total == total and 0.0 not in listed
+            else:
+                low = smallest(quick)
+                plain = low == low and nonzero(quick)  # no NaN (the reduce propagates one) and no zero
         finally:
             quiet_reset(token)
         args[d].view[into] = quick if plain else first_extreme(x, axis, greater)

@@ -117,7 +117,7 @@ def _pair_into(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], kind: str, dt
     return general
 
 
-_largest, _all = np.maximum.reduce, np.logical_and.reduce
+_largest, _all, _overlap = np.maximum.reduce, np.logical_and.reduce, np.may_share_memory
 _SMALL_PAIR = 1024  # elements: below this a select (np.where) costs less than NumPy's extreme and its tests
 
 
@@ -127,14 +127,21 @@ def _extreme_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, greater: bool, 
     std::max's (std::min's) result too: no NaN in it (NumPy propagates one from either operand) and no pair of
     zeros (0.0 and -0.0 are the only equal values with different bits: std::max keeps a, NumPy may not). A
     `vector` operand without a zero rules such a pair out; else the result is searched for zeros. Otherwise
-    cpp_max itself (a select by bits)."""
-    quick = (np.maximum if greater else np.minimum)(a, b)
+    cpp_max itself (a select by bits). NumPy's result goes straight into out when out overlaps neither source
+    (which then stay readable for cpp_max), else through a new array."""
+    extreme = np.maximum if greater else np.minimum
+    if a.dtype.kind in "iu":
+        extreme(a, b, out=out)
+        return
+    apart = not (_overlap(out, a) or _overlap(out, b))
+    quick = extreme(a, b, out=out) if apart else extreme(a, b)
     if a.dtype.kind == "f":
         top = _largest(quick, None)
         if top != top or ((vector is None or not _all(vector, None)) and (quick == 0).any()):
             out[...] = (cpp_max if greater else cpp_min)(a, b)
             return
-    out[...] = quick
+    if not apart:
+        out[...] = quick
 
 
 def _expdif_float_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, vector: np.ndarray | None = None) -> None:

@@ -161,8 +161,9 @@ def _row_direct(plan: Plan, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
     """The row form of a signature whose tiles all have static valid shapes and plain views, and whose per-row
     operand has 1 or dst's valid columns: the operation straight from the two valid regions into dst's
     (`_pair_into`; the per-row operand broadcasts along each row, or, one column of a large region, is first
-    spread into a block: a ufunc with a zero-stride operand runs several times slower), with the slices fixed
-    once. None: the general kernel."""
+    spread into a block: a ufunc with a zero-stride operand runs several times slower; for a ufunc, the block is
+    dst itself when dst does not overlap the full source), with the slices fixed once. None: the general
+    kernel."""
     specs = plan.specs
     if any(specs[r].dynamic_row or specs[r].dynamic_col or specs[r].layout_name not in ("ND", "DN")
            for r in ("dst", "src0", "src1")):
@@ -181,24 +182,35 @@ def _row_direct(plan: Plan, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
     into = _pair_into(fn, dtype.kind, dtype, shape[0] * shape[1])
     spread = vcols == 1 and shape[1] > 1 and shape[0] * shape[1] >= _EXPAND_MIN and (
         isinstance(fn, np.ufunc) or fn in (cpp_max, cpp_min, _sub_then_exp))
-    copyto, empty = np.copyto, np.empty
+    copyto, empty, overlap = np.copyto, np.empty, np.may_share_memory
+    in_dst = isinstance(fn, np.ufunc)  # a ufunc reads each element of out before writing it
 
     a_part, b_part, d_part = (rows, a_cols), (rows, b_cols), (rows, whole)
     if positions is not None:  # the compiled call's form: the tiles taken from the arguments
         d, a, b = positions["dst"], positions["src0"], positions["src1"]
         if spread:
             def run_spread(args: tuple) -> None:
-                block = empty(shape, dtype)
+                out = args[d].view[d_part]
                 token = quiet_set()
                 try:
                     if a_full:
-                        vector = args[b].view[b_part]
+                        full, vector = args[a].view[a_part], args[b].view[b_part]
+                        if in_dst and not overlap(out, full):  # spread into dst, then the ufunc in place
+                            copyto(out, vector)
+                            fn(full, out, out=out)
+                            return
+                        block = empty(shape, dtype)
                         copyto(block, vector)
-                        into(args[a].view[a_part], block, args[d].view[d_part], vector)
+                        into(full, block, out, vector)
                     else:
-                        vector = args[a].view[a_part]
+                        vector, full = args[a].view[a_part], args[b].view[b_part]
+                        if in_dst and not overlap(out, full):
+                            copyto(out, vector)
+                            fn(out, full, out=out)
+                            return
+                        block = empty(shape, dtype)
                         copyto(block, vector)
-                        into(block, args[b].view[b_part], args[d].view[d_part], vector)
+                        into(block, full, out, vector)
                 finally:
                     quiet_reset(token)
 

@@ -219,8 +219,8 @@ def test_in_order_strided(target, name, types, region):
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", ["TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN"])
 @pytest.mark.parametrize("s_type", [np.float32, np.float16, np.int32, np.int16, np.uint8])
-@pytest.mark.parametrize("region", [(16, 16, None, None), (16, 16, 5, 7), (64, 128, 64, 128), (64, 128, 50, 99)],
-                         ids=str)
+@pytest.mark.parametrize("region", [(16, 16, None, None), (16, 16, 5, 7), (64, 128, 64, 128), (64, 128, 50, 99),
+                                    (256, 32, None, None), (304, 16, 300, 16)], ids=str)
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("d_type", [np.int32, np.uint32])
 def test_arg_reductions(target, name, s_type, region, kind, d_type):
@@ -366,3 +366,38 @@ def test_trans_overlapping_views(target):
     s.attach(backing[:128 * 128])
     d.attach(backing[128:])
     check("TTRANS", target, [d, s])
+
+
+def _loop_arg(lane, greater):
+    """The simulator's loop (include/pto/cpu/TReduceIdx.hpp): element 0, replaced only by a strictly greater
+    (smaller) element."""
+    best, index = lane[0], 0
+    for i in range(1, len(lane)):
+        if (lane[i] > best) if greater else (lane[i] < best):
+            best, index = lane[i], i
+    return index
+
+
+@pytest.mark.parametrize("name", ["TCOLARGMAX", "TCOLARGMIN", "TROWARGMAX", "TROWARGMIN"])
+@pytest.mark.parametrize("s_type", [np.float32, np.float16, np.int16])
+@pytest.mark.parametrize("shape", [(304, 16, 300, 16), (256, 32, 256, 32), (64, 128, 64, 128), (16, 16, 9, 16)],
+                         ids=str)
+@pytest.mark.parametrize("kind", KINDS)
+def test_arg_reductions_against_the_loop(name, s_type, shape, kind):
+    """The indices against the simulator's loop itself (the compiled form and the general kernel share
+    `_first_match_down` and NumPy's argmax)."""
+    rows, cols, vr, vc = shape
+    s = make(spec(s_type, rows, cols, ROW, vr, vc), values(s_type, rows * cols, kind))
+    by_rows = name.startswith("TROW")
+    d = make(spec(np.int32, rows, 1, COL, vr, 1) if by_rows else spec(np.int32, 1, cols, ROW, 1, vc))
+    with warnings.catch_warnings():  # a signalling NaN widened (here and in the kernel's NaN route)
+        warnings.simplefilter("ignore")
+        getattr(ptoisa, name)(d, s, make(s.spec), target="cpu")
+        region = s.data[:vr, :vc].astype(np.float64)
+    greater = name.endswith("MAX")
+    if by_rows:
+        expected = [_loop_arg(list(region[i]), greater) for i in range(vr)]
+        assert d.data[:vr, 0].tolist() == expected
+    else:
+        expected = [_loop_arg(list(region[:, j]), greater) for j in range(vc)]
+        assert d.data[0, :vc].tolist() == expected

@@ -464,12 +464,24 @@ _MATCH_DOWN_MIN = 4096  # below this many elements np.argmax's transpose costs l
 
 
 def _first_match_down(values: np.ndarray, extreme: np.ndarray) -> np.ndarray:
-    """Per column, the first row holding the column's extreme: rows less the largest (rows - i) over the
-    matching rows i (np.argmax along columns transposes the tile first, several times slower)."""
+    """Per column, the first row holding the column's extreme: (rows - 1) less the largest (rows - 1 - i) over
+    the matching rows i, every column having at least one (np.argmax along columns transposes the tile first,
+    several times slower). The weights and the match mask (as bytes) share the smallest unsigned type: bytes up
+    to 256 rows."""
     rows = values.shape[0]
-    weight = np.arange(rows, 0, -1, dtype=np.min_scalar_type(rows))[:, None]
-    score = np.multiply(values == extreme, weight).max(axis=0)
-    return rows - score.astype(np.intp)
+    kind = np.min_scalar_type(rows - 1)
+    weight = _DOWN_WEIGHTS.get((rows, kind))
+    if weight is None:
+        weight = np.arange(rows - 1, -1, -1, dtype=kind)[:, None]
+        weight.setflags(write=False)
+        if len(_DOWN_WEIGHTS) < 64:
+            _DOWN_WEIGHTS[(rows, kind)] = weight
+    match = np.equal(values, extreme).view(np.uint8)
+    score = np.maximum.reduce(np.multiply(match, weight), 0)
+    return (rows - 1) - score.astype(np.intp)
+
+
+_DOWN_WEIGHTS: dict[tuple[int, np.dtype], np.ndarray] = {}
 
 
 def _arg_table(role_layouts: tuple[str, ...]) -> dict[str, Legality]:

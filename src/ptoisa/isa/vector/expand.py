@@ -307,8 +307,9 @@ def _col_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[
 def _col_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], plan: Plan, positions: dict[str, int]
                   ) -> Callable[[tuple], None] | None:
     """The column form of a signature with plain layouts: `_pair_into` from src0's valid region and src1's
-    first row (broadcast down the rows: NumPy's inner loop stays contiguous) into dst's, the slices fixed once.
-    None (the bound kernel) for boxed layouts."""
+    first row (broadcast down the rows: NumPy's inner loop stays contiguous) into dst's, the slices fixed once;
+    a ufunc on a region of `_EXPAND_MIN` elements or more runs in place on the row copied down dst. None (the
+    bound kernel) for boxed layouts."""
     specs = plan.specs
     if any(specs[r].layout_name not in ("ND", "DN") for r in ("dst", "src0", "src1")):
         return None
@@ -319,6 +320,23 @@ def _col_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], plan: Plan
     into = _pair_into(fn, dtype.kind, dtype, rows * cols)
     d, a, b = positions["dst"], positions["src0"], positions["src1"]
     region, first = (slice(0, rows), slice(0, cols)), (slice(0, 1), slice(0, cols))
+    if isinstance(fn, np.ufunc) and rows * cols >= _EXPAND_MIN:
+        copyto, overlap = np.copyto, np.may_share_memory
+
+        def run_spread(args: tuple) -> None:
+            """The row copied down dst (when dst does not overlap src0), then the ufunc in place: two streams."""
+            out, full, vector = args[d].view[region], args[a].view[region], args[b].view[first]
+            token = quiet_set()
+            try:
+                if overlap(out, full):
+                    fn(full, vector, out=out)
+                else:
+                    copyto(out, vector)
+                    fn(full, out, out=out)
+            finally:
+                quiet_reset(token)
+
+        return run_spread
 
     def run(args: tuple) -> None:
         token = quiet_set()

@@ -82,14 +82,14 @@ def _row_vector(tile, rows: int, cols: int) -> np.ndarray:  # noqa: ANN001
 _EXPAND_MIN = 4096  # elements: from here a one-column operand is spread into a block before a cheap ufunc
 
 
-def _pair_into(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], kind: str, dtype: np.dtype, size: int
+def _pair_into(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], dtype: np.dtype, size: int
                ) -> Callable[..., None]:
     """`into(a, b, out, vector)`: `out[...] = fn(a, b)` (a and b broadcasting to out's shape, of out's type;
     `vector`, when given, the smaller operand before any spreading) for one element type, by the cheapest exact
     route: a ufunc straight into out (NumPy stages a source that overlaps out); C++'s max and min from NumPy's
     when the result is unambiguous (`_extreme_into`), or, for a result of fewer than `_SMALL_PAIR` elements, by
-    cpp_max's own select; EXPDIF of float with exp from double straight into out
-    when the difference holds no NaN (as TEXP's compiled form); else `fn` and a copy."""
+    cpp_max's own select; EXPDIF of float with exp from double straight into out when the difference holds no
+    NaN (as TEXP's compiled form); else `fn` and a copy."""
     if isinstance(fn, np.ufunc):
         return lambda a, b, out, vector=None: fn(a, b, out=out)
     if fn is _div and dtype.kind == "f":
@@ -179,7 +179,7 @@ def _row_direct(plan: Plan, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
     whole, part = slice(0, shape[1]), slice(0, vcols)
     a_cols, b_cols = (whole, part) if a_full else (part, whole)
     dtype = specs["dst"].np_dtype
-    into = _pair_into(fn, dtype.kind, dtype, shape[0] * shape[1])
+    into = _pair_into(fn, dtype, shape[0] * shape[1])
     spread = vcols == 1 and shape[1] > 1 and shape[0] * shape[1] >= _EXPAND_MIN and (
         isinstance(fn, np.ufunc) or fn in (cpp_max, cpp_min, _sub_then_exp))
     copyto, empty, overlap = np.copyto, np.empty, np.may_share_memory
@@ -317,7 +317,7 @@ def _col_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], plan: Plan
     if rows == 0 or cols == 0:
         return lambda args: None
     dtype = specs["dst"].np_dtype
-    into = _pair_into(fn, dtype.kind, dtype, rows * cols)
+    into = _pair_into(fn, dtype, rows * cols)
     d, a, b = positions["dst"], positions["src0"], positions["src1"]
     region, first = (slice(0, rows), slice(0, cols)), (slice(0, 1), slice(0, cols))
     if isinstance(fn, np.ufunc) and rows * cols >= _EXPAND_MIN:

@@ -326,7 +326,7 @@ def _part(fn):  # noqa: ANN001, ANN202
             result[:r, :c] = fn(a[:r, :c], b[:r, :c]).astype(result.dtype)
         write(out, result)
 
-    kernel.compiled = lambda plan, positions: _part_compiled(fn, plan, positions)
+    kernel.compiled = lambda plan, positions: _part_compiled(fn, plan, positions)  # type: ignore[attr-defined]
     return kernel
 
 
@@ -341,7 +341,7 @@ def _part_compiled(fn, plan: Plan, positions: dict[str, int]):  # noqa: ANN001, 
         return None
     rows, cols = next(iter(shapes))
     dtype = specs["dst"].np_dtype
-    into = _pair_into(fn, dtype.kind, dtype, rows * cols)
+    into = _pair_into(fn, dtype, rows * cols)
     region = slice(0, rows), slice(0, cols)
     d, a, b = positions["dst"], positions["src0"], positions["src1"]
 

@@ -79,11 +79,91 @@ def _row_vector(tile, rows: int, cols: int) -> np.ndarray:  # noqa: ANN001
     return np.tile(block, (1, reps))[:, :cols]
 
 
-def _row_direct(plan: Plan, fn: np.ufunc, positions: dict[str, int] | None = None
-                ) -> Callable[[Tiles], None] | None:
+_EXPAND_MIN = 4096  # elements: from here a one-column operand is spread into a block before a cheap ufunc
+
+
+def _pair_into(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], dtype: np.dtype, size: int
+               ) -> Callable[..., None]:
+    """`into(a, b, out, vector)`: `out[...] = fn(a, b)` (a and b broadcasting to out's shape, of out's type;
+    `vector`, when given, the smaller operand before any spreading) for one element type, by the cheapest exact
+    route: a ufunc straight into out (NumPy stages a source that overlaps out); C++'s max and min from NumPy's
+    when the result is unambiguous (`_extreme_into`), or, for a result of fewer than `_SMALL_PAIR` elements, by
+    cpp_max's own select; EXPDIF of float with exp from double straight into out when the difference holds no
+    NaN (as TEXP's compiled form); else `fn` and a copy."""
+    if isinstance(fn, np.ufunc):
+        return lambda a, b, out, vector=None: fn(a, b, out=out)
+    if fn is _div and dtype.kind == "f":
+        return lambda a, b, out, vector=None: np.divide(a, b, out=out)
+    if fn in (cpp_max, cpp_min) and dtype.kind == "f" and size < _SMALL_PAIR:
+        where, less = np.where, np.less
+        if fn is cpp_max:
+            def small_max(a: np.ndarray, b: np.ndarray, out: np.ndarray, vector: np.ndarray | None = None) -> None:
+                out[...] = where(less(a, b), b, a)
+
+            return small_max
+
+        def small_min(a: np.ndarray, b: np.ndarray, out: np.ndarray, vector: np.ndarray | None = None) -> None:
+            out[...] = where(less(b, a), b, a)
+
+        return small_min
+    if fn in (cpp_max, cpp_min) and dtype.kind in "iuf":
+        return lambda a, b, out, vector=None: _extreme_into(a, b, out, fn is cpp_max, vector)
+    if fn is _sub_then_exp and dtype == np.float32:
+        return _expdif_float_into
+
+    def general(a: np.ndarray, b: np.ndarray, out: np.ndarray, vector: np.ndarray | None = None) -> None:
+        out[...] = fn(a, b)
+
+    return general
+
+
+_largest, _all, _overlap = np.maximum.reduce, np.logical_and.reduce, np.may_share_memory
+_SMALL_PAIR = 1024  # elements: below this a select (np.where) costs less than NumPy's extreme and its tests
+
+
+def _extreme_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, greater: bool, vector: np.ndarray | None = None
+                  ) -> None:
+    """`out[...] = cpp_max(a, b)` (`cpp_min`): NumPy's maximum (minimum) of integers; of floats when that is
+    std::max's (std::min's) result too: no NaN in it (NumPy propagates one from either operand) and no pair of
+    zeros (0.0 and -0.0 are the only equal values with different bits: std::max keeps a, NumPy may not). A
+    `vector` operand without a zero rules such a pair out; else the result is searched for zeros. Otherwise
+    cpp_max itself (a select by bits). NumPy's result goes straight into out when out overlaps neither source
+    (which then stay readable for cpp_max), else through a new array."""
+    extreme = np.maximum if greater else np.minimum
+    if a.dtype.kind in "iu":
+        extreme(a, b, out=out)
+        return
+    apart = not (_overlap(out, a) or _overlap(out, b))
+    quick = extreme(a, b, out=out) if apart else extreme(a, b)
+    if a.dtype.kind == "f":
+        top = _largest(quick, None)
+        if top != top or ((vector is None or not _all(vector, None)) and (quick == 0).any()):
+            out[...] = (cpp_max if greater else cpp_min)(a, b)
+            return
+    if not apart:
+        out[...] = quick
+
+
+def _expdif_float_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, vector: np.ndarray | None = None) -> None:
+    """EXPDIF of float tiles: the difference rounded to float, then exp from double rounded once into out (the
+    ufunc's own casts: `_exp_direct`'s widening, exp and rounding), when the difference holds no NaN; a NaN
+    (whose payload `exp` sets as x86 does) takes `exp`."""
+    diff = np.subtract(a, b)
+    top = _largest(diff, None)
+    if top == top:
+        np.exp(diff, out=out, dtype=np.float64, casting="unsafe")
+    else:
+        out[...] = exp(diff)
+
+
+def _row_direct(plan: Plan, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                positions: dict[str, int] | None = None) -> Callable[[Tiles], None] | None:
     """The row form of a signature whose tiles all have static valid shapes and plain views, and whose per-row
-    operand has 1 or dst's valid columns: the ufunc straight from the two valid regions into dst's (one call; the
-    per-row operand broadcasts along each row), with the slices fixed once. None: the general kernel."""
+    operand has 1 or dst's valid columns: the operation straight from the two valid regions into dst's
+    (`_pair_into`; the per-row operand broadcasts along each row, or, one column of a large region, is first
+    spread into a block: a ufunc with a zero-stride operand runs several times slower; for a ufunc, the block is
+    dst itself when dst does not overlap the full source), with the slices fixed once. None: the general
+    kernel."""
     specs = plan.specs
     if any(specs[r].dynamic_row or specs[r].dynamic_col or specs[r].layout_name not in ("ND", "DN")
            for r in ("dst", "src0", "src1")):
@@ -98,15 +178,49 @@ def _row_direct(plan: Plan, fn: np.ufunc, positions: dict[str, int] | None = Non
     rows = slice(0, shape[0])
     whole, part = slice(0, shape[1]), slice(0, vcols)
     a_cols, b_cols = (whole, part) if a_full else (part, whole)
+    dtype = specs["dst"].np_dtype
+    into = _pair_into(fn, dtype, shape[0] * shape[1])
+    spread = vcols == 1 and shape[1] > 1 and shape[0] * shape[1] >= _EXPAND_MIN and (
+        isinstance(fn, np.ufunc) or fn in (cpp_max, cpp_min, _sub_then_exp))
+    copyto, empty, overlap = np.copyto, np.empty, np.may_share_memory
+    in_dst = isinstance(fn, np.ufunc)  # a ufunc reads each element of out before writing it
 
     a_part, b_part, d_part = (rows, a_cols), (rows, b_cols), (rows, whole)
     if positions is not None:  # the compiled call's form: the tiles taken from the arguments
         d, a, b = positions["dst"], positions["src0"], positions["src1"]
+        if spread:
+            def run_spread(args: tuple) -> None:
+                out = args[d].view[d_part]
+                token = quiet_set()
+                try:
+                    if a_full:
+                        full, vector = args[a].view[a_part], args[b].view[b_part]
+                        if in_dst and not overlap(out, full):  # spread into dst, then the ufunc in place
+                            copyto(out, vector)
+                            fn(full, out, out=out)
+                            return
+                        block = empty(shape, dtype)
+                        copyto(block, vector)
+                        into(full, block, out, vector)
+                    else:
+                        vector, full = args[a].view[a_part], args[b].view[b_part]
+                        if in_dst and not overlap(out, full):
+                            copyto(out, vector)
+                            fn(out, full, out=out)
+                            return
+                        block = empty(shape, dtype)
+                        copyto(block, vector)
+                        into(block, full, out, vector)
+                finally:
+                    quiet_reset(token)
+
+            return run_spread
 
         def run_args(args: tuple) -> None:
             token = quiet_set()
             try:
-                fn(args[a].view[a_part], args[b].view[b_part], out=args[d].view[d_part])
+                x, y = args[a].view[a_part], args[b].view[b_part]
+                into(x, y, args[d].view[d_part], y if a_full else x)
             finally:
                 quiet_reset(token)
 
@@ -115,7 +229,8 @@ def _row_direct(plan: Plan, fn: np.ufunc, positions: dict[str, int] | None = Non
     def run(tiles: Tiles) -> None:
         token = quiet_set()
         try:
-            fn(tiles["src0"].view[a_part], tiles["src1"].view[b_part], out=tiles["dst"].view[d_part])
+            x, y = tiles["src0"].view[a_part], tiles["src1"].view[b_part]
+            into(x, y, tiles["dst"].view[d_part], y if a_full else x)
         finally:
             quiet_reset(token)
 
@@ -153,8 +268,7 @@ def _row_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[
                 write(out, np.broadcast_to(fn(a, b), shape).astype(out.spec.np_dtype, copy=False))
 
     kernel.general = general  # type: ignore[attr-defined]
-    if ufunc:
-        kernel.compiled = lambda plan, positions: _row_direct(plan, fn, positions)  # type: ignore[attr-defined]
+    kernel.compiled = lambda plan, positions: _row_direct(plan, fn, positions)  # type: ignore[attr-defined]
     kernel.direct = direct  # type: ignore[attr-defined]
     return kernel
 
@@ -185,7 +299,54 @@ def _col_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[
         with quiet():
             write(out, fn(a, b).astype(a.dtype, copy=False))
 
+    kernel.general = kernel  # type: ignore[attr-defined]
+    kernel.compiled = lambda plan, positions: _col_compiled(fn, plan, positions)  # type: ignore[attr-defined]
     return kernel
+
+
+def _col_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], plan: Plan, positions: dict[str, int]
+                  ) -> Callable[[tuple], None] | None:
+    """The column form of a signature with plain layouts: `_pair_into` from src0's valid region and src1's
+    first row (broadcast down the rows: NumPy's inner loop stays contiguous) into dst's, the slices fixed once;
+    a ufunc on a region of `_EXPAND_MIN` elements or more runs in place on the row copied down dst. None (the
+    bound kernel) for boxed layouts."""
+    specs = plan.specs
+    if any(specs[r].layout_name not in ("ND", "DN") for r in ("dst", "src0", "src1")):
+        return None
+    rows, cols = specs["dst"].valid_row, specs["dst"].valid_col
+    if rows == 0 or cols == 0:
+        return lambda args: None
+    dtype = specs["dst"].np_dtype
+    into = _pair_into(fn, dtype, rows * cols)
+    d, a, b = positions["dst"], positions["src0"], positions["src1"]
+    region, first = (slice(0, rows), slice(0, cols)), (slice(0, 1), slice(0, cols))
+    if isinstance(fn, np.ufunc) and rows * cols >= _EXPAND_MIN:
+        copyto, overlap = np.copyto, np.may_share_memory
+
+        def run_spread(args: tuple) -> None:
+            """The row copied down dst (when dst does not overlap src0), then the ufunc in place: two streams."""
+            out, full, vector = args[d].view[region], args[a].view[region], args[b].view[first]
+            token = quiet_set()
+            try:
+                if overlap(out, full):
+                    fn(full, vector, out=out)
+                else:
+                    copyto(out, vector)
+                    fn(full, out, out=out)
+            finally:
+                quiet_reset(token)
+
+        return run_spread
+
+    def run(args: tuple) -> None:
+        token = quiet_set()
+        try:
+            vector = args[b].view[first]
+            into(args[a].view[region], vector, args[d].view[region], vector)
+        finally:
+            quiet_reset(token)
+
+    return run
 
 
 def _col_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
@@ -208,6 +369,30 @@ def _broadcast_cols(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     rows, cols = out.valid_shape
     row = valid_of(tiles["src"], (1, cols)).astype(out.spec.dtype.np)
     write(out, np.broadcast_to(row, (rows, cols)))
+
+
+def _broadcast_compiled(by_rows: bool, plan: Plan, positions: dict[str, int]) -> Callable[[tuple], None] | None:
+    """TROWEXPAND (TCOLEXPAND) of one signature with plain layouts: src's first column (row) copied across
+    dst's valid region in one call (dst and src have one element type: a copy of the bits). None: boxed."""
+    specs = plan.specs
+    if any(specs[r].layout_name not in ("ND", "DN") for r in ("dst", "src")):
+        return None
+    rows, cols = specs["dst"].valid_row, specs["dst"].valid_col
+    if rows == 0 or cols == 0:
+        return lambda args: None
+    region = slice(0, rows), slice(0, cols)
+    line = (slice(0, rows), slice(0, 1)) if by_rows else (slice(0, 1), slice(0, cols))
+    d, s = positions["dst"], positions["src"]
+    copyto = np.copyto
+
+    def run(args: tuple) -> None:
+        copyto(args[d].view[region], args[s].view[line])
+
+    return run
+
+
+_broadcast_rows.compiled = lambda plan, positions: _broadcast_compiled(True, plan, positions)  # type: ignore[attr-defined]
+_broadcast_cols.compiled = lambda plan, positions: _broadcast_compiled(False, plan, positions)  # type: ignore[attr-defined]
 
 
 def _fits_rows(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001

@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._quiet import quiet
+from ..._quiet import quiet, quiet_reset, quiet_set
 from ...errors import NotModelledError
 
 from ...dtypes import STANDARD_DTYPES
 from ...dtypes import DType as D
 from ...tile.enums import PadValue, TileType
-from ...tile.layout import store, write_region
+from ...tile.layout import plain_view, store, write_region
 from ...tile.tile import Tile
 from .._check import Check, announce_fallback, commit_variant
 from ...enums import AccToVecMode, ReluPreMode
@@ -45,6 +45,8 @@ from ..enums import CmpMode
 from .._scalar import UINT64
 from ..record import TARGETS, Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
 from ._common import cpp_max, cpp_min, undefined, valid_of, write
+from .expand import _pair_into
+from .reduce import _blocked_pays
 
 ALL = STANDARD_DTYPES
 
@@ -324,7 +326,33 @@ def _part(fn):  # noqa: ANN001, ANN202
             result[:r, :c] = fn(a[:r, :c], b[:r, :c]).astype(result.dtype)
         write(out, result)
 
+    kernel.compiled = lambda plan, positions: _part_compiled(fn, plan, positions)  # type: ignore[attr-defined]
     return kernel
+
+
+def _part_compiled(fn, plan: Plan, positions: dict[str, int]):  # noqa: ANN001, ANN202
+    """TPARTADD TPARTMAX TPARTMIN of one signature whose three valid shapes are equal and nonempty, with plain
+    layouts: the operation alone (`_pair_into`) from the two regions into dst's, the slices fixed once. Other
+    patterns (a source covering less than dst) and boxed layouts: None (the bound kernel)."""
+    specs = plan.specs
+    shapes = {(specs[r].valid_row, specs[r].valid_col) for r in ("dst", "src0", "src1")}
+    if len(shapes) != 1 or 0 in next(iter(shapes)) or any(specs[r].layout_name not in ("ND", "DN")
+                                                          for r in ("dst", "src0", "src1")):
+        return None
+    rows, cols = next(iter(shapes))
+    dtype = specs["dst"].np_dtype
+    into = _pair_into(fn, dtype, rows * cols)
+    region = slice(0, rows), slice(0, cols)
+    d, a, b = positions["dst"], positions["src0"], positions["src1"]
+
+    def run(args: tuple) -> None:
+        token = quiet_set()
+        try:
+            into(args[a].view[region], args[b].view[region], args[d].view[region])
+        finally:
+            quiet_reset(token)
+
+    return run
 
 
 for _name, _fn, _sym in (("TPARTADD", np.add, "+"), ("TPARTMAX", cpp_max, "max"), ("TPARTMIN", cpp_min, "min")):
@@ -436,6 +464,39 @@ def _trans_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
 
 def _trans(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     write(tiles["dst"], np.array(valid_of(tiles["src"]).T))
+
+
+def _trans_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
+    """TTRANS of one signature with plain layouts: src's valid region copied transposed into dst's (the bits as
+    unsigned integers of the element's size); a large region whose rows lie a power of two apart a block of 32
+    source rows at a time (`_blocked_pays`: one transposing copy keeps evicting its own cache lines), when dst's
+    storage is apart from src's (a block copy would read what an earlier block wrote); else one copy, which
+    NumPy stages when the two overlap. None (the bound kernel) for boxed layouts."""
+    specs = plan.specs
+    if any(specs[r].layout_name not in ("ND", "DN") for r in ("dst", "src")):
+        return None
+    vr, vc = specs["src"].valid_row, specs["src"].valid_col
+    if vr == 0 or vc == 0:
+        return lambda args: None
+    bits = np.dtype(f"u{specs['src'].np_dtype.itemsize}")
+    part, into = (slice(0, vr), slice(0, vc)), (slice(0, vc), slice(0, vr))
+    sample = plain_view(np.empty(specs["src"].rows * specs["src"].cols, bits), specs["src"])[part].T
+    blocked = _blocked_pays(sample)
+    d, s = positions["dst"], positions["src"]
+    copyto = np.copyto
+
+    def run(args: tuple) -> None:
+        out, source = args[d].view[into].view(bits), args[s].view[part].T.view(bits)
+        if blocked and not np.may_share_memory(out, source):
+            for start in range(0, vr, 32):
+                copyto(out[:, start:start + 32], source[:, start:start + 32])
+        else:
+            copyto(out, source)
+
+    return run
+
+
+_trans.compiled = _trans_compiled  # type: ignore[attr-defined]
 
 
 TTRANS = instruction("TTRANS", operands=(dst(), src("src"), tmp("tmp", optional=True)),

@@ -184,12 +184,21 @@ def _in_order(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtype]) -> Ca
     return kernel
 
 
+def _line_of(spec, axis: int, count: int) -> tuple[tuple, bool]:  # noqa: ANN001
+    """The index of dst's result line (column 0 of `count` rows, or row 0 of `count` columns) and whether that
+    line is contiguous in dst's storage."""
+    into = (slice(0, count), 0) if axis == 1 else (0, slice(0, count))
+    view = plain_view(np.empty(spec.rows * spec.cols, spec.np_dtype), spec)
+    return into, view[into].strides[0] == spec.np_dtype.itemsize
+
+
 def _in_order_compiled(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtype], plan: Plan,
                        positions: dict[str, int]) -> Callable[[tuple], None] | None:
-    """An `_in_order` kernel for one signature whose result goes straight into dst's contiguous line, with the
-    route decided once from the layouts: the region read as it is, copied into the accumulator's order, or copied a
-    block at a time (`_steps_outer`); then the same reduce as `sequential`. None (the bound kernel) for boxed
-    layouts, a line of dst that is not contiguous and one-lane regions (accumulated from the identity)."""
+    """An `_in_order` kernel for one signature, with the route decided once from the layouts: the region read as
+    it is, copied into the accumulator's order, or copied a block at a time (`_steps_outer`); then the same
+    reduce as `sequential`, straight into dst's line when that is contiguous and of the accumulator's type, else
+    into a new line rounded into dst's (the cast `store` makes). None (the bound kernel) for boxed layouts and
+    one-lane regions (accumulated from the identity)."""
     specs = plan.specs
     src_spec, dst_spec = specs["src"], specs["dst"]
     if any(t.slayout is not SLayout.NoneBox for t in (src_spec, dst_spec)):
@@ -199,17 +208,19 @@ def _in_order_compiled(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtyp
     if vr * vc == 0:
         return lambda args: None
     part = (slice(0, vr), slice(0, vc))
-    into = (slice(0, vr), 0) if axis == 1 else (0, slice(0, vc))
-    out_view = plain_view(np.empty(dst_spec.rows * dst_spec.cols, dst_spec.np_dtype), dst_spec)
-    if out_view.dtype != acc or out_view[into].strides[0] != acc.itemsize:
-        return None
+    into, contiguous_line = _line_of(dst_spec, axis, vr if axis == 1 else vc)
+    direct = contiguous_line and dst_spec.np_dtype == acc
     d, s = positions["dst"], positions["src"]
     reduce = op.reduce
+    copyto = np.copyto
     if acc.kind in "iu":
         def wrapping(args: tuple) -> None:
             token = quiet_set()
             try:
-                reduce(args[s].view[part], axis, acc, args[d].view[into])
+                if direct:
+                    reduce(args[s].view[part], axis, acc, args[d].view[into])
+                else:
+                    copyto(args[d].view[into], reduce(args[s].view[part], axis, acc), casting="unsafe")
             finally:
                 quiet_reset(token)
 
@@ -230,9 +241,147 @@ def _in_order_compiled(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtyp
         token = quiet_set()
         try:
             outer = values if as_is else _steps_outer(values, acc) if blocked else contiguous(values, acc)
-            reduce(outer, 0, None, args[d].view[into])
+            if direct:
+                reduce(outer, 0, None, args[d].view[into])
+            else:  # half sums overflow to inf quietly, as in the general kernel
+                copyto(args[d].view[into], reduce(outer, 0), casting="unsafe")
         finally:
             quiet_reset(token)
+
+    return run
+
+
+def _extreme_kernel(axis: int, greater: bool) -> Callable[[Plan, Tiles, Scalars], None]:
+    """TROWMAX TROWMIN TCOLMAX TCOLMIN: `first_extreme` of src's valid region in dst's type (the general kernel),
+    with a compiled form per signature (`_extreme_compiled`)."""
+    kernel = _reduce(axis, lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np, copy=False), axis, greater))
+    kernel.compiled = lambda plan, positions: _extreme_compiled(axis, greater, plan, positions)
+    return kernel
+
+
+_BITS_SIGNED = {2: np.dtype(np.int16), 4: np.dtype(np.int32)}
+_BITS_UNSIGNED = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
+
+
+def _extreme_by_bits(x: np.ndarray, axis: int, greater: bool, order: list[bool]) -> np.ndarray | None:
+    """`first_extreme` of half or float `x` from integer reductions of its bits (NumPy reduces integers several
+    times faster than floats, whose loops handle NaNs), or None when the bits cannot decide it.
+
+    Without NaNs, a float's bits read as a signed integer order the values with a clear sign bit (0.0 up to inf)
+    above all others, and as an unsigned integer order those with a set sign bit (-0.0 down to -inf) above all
+    others, in magnitude. So along a lane: the signed maximum is the float maximum when it is positive and
+    nonzero (a lane with a positive number); the unsigned minimum is the float maximum of a lane whose every
+    sign bit is set; the unsigned maximum is the float minimum when its sign bit is set and it is not -0.0 (a
+    lane with a negative number); the signed minimum is the float minimum of a lane with no sign bit set. Each
+    result found so is the only value of its bits in the lane that compares equal to it, so it is also what the
+    simulator's loop keeps. A lane that neither decides (its extreme is a zero the other zero may tie with), or
+    any NaN: None. `order[0]`: whether to try the reduction for lanes with a number of the extreme's sign first
+    (else the one for lanes of one sign); flipped when the other one alone decided every lane."""
+    n = x.dtype.itemsize
+    signed, unsigned = x.view(_BITS_SIGNED[n]), x.view(_BITS_UNSIGNED[n])
+    sign = 1 << (8 * n - 1)
+    if n == 4:
+        top = np.maximum.reduce(x, None)  # a NaN anywhere makes it NaN
+        if top != top:
+            return None
+    elif np.maximum.reduce(np.bitwise_and(unsigned, 0x7FFF), None) > 0x7C00:  # half: a NaN's magnitude bits
+        return None
+    if greater:  # (bits, lanes it decides): a positive number's lanes; lanes of sign-set values only
+        def mixed() -> tuple[np.ndarray, np.ndarray]:
+            best = np.maximum.reduce(signed, axis)
+            return best.view(x.dtype), best > 0
+
+        def one_sign() -> tuple[np.ndarray, np.ndarray]:
+            best = np.minimum.reduce(unsigned, axis)
+            return best.view(x.dtype), best >= sign
+    else:  # a negative number's lanes; lanes with no sign bit set
+        def mixed() -> tuple[np.ndarray, np.ndarray]:
+            best = np.maximum.reduce(unsigned, axis)
+            return best.view(x.dtype), best > sign
+
+        def one_sign() -> tuple[np.ndarray, np.ndarray]:
+            best = np.minimum.reduce(signed, axis)
+            return best.view(x.dtype), best >= 0
+
+    first, second = (mixed, one_sign) if order[0] else (one_sign, mixed)
+    best, decided = first()
+    if np.logical_and.reduce(decided, None):
+        return best
+    other, also = second()
+    if np.logical_and.reduce(also, None):
+        order[0] = not order[0]
+        return other
+    if not np.logical_and.reduce(decided | also, None):
+        return None
+    return np.where(decided, best, other)
+
+
+_BITS_MIN = 1024  # elements: below this the float reduce and its test cost less than the bits' checks
+_SHORT_LINE = 64  # results: up to this many, the test of NumPy's extremes runs on a Python list
+
+
+def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str, int]
+                      ) -> Callable[[tuple], None] | None:
+    """A max (min) reduction of one signature with plain layouts and integer, half or float elements: NumPy's
+    reduce along the axis (the source widened first when dst is wider), written straight into dst's line. For
+    floats the reduce is taken only when its result holds no NaN and no zero: the extreme is then one value
+    whose copies all have the same bits, whichever of them the simulator keeps (`first_extreme`'s own quick
+    test); otherwise `first_extreme` decides from the unchanged source. Half regions, and float regions reduced
+    along rows, of `_BITS_MIN` elements or more try integer reductions of the bits first (`_extreme_by_bits`).
+    bfloat16 and boxed layouts: None."""
+    specs = plan.specs
+    src_spec, dst_spec = specs["src"], specs["dst"]
+    if any(t.slayout is not SLayout.NoneBox or t.np_dtype.kind not in "iuf" for t in (src_spec, dst_spec)):
+        return None
+    vr, vc = src_spec.valid_row, src_spec.valid_col
+    if vr * vc == 0:
+        return lambda args: None
+    part = (slice(0, vr), slice(0, vc))
+    into, _ = _line_of(dst_spec, axis, vr if axis == 1 else vc)
+    wide = dst_spec.np_dtype if dst_spec.np_dtype != src_spec.np_dtype else None
+    d, s = positions["dst"], positions["src"]
+    reduce = (np.maximum if greater else np.minimum).reduce
+    if dst_spec.np_dtype.kind in "iu":
+        def run_int(args: tuple) -> None:
+            args[d].view[into] = reduce(args[s].view[part], axis)
+
+        return run_int
+    nonzero = np.logical_and.reduce
+    smallest = np.minimum.reduce
+    by_bits = vr * vc >= _BITS_MIN and (src_spec.np_dtype.itemsize == 2 or axis == 1)
+    order = [True]  # this signature's last useful order of the bits' reductions
+    # small row regions: NumPy reduces a transposed copy down its columns faster than along short rows
+    across = axis == 1 and not by_bits and vc > 1
+    contiguous = np.ascontiguousarray
+    short = (vr if axis == 1 else vc) <= _SHORT_LINE
+
+    def run(args: tuple) -> None:
+        x = args[s].view[part]
+        if by_bits:
+            token = quiet_set()
+            try:
+                found = _extreme_by_bits(x, axis, greater, order)
+            finally:
+                quiet_reset(token)
+            if found is not None:
+                args[d].view[into] = found  # half into a float line: exact
+                return
+        if wide is not None:
+            x = x.astype(wide)  # half to float: exact
+        # `first_extreme`'s own reduce, with its warnings (a signalling NaN)
+        quick = reduce(contiguous(x.T), 0) if across else reduce(x, axis)
+        token = quiet_set()  # the test of the result is ours: silent
+        try:
+            if short:  # a few values: tested in Python (a NaN makes the sum NaN; 0.0 in finds -0.0 too)
+                listed = quick.tolist()
+                total = sum(listed)
+                plain = total == total and 0.0 not in listed
+            else:
+                low = smallest(quick)
+                plain = low == low and nonzero(quick)  # no NaN (the reduce propagates one) and no zero
+        finally:
+            quiet_reset(token)
+        args[d].view[into] = quick if plain else first_extreme(x, axis, greater)
 
     return run
 
@@ -266,17 +415,17 @@ def _col(name: str, kernel: Callable[[Plan, Tiles, Scalars], None], pairs: froze
 
 TROWSUM = _row("TROWSUM", _in_order(1, np.add, _row_sum_acc), _ROW_SUM, _NPU_FLOAT | _NPU_INT,
                "dst[i, 0] = sum of src row i (in order)")
-TROWMAX = _row("TROWMAX", _reduce(1, lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 1, True)), _MAXMIN,
+TROWMAX = _row("TROWMAX", _extreme_kernel(1, True), _MAXMIN,
                _NPU_FLOAT | _NPU_INT, "dst[i, 0] = max of src row i")
-TROWMIN = _row("TROWMIN", _reduce(1, lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 1, False)), _MAXMIN,
+TROWMIN = _row("TROWMIN", _extreme_kernel(1, False), _MAXMIN,
                _NPU_FLOAT | _NPU_INT, "dst[i, 0] = min of src row i")
 TROWPROD = _row("TROWPROD", _in_order(1, np.multiply, _dst_acc), _PROD,
                 _NPU_FLOAT | _NPU_INT, "dst[i, 0] = product of src row i (in order)")
 TCOLSUM = _col("TCOLSUM", _in_order(0, np.add, _dst_acc), _COL_SUM,
                _NPU_FLOAT | _NPU_INT, "dst[0, j] = sum of src column j (in order)")
-TCOLMAX = _col("TCOLMAX", _reduce(0, lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 0, True)), _COL_MAX,
+TCOLMAX = _col("TCOLMAX", _extreme_kernel(0, True), _COL_MAX,
                _NPU_FLOAT | _NPU_INT, "dst[0, j] = max of src column j")
-TCOLMIN = _col("TCOLMIN", _reduce(0, lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np), 0, False)), _MAXMIN,
+TCOLMIN = _col("TCOLMIN", _extreme_kernel(0, False), _MAXMIN,
                _NPU_FLOAT | _NPU_INT, "dst[0, j] = min of src column j")
 TCOLPROD = _col("TCOLPROD", _in_order(0, np.multiply, _dst_acc), _PROD,
                 _NPU_FLOAT | _NPU_INT, "dst[0, j] = product of src column j (in order)")
@@ -315,12 +464,24 @@ _MATCH_DOWN_MIN = 4096  # below this many elements np.argmax's transpose costs l
 
 
 def _first_match_down(values: np.ndarray, extreme: np.ndarray) -> np.ndarray:
-    """Per column, the first row holding the column's extreme: rows less the largest (rows - i) over the
-    matching rows i (np.argmax along columns transposes the tile first, several times slower)."""
+    """Per column, the first row holding the column's extreme: (rows - 1) less the largest (rows - 1 - i) over
+    the matching rows i, every column having at least one (np.argmax along columns transposes the tile first,
+    several times slower). The weights and the match mask (as bytes) share the smallest unsigned type: bytes up
+    to 256 rows."""
     rows = values.shape[0]
-    weight = np.arange(rows, 0, -1, dtype=np.min_scalar_type(rows))[:, None]
-    score = np.multiply(values == extreme, weight).max(axis=0)
-    return rows - score.astype(np.intp)
+    kind = np.min_scalar_type(rows - 1)
+    weight = _DOWN_WEIGHTS.get((rows, kind))
+    if weight is None:
+        weight = np.arange(rows - 1, -1, -1, dtype=kind)[:, None]
+        weight.setflags(write=False)
+        if len(_DOWN_WEIGHTS) < 64:
+            _DOWN_WEIGHTS[(rows, kind)] = weight
+    match = np.equal(values, extreme).view(np.uint8)
+    score = np.maximum.reduce(np.multiply(match, weight), 0)
+    return (rows - 1) - score.astype(np.intp)
+
+
+_DOWN_WEIGHTS: dict[tuple[int, np.dtype], np.ndarray] = {}
 
 
 def _arg_table(role_layouts: tuple[str, ...]) -> dict[str, Legality]:
@@ -336,7 +497,40 @@ def _arg_kernel(axis: int, greater: bool) -> Callable[[Plan, Tiles, Scalars], No
         else:
             store(tiles["dst"], 1, index.shape[0], index.reshape(1, -1))
 
+    kernel.compiled = lambda plan, positions: _arg_compiled(axis, greater, plan, positions)
     return kernel
+
+
+def _arg_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str, int]) -> Callable[[tuple], None] | None:
+    """An arg-reduction of one signature with plain layouts and integer, half or float elements: NumPy's
+    argmax (argmin), which returns the first index of the extreme, when the region holds no NaN (NumPy takes a
+    NaN for the extreme; the simulator skips it); with NaNs, `first_index`. Along columns of a large region the
+    first match of the column's extreme (`_first_match_down`) instead of argmax's transposing copy. bfloat16
+    and boxed layouts: None (the bound kernel)."""
+    specs = plan.specs
+    src_spec, dst_spec = specs["src"], specs["dst"]
+    if any(t.slayout is not SLayout.NoneBox for t in (src_spec, dst_spec)) or src_spec.np_dtype.kind not in "iuf":
+        return None
+    vr, vc = src_spec.valid_row, src_spec.valid_col
+    part = (slice(0, vr), slice(0, vc))
+    into, _ = _line_of(dst_spec, axis, vr if axis == 1 else vc)
+    d, s = positions["dst"], positions["src"]
+    arg = np.argmax if greater else np.argmin
+    extreme = (np.maximum if greater else np.minimum).reduce
+    down = axis == 0 and vr * vc >= _MATCH_DOWN_MIN
+    ints = src_spec.np_dtype.kind in "iu"
+    largest = np.maximum.reduce
+
+    def run(args: tuple) -> None:
+        x = args[s].view[part]
+        if not ints:
+            top = largest(x, None)
+            if top != top:  # a NaN
+                args[d].view[into] = first_index(x, axis, greater)
+                return
+        args[d].view[into] = _first_match_down(x, extreme(x, 0)) if down else arg(x, axis)
+
+    return run
 
 
 def _arg_rows_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001

@@ -151,3 +151,18 @@ def test_the_mask_row_form_refuses_a_window_dst(target):
     with pytest.raises(ptoisa.NotModelledError, match="writes its stream through dst's storage.*window"):
         ptoisa.TGATHER(dst, src, MaskPattern.P0101, target=target)
     assert parent.storage.tobytes() == before
+
+
+@pytest.mark.parametrize("target", ["a5", "cpu"])
+@pytest.mark.parametrize("dst_in_parent", [True, False])
+def test_index_gather_from_a_window_src0_on_its_general_path(target, dst_in_parent):
+    """Found by the fuzzer with windows: with dst sharing src0's bytes (here: another window of the same parent),
+    the index form takes its general path, which indexed src0's 2-D window storage with flat positions (NumPy's
+    ValueError). The gather reads src0 first, then writes dst."""
+    src0, parent = _window(np.int32, 1, 8, 8, col=8)
+    dst = window(parent, _spec(np.int32, 1, 8), 0, 0) if dst_in_parent else src0  # both: bytes shared with src0
+    indices = _tile(np.int32, 1, 8, 5)
+    indices.set_logical(np.array([[7, 0, 3, 3, 6, 1, 2, 5]]))
+    expected = src0.data[0, [7, 0, 3, 3, 6, 1, 2, 5]].copy()
+    ptoisa.TGATHER(dst, src0, indices, target=target)
+    assert dst.data[0].tolist() == expected.tolist()

@@ -179,7 +179,7 @@ def _index_values(check: Check, config: Config, src0: Tile, indices: Tile, raw: 
     unsigned = raw.view(_UNSIGNED[raw.dtype.itemsize])
     if raw.size and int(unsigned.max()) >= src0.spec.numel:
         return _gather_with_outside(check, config, src0, indices, raw.astype(np.int64))
-    return src0.storage[_positions(config, src0.spec, raw)]
+    return np.take(src0.storage, _positions(config, src0.spec, raw))  # take: flat positions, a window's too
 
 
 def _plain(tile: Tile) -> np.ndarray:
@@ -228,7 +228,7 @@ def _gather_b32_idx16(check: Check, config: Config, dst: Tile, src0: Tile, indic
                                    "writes dst past their storage (erratum tgather_index_b32_idx16)")
         raw = idx[pos].astype(np.int64) | (idx[pos + 1].astype(np.int64) << 16)
         outside = raw >= src0.spec.numel
-        values = src0.storage[np.where(outside, 0, raw)]
+        values = np.take(src0.storage, np.where(outside, 0, raw))
         if outside.any():
             values = _out_of_range(check, config, src0, raw, outside, values)
         out[where] = values
@@ -267,7 +267,7 @@ def _gather_with_outside(check: Check, config: Config, src0: Tile, indices: Tile
     if config.profile.tgather_index.unsigned_indices:
         raw &= (1 << indices.spec.dtype.bits) - 1
     outside = (raw < 0) | (raw >= src0.spec.numel)
-    values = src0.storage[_positions(config, src0.spec, np.where(outside, 0, raw))]
+    values = np.take(src0.storage, _positions(config, src0.spec, np.where(outside, 0, raw)))
     return _out_of_range(check, config, src0, raw, outside, values)
 
 

@@ -706,7 +706,6 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
     rules, stype, dtype = config.profile.tgather_cmp, sspec.np_dtype, dspec.np_dtype
     lean = (dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(_CMP_COMPILED) < 4096
             and not (mode is CmpMode.GT and stype == np.uint16 and config.erratum("tgather_cmp_u16_gt_as_eq"))
-            and not config.erratum("tgather_cmp_k_signed_src_width")
             and not (stype == np.float16 and config.erratum("tgather_cmp_half_k_int16"))
             and not (config.erratum("tgather_cmp_unsigned") and not sspec.dtype.is_float)
             and not (tspec is not None and rules.tmp == "required"
@@ -733,13 +732,29 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
         running = 64 * -(-vc // 64) != stride and vr > 1
         stride = 64 * -(-vc // 64)
 
+    # a2a3's `tgather_cmp_k_signed_src_width`: k's bytes read as signed integers of the source's width (no
+    # difference when k is of that type); announced, as by the general path, where the matches differ from the
+    # contract's reading (the readings compared first, the matches only when they differ)
+    signed = np.dtype(f"<i{sspec.dtype.itemsize}") if config.erratum("tgather_cmp_k_signed_src_width") else None
+    if signed is not None and kspec.np_dtype == signed:
+        signed = None
+    k_bytes = vr * sspec.dtype.itemsize
+
     def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Any, offset: int) -> bool:
+        name = None
         token = quiet_set()
         try:
             k = k_value.storage[:vr].astype(stype)
+            if signed is None:
+                matches = op(src0.view[:vr, :vc], k[:, None])  # same-type compare: exact
+            else:
+                values, contract = src0.view[:vr, :vc], k
+                k = k_value.storage.view(np.uint8)[:k_bytes].view(signed).astype(stype)
+                matches = op(values, k[:, None])
+                if not (k == contract).all() and not np.array_equal(matches, op(values, contract[:, None])):
+                    name = "tgather_cmp_k_signed_src_width"
         finally:
             quiet_reset(token)
-        matches = op(src0.view[:vr, :vc], k[:, None])  # same-type compare: exact
         flat = matches.reshape(-1).nonzero()[0]
         if bounds is None:
             counts = np.zeros(vr, np.int64)
@@ -748,8 +763,10 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
             counts = at[1:] - at[:-1]
             if vr and counts.max() > dcols:
                 return False
-            if running and counts[1:].any():
-                announce_erratum(config, INSTR, "tgather_cmp_running_index")
+        if name is not None:  # the general path announces it with the compare, before the running index
+            announce_erratum(config, INSTR, name)
+        if running and bounds is not None and counts[1:].any():
+            announce_erratum(config, INSTR, "tgather_cmp_running_index")
         if stride != vc:
             flat += (flat // vc) * (stride - vc)
         index = flat.astype(dtype)  # int64 -> 32 bits wraps modulo 2**32
@@ -784,8 +801,11 @@ def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: Ti
     numbers = _slot_numbers(dcols)
     k_bytes = vr * sspec.dtype.itemsize
     lay = _Scratch(tspec, sspec, kspec, vr, vc, k_signed)
+    lean = _lean_scratch(config, lay, dspec, sspec, kspec, cspec, tspec, mode, valid, signed)
 
     def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
+        if lean is not None and tmp.binding is None and _A2A3_ROWS_AT_ONCE:
+            return lean(dst, src0, k_value, cdst, tmp, offset)
         values = src0.view[:vr, :vc]
         token = quiet_set()
         try:
@@ -832,6 +852,164 @@ def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: Ti
         scratch.commit()
         return True
     return run
+
+
+def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpec, kspec: TileSpec,
+                  cspec: TileSpec, tspec: TileSpec, mode: CmpMode, valid: tuple[int, int], signed: Any) -> Any:
+    """`_cmp_scratch_run`'s call for an unplaced tmp, with what the signature decides about the scratch worked out
+    here: which of its bytes reach tmp (the index table, the thresholds and the bitmap rows inside tmp's storage;
+    the rest lies past it and is dropped) and which index-table bytes the bitmap rows overwrite where a valid
+    element's entry lies. A call compares src0's valid region with k (read as the kernel reads it; the contract's
+    reading too when they differ, for `tgather_cmp_k_signed_src_width`), then only the rows whose bitmaps land in
+    tmp or on the table (the front rows; the tail rows land past tmp), patches the picks whose entries a bitmap
+    overwrote (announcing the erratum when one differs from the plain gather's), and writes dst, cdst and those
+    bytes of tmp: no scratch image, no second gather. Returns False, having written nothing, for a row with more
+    matches than dst holds (the general path refuses it).
+
+    None (`_scratch_run` decides) where the compare loop's order shows (a threshold an earlier bitmap covered,
+    overlapping bitmap rows) or where it runs several chunks."""
+    vr, vc = valid
+    if lay.covered or lay.keep_at is not None or lay.nrep > 255 or not (vr and vc):
+        return None
+    item, tin, numel = sspec.dtype.itemsize, sspec.np_dtype, sspec.numel
+    scols, width, nb, tc = sspec.cols, lay.width, lay.nb, lay.stride
+    index_at, cvt_at, cvt_end, k_read, kind = lay.index_at, lay.cvt_at, lay.cvt_end, lay.k_read, lay.kind
+    own_size = tspec.nbytes
+    tab_stop, cvt_stop = min(cvt_at, own_size), min(cvt_end, own_size)
+    r_end = lay.tail_from  # the front rows: the only ones inside tmp or over the index table
+    row_v = (np.arange(r_end)[:, None] * tc + np.arange(nb)[None, :]).reshape(-1)  # virtual byte of each bit byte
+    row_pos = row_v[row_v < own_size]
+    row_bits = np.flatnonzero(row_v < own_size)
+    clob = lay.clobbered.astype(np.int64)  # valid elements' entries that bitmap bytes overwrite, ascending
+    clob_at = (clob // scols) * vc + clob % scols  # their flat positions in the valid region
+    v = index_at + 4 * clob[:, None] + np.arange(4)[None, :]  # each such entry's bytes, virtual
+    writer = v // tc
+    over = (writer < r_end) & (v - writer * tc < nb)
+    cb_byte = np.flatnonzero(over)
+    cb_bit = (writer * nb + (v - writer * tc))[over]
+    clob_u32 = clob.astype(np.uint32)
+    cb_plain = clob_u32.view(np.uint8)[cb_byte]  # those bytes of the plain table (offset 0)
+    cb_at = clob_at[cb_byte // 4]  # the flat valid position of each such byte's entry
+    # small tables: the table built per call, bitmap bytes over it, and the picks taken from it
+    by_table = numel <= _FUSED_BELOW
+    tv = index_at + np.arange(numel * 4)  # the table's bytes, virtual
+    tw = tv // tc
+    t_over = (tw < r_end) & (tv - tw * tc < nb) if by_table else np.zeros(0, bool)
+    tab_byte = np.flatnonzero(t_over)
+    tab_bit = (tw * nb + (tv - tw * tc))[t_over] if by_table else tab_byte
+    src_end = ((r_end - 1) * scols + width) * item
+    # thresholds inside tmp: the first `n_conv` are k's elements the compare reads (when they are all among
+    # the first vr), those read from past k's storage are 0 for an unplaced k
+    width_k = {"int32": kspec.dtype.itemsize, "signed": item, "own": kspec.dtype.itemsize}[kind]
+    cvt_bytes = max(cvt_stop - cvt_at, 0)
+    m = -(-cvt_bytes // item)
+    n_in = kspec.nbytes // width_k
+    n_conv = min(m, n_in)
+    conv_bytes = min(n_conv * item, cvt_bytes)
+    inside_k = k_read <= kspec.nbytes or m <= n_in
+    k_easy = n_conv <= vr and kspec.nbytes % width_k == 0
+    kdtype, signed_item = kspec.np_dtype, np.dtype(f"<i{item}")
+    stype, ctype = sspec.np_dtype, cspec.np_dtype
+    op = np.greater if mode is CmpMode.GT else np.equal
+    bounds = np.arange(0, (vr + 1) * vc, vc)
+    dcols = dspec.cols
+    numbers = _slot_numbers(dcols)
+    may_overrun = vc > dcols  # else no row can hold more matches than dst's row
+    k_bytes, s_nbytes = vr * item, sspec.nbytes
+    same_width = width == vc
+    packbits, u8, u32, count_nonzero, shares = np.packbits, np.uint8, np.uint32, np.count_nonzero, np.may_share_memory
+    base = _table_base(numel)
+
+    def thresholds_of(k_value: Tile) -> np.ndarray:
+        k_raw = k_value.storage.view(u8)[:k_read] if k_read <= kspec.nbytes else window(k_value, k_read)
+        if kind == "int32":
+            return k_raw.view(kdtype).astype(np.int64).astype(np.int32)
+        if kind == "signed":
+            return k_raw.view(signed_item).astype(tin)
+        return k_raw.view(kdtype).astype(tin)
+
+    def lean(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
+        values = src0.view[:vr, :vc]
+        name = None
+        token = quiet_set()
+        try:
+            k = k_value.storage[:vr].astype(stype)  # the contract's reading
+            if signed is None:
+                matches = op(values, k[:, None])
+            else:  # the kernel's: k's bytes as signed integers of the source's width
+                contract = k
+                k = k_value.storage.view(u8)[:k_bytes].view(signed).astype(stype)
+                matches = op(values, k[:, None])  # as the general path's widened compare: exact
+                if not (k == contract).all() and not np.array_equal(matches, op(values, contract[:, None])):
+                    name = "tgather_cmp_k_signed_src_width"
+            if same_width:
+                hits = matches[:r_end]
+            else:  # the front rows' whole repeats (k as the kernel reads it: the thresholds as put)
+                source = src0.storage if src_end <= s_nbytes else window(src0, src_end).view(tin)
+                hits = op(np.ndarray((r_end, width), tin, source, 0, (scols * item, item)), k[:r_end, None])
+            thresholds = None if k_easy and (inside_k or k_value.binding is None) else thresholds_of(k_value)
+        finally:
+            quiet_reset(token)
+        flat_matches = matches.reshape(-1)
+        flat = flat_matches.nonzero()[0]
+        at = flat.searchsorted(bounds)
+        counts = at[1:] - at[:-1]
+        if may_overrun and counts.max() > dcols:
+            return False  # the general path announces what it compared, then refuses
+        if name is not None:
+            announce_erratum(config, INSTR, name)
+        pos = flat + (flat // vc) * (scols - vc) if scols != vc else flat
+        bits = packbits(hits, 1, "little").reshape(-1)
+        if by_table:  # the kernel's table: offset + n, modulo 2**32, with the bitmap bytes over it
+            table = base + u32(offset) if offset else base.copy()
+            if tab_byte.size:
+                table.view(u8)[tab_byte] = bits[tab_bit]
+            index = table.take(pos)
+            if cb_byte.size:
+                differs = bits[cb_bit] != (cb_plain if not offset else (clob_u32 + u32(offset)).view(u8)[cb_byte])
+                differs &= flat_matches[cb_at]
+                if count_nonzero(differs):  # a picked entry holds a bitmap byte unlike the table's
+                    announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
+        else:
+            table = None
+            index = pos.astype(u32)  # the plain gather's picks: index (+ offset), modulo 2**32
+            if offset:
+                index += u32(offset)
+        if table is None and cb_byte.size:
+            picked = flat_matches[clob_at]
+            if count_nonzero(picked):
+                entries = (clob + offset).astype(u32)  # the table's entries, then the bitmap bytes over them
+                entries.view(u8)[cb_byte] = bits[cb_bit]
+                rank = pos.searchsorted(clob[picked])
+                values = entries[picked]
+                if count_nonzero(values != index[rank]):
+                    announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
+                    index[rank] = values
+        slots = numbers < counts.astype(numbers.dtype)[:, None]
+        if shares(dst.storage, cdst.storage):
+            new_cdst = cdst.storage.copy()
+            new_cdst[:vr] = counts.astype(ctype)
+            dst.storage.view(u32)[:vr * dcols].reshape(vr, dcols)[slots] = index
+            cdst.storage[:] = new_cdst
+        else:
+            dst.storage.view(u32)[:vr * dcols].reshape(vr, dcols)[slots] = index
+            cdst.storage[:vr] = counts.astype(ctype)
+        own = tmp.storage.view(u8)
+        if index_at < tab_stop:
+            own[index_at:tab_stop] = (_index_table(numel, offset) if table is None else table).view(u8)[
+                :tab_stop - index_at]
+        if cvt_bytes:
+            if thresholds is not None:
+                own[cvt_at:cvt_stop] = thresholds.view(u8)[:cvt_bytes]
+            else:
+                own[cvt_at:cvt_at + conv_bytes] = k.view(u8)[:conv_bytes]
+                if conv_bytes < cvt_bytes:
+                    own[cvt_at + conv_bytes:cvt_stop] = 0  # past an unplaced k
+        if row_pos.size:
+            own[row_pos] = bits[row_bits]
+        return True
+
+    return lean
 
 
 def _cmp_general(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tmp: Any, offset: Any,

@@ -127,3 +127,55 @@ class TestCmpScratchLean:
         finally:
             impl._lean_scratch = original
         assert calls and calls[0] is not None
+
+
+class TestTcmpsInt32AsEq:
+    """a2a3 runs int32 LT/LE/GT/GE as EQ and announces the fallback where the requested mode's bits would differ;
+    large valid regions decide that by one reduction (`_tells_from_eq`), under GT and LT first by an equal
+    element. Held to the general path (bytes and warnings), with and without the repeat tail, for data with and
+    without equal, larger and smaller elements."""
+
+    @pytest.mark.parametrize("shape", [(64, 64, 64, 64), (64, 64, 64, 40), (48, 128, 40, 128), (64, 64, 33, 64),
+                                       (16, 16, 16, 16), (8, 64, 8, 60)])
+    @pytest.mark.parametrize("mode", [CmpMode.LT, CmpMode.LE, CmpMode.GT, CmpMode.GE])
+    @pytest.mark.parametrize("data", ["below", "above", "equal_only", "mixed", "above_but_equal", "below_but_equal"])
+    @pytest.mark.parametrize("dynamic", [False, True])
+    def test_matches_general(self, shape, mode, data, dynamic):
+        from ptoisa.isa import tcmps as impl
+
+        rows, cols, vr, vc = shape
+        if dynamic:
+            src0 = Tile[TileType.Vec, np.int32, rows, cols, BLayout.RowMajor, -1, -1](vr, vc)
+            dst = Tile[TileType.Vec, np.uint8, rows, 32, BLayout.RowMajor, -1, -1](vr, 32)
+        else:
+            src0 = Tile[TileType.Vec, np.int32, rows, cols, BLayout.RowMajor, vr, vc]()
+            dst = Tile[TileType.Vec, np.uint8, rows, 32, BLayout.RowMajor, vr, 32]()
+        rng = np.random.default_rng(vr * vc)
+        scalar = 7
+        values = {"below": rng.integers(-50, 7, src0.spec.numel), "above": rng.integers(8, 60, src0.spec.numel),
+                  "equal_only": np.full(src0.spec.numel, 7), "mixed": rng.integers(0, 14, src0.spec.numel),
+                  "above_but_equal": rng.integers(7, 60, src0.spec.numel),
+                  "below_but_equal": rng.integers(-50, 8, src0.spec.numel)}[data]
+        grid = values.reshape(rows, cols)
+        if data in ("below", "above"):  # the element past the valid region decides nothing
+            grid[vr:, :] = 7
+            grid[:, vc:] = 7
+        src0.storage[...] = grid.reshape(-1).astype(np.int32)
+        dst.storage[...] = rng.integers(0, 256, dst.spec.numel, dtype=np.uint8)
+        results = []
+        for how in ("compiled", "general"):
+            impl._COMPILED.clear()
+            out = dst.spec(*dst.valid_shape) if dynamic else dst.spec()
+            out.storage[...] = dst.storage
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                for s in (scalar, np.int32(scalar)):
+                    if how == "compiled":
+                        ptoisa.TCMPS(out, src0, s, mode, target="a2a3")
+                    else:
+                        impl._general(A2A3, out, src0, s, mode)
+            results.append((out.storage.tobytes(), [str(w.message) for w in caught]))
+        assert results[0] == results[1]
+        valid = grid[:vr, :vc]
+        differs = {CmpMode.LT: valid <= 7, CmpMode.LE: valid < 7, CmpMode.GT: valid >= 7, CmpMode.GE: valid > 7}
+        assert any("executed as EQ" in m for m in results[0][1]) == bool(differs[mode].any())

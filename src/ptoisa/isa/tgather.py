@@ -41,10 +41,12 @@ def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -
     if type(dst) is Tile and type(src0) is Tile and type(indices) is Tile and (tmp is None or type(tmp) is Tile):
         key = (config, dst.spec, src0.spec, indices.spec, None if tmp is None else tmp.spec)
         run = _COMPILED.get(key, _UNSET)
-        if run is _PER_VALID_SHAPE:  # run-time valid shapes: compiled per (dst, indices) valid shape
-            key += (dst.valid_shape, indices.valid_shape)
-            run = _COMPILED.get(key, _UNSET)
-        if run is _UNSET:
+        if type(run) is _PerShape:  # run-time valid shapes: compiled per (dst, indices) valid shape
+            shapes = (dst._valid_row, dst._valid_col, indices._valid_row, indices._valid_col)
+            per, run = run, run.get(shapes, _UNSET)
+            if run is _UNSET:
+                run = _compile_index(key, dst, indices, tmp, per, shapes)
+        elif run is _UNSET:
             run = _compile_index(key, dst, indices, tmp)
         if run is not None:
             run(dst, src0, indices)
@@ -52,25 +54,33 @@ def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -
     _index_general(config, dst, src0, indices, tmp)
 
 
-_UNSET, _PER_VALID_SHAPE = object(), object()
+_UNSET = object()
 _COMPILED: dict[tuple[Any, ...], Any] = {}
+
+
+class _PerShape(dict):  # type: ignore[type-arg]
+    """What a compiled-call cache holds under the key of tile types that take their valid shapes at run time: the
+    compiled calls per tuple of valid shapes met (the rows and columns of the tiles the form's checks read)."""
+
+    __slots__ = ()
 _FUSED_BELOW = 4096
 """Valid regions of fewer elements gather with NumPy's range-checked take (one call, dst buffered by NumPy);
 larger ones check the indices with one max() and take with mode="clip", which is faster there (16x16 f32:
 0.8 against 1.3 us; 64x64 about even; 256x256: 52 against 42 us)."""
 
 
-def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | None) -> Any:
+def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | None, per: _PerShape | None = None,
+                   shapes: tuple[int, ...] | None = None) -> Any:
     """The index form compiled once per tile types and target: the checks run here, and a call whose indices
     are all in range gathers ND src0 straight into dst. None (remembered) where the general path decides per
     call (a non-ND src0, layouts or index widths with their own NPU errata); a refusal is left to the general
-    path and not remembered. Tile types with run-time valid shapes remember that (`_PER_VALID_SHAPE`) under
-    their static key and compile per valid shape under the longer one."""
-    config, dspec, sspec, ispec, tspec = key[:5]
-    if len(key) == 5 and _run_time_valid(key[1:]):
-        key, run = _per_valid_shape(_COMPILED, key, (dst.valid_shape, indices.valid_shape))
-        if run is not _UNSET:
-            return run
+    path and not remembered. Tile types with run-time valid shapes keep a `_PerShape` under their key and compile
+    per tuple of valid shapes into it."""
+    config, dspec, sspec, ispec, tspec = key
+    if per is None and _run_time_valid(key[1:]):
+        per, shapes = _per_valid_shape(_COMPILED, key), (dst._valid_row, dst._valid_col, indices._valid_row,
+                                                          indices._valid_col)
+    cache, key = (_COMPILED, key) if per is None else (per, shapes)  # type: ignore[assignment]
     check = Check(INSTR, config.name)
     try:
         _static_index(dspec, sspec, ispec, tspec, config)
@@ -79,11 +89,11 @@ def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | N
         return None
     run = None
     if sspec.layout_name == "ND" and dspec.layout_name == "ND" and ispec.layout_name == "ND" \
-            and dst.view is not None and len(_COMPILED) < 4096 \
+            and dst.view is not None and len(cache) < 4096 \
             and not (dspec.dtype.itemsize == 4 and ispec.dtype.itemsize == 2
                      and config.erratum("tgather_index_b32_idx16")):
         run = _index_run(check, config, dst.valid_shape, dspec, sspec, ispec)
-    _COMPILED[key] = run
+    cache[key] = run
     return run
 
 
@@ -127,15 +137,13 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
     return run
 
 
-def _per_valid_shape(cache: dict[tuple[Any, ...], Any], key: tuple[Any, ...], shapes: tuple[Any, ...]
-                     ) -> tuple[tuple[Any, ...], Any]:
-    """A signature whose tile types take their valid shapes at run time: its static key remembers that
-    (`_PER_VALID_SHAPE`, which sends later calls to the longer key), and the call compiles under the key extended
-    by the valid shapes met. Returns that key and what the cache already holds under it (or `_UNSET`)."""
+def _per_valid_shape(cache: dict[tuple[Any, ...], Any], key: tuple[Any, ...]) -> _PerShape:
+    """A signature whose tile types take their valid shapes at run time: a `_PerShape` under its key (remembered
+    while the cache has room), into which its calls compile per tuple of valid shapes."""
+    per = _PerShape()
     if len(cache) < 4096:
-        cache[key] = _PER_VALID_SHAPE
-    key += shapes
-    return key, cache.get(key, _UNSET)
+        cache[key] = per
+    return per
 
 
 def _run_time_valid(specs: tuple[Any, ...]) -> bool:
@@ -333,10 +341,12 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
     if type(dst) is Tile and type(src) is Tile and type(pattern) is MaskPattern and type(axis) is GatherAxis:
         key = (config, dst.spec, src.spec, pattern, axis)
         run = _MASK_COMPILED.get(key, _UNSET)
-        if run is _PER_VALID_SHAPE:  # run-time valid shapes: compiled per (dst, src) valid shape
-            key += (dst.valid_shape, src.valid_shape)
-            run = _MASK_COMPILED.get(key, _UNSET)
-        if run is _UNSET:
+        if type(run) is _PerShape:  # run-time valid shapes: compiled per (dst, src) valid shape
+            shapes = (dst._valid_row, dst._valid_col, src._valid_row, src._valid_col)
+            per, run = run, run.get(shapes, _UNSET)
+            if run is _UNSET:
+                run = _compile_mask(key, dst, src, per, shapes)
+        elif run is _UNSET:
             run = _compile_mask(key, dst, src)
         if run is not None:
             run(dst, src)
@@ -347,17 +357,18 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
 _MASK_COMPILED: dict[tuple[Any, ...], Any] = {}
 
 
-def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile) -> Any:
+def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile, per: _PerShape | None = None,
+                  shapes: tuple[int, ...] | None = None) -> Any:
     """The mask form compiled once per tile types, pattern, axis and target (and valid shapes, for tile types
     with run-time ones): the checks run here; ND tiles without an NPU erratum in play copy the selected columns
     or rows with one strided assignment (NumPy assigns overlapping operands as if it read src first, as the
     general path's copy does). None (remembered) sends the type to the general path; a refusal is left to it
     and not remembered."""
-    config, dspec, sspec, pattern, axis = key[:5]
-    if len(key) == 5 and _run_time_valid((dspec, sspec)):
-        key, run = _per_valid_shape(_MASK_COMPILED, key, (dst.valid_shape, src.valid_shape))
-        if run is not _UNSET:
-            return run
+    config, dspec, sspec, pattern, axis = key
+    if per is None and _run_time_valid((dspec, sspec)):
+        per, shapes = _per_valid_shape(_MASK_COMPILED, key), (dst._valid_row, dst._valid_col, src._valid_row,
+                                                               src._valid_col)
+    cache, key = (_MASK_COMPILED, key) if per is None else (per, shapes)  # type: ignore[assignment]
     check = Check(INSTR, config.name)
     try:
         _static_mask(dspec, sspec, config)
@@ -365,14 +376,14 @@ def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile) -> Any:
     except PtoError:
         return None
     run = None
-    if dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(_MASK_COMPILED) < 4096:
+    if dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(cache) < 4096:
         if axis is GatherAxis.GATHER_ROW:
             run = _mask_row_run(dspec, sspec, src.valid_shape, pattern)
         elif not (config.erratum("tgather_col_all_src_rows") or config.erratum("tgather_col_offset_u16")):
             run = _mask_col_run(dspec, sspec, src.valid_shape, pattern)
         else:
             run = _mask_col_npu_run(config, dspec, sspec, src.valid_shape, pattern)
-    _MASK_COMPILED[key] = run
+    cache[key] = run
     return run
 
 
@@ -669,10 +680,12 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
             and dst is not cdst:
         key = (config, dst.spec, src0.spec, k_value.spec, cdst.spec, None if tmp is None else tmp.spec, mode)
         run = _CMP_COMPILED.get(key, _UNSET)
-        if run is _PER_VALID_SHAPE:  # src0 with run-time valid shapes: compiled per valid shape
-            key += (src0.valid_shape,)
-            run = _CMP_COMPILED.get(key, _UNSET)
-        if run is _UNSET:
+        if type(run) is _PerShape:  # src0 with run-time valid shapes: compiled per valid shape
+            shapes = (src0._valid_row, src0._valid_col)
+            per, run = run, run.get(shapes, _UNSET)
+            if run is _UNSET:
+                run = _compile_cmp(key, src0, per, shapes)
+        elif run is _UNSET:
             run = _compile_cmp(key, src0)
         if run is not None and run(dst, src0, k_value, cdst, tmp, offset & 0xFFFFFFFF):
             return
@@ -682,20 +695,21 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
 _CMP_COMPILED: dict[tuple[Any, ...], Any] = {}
 
 
-def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
+def _compile_cmp(key: tuple[Any, ...], src0: Tile, per: _PerShape | None = None,
+                 shapes: tuple[int, ...] | None = None) -> Any:
     """The comparison form with a k tile, compiled once per tile types, mode and target (and src0's valid shape
-    when it is set at run time): the checks run here, and ND tiles on which no NPU erratum but a5's running
-    index can act compare, count and pack in a few NumPy calls (the running index announced, as by the general
-    path, when a row after the first has a match). None (remembered) sends the type to the general path, as do
+    when it is set at run time, in a `_PerShape` under the key): the checks run here, and ND tiles on which no
+    NPU erratum but a5's running index and a2a3's reading of k (`tgather_cmp_k_signed_src_width`) can act
+    compare, count and pack in a few NumPy calls (each announced as by the general path: the running index when
+    a row after the first has a match, the reading of k when it changes a match). A2/A3 tmps whose bitmap rows
+    leave the bitmap area take `_cmp_scratch_run`. None (remembered) sends the type to the general path, as do
     the errata that compare two readings per call to decide whether to announce themselves; a refusal is left
-    to the general path. The
-    compiled call returns False, having written nothing, for what it leaves to the general path per call (a
-    row with more matches than dst holds: a refusal)."""
-    config, dspec, sspec, kspec, cspec, tspec, mode = key[:7]
-    if len(key) == 7 and _run_time_valid((sspec,)):
-        key, run = _per_valid_shape(_CMP_COMPILED, key, (src0.valid_shape,))
-        if run is not _UNSET:
-            return run
+    to the general path. The compiled call returns False, having written nothing, for what it leaves to the
+    general path per call (a row with more matches than dst holds: a refusal)."""
+    config, dspec, sspec, kspec, cspec, tspec, mode = key
+    if per is None and _run_time_valid((sspec,)):
+        per, shapes = _per_valid_shape(_CMP_COMPILED, key), (src0._valid_row, src0._valid_col)
+    cache, key = (_CMP_COMPILED, key) if per is None else (per, shapes)  # type: ignore[assignment]
     vr, vc = src0.valid_shape
     try:
         _static_cmp(dspec, sspec, kspec, cspec, tspec, mode, config)
@@ -704,7 +718,7 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
     if dspec.rows < vr or cspec.numel < vr or kspec.numel < vr:
         return None  # refused by the general path
     rules, stype, dtype = config.profile.tgather_cmp, sspec.np_dtype, dspec.np_dtype
-    lean = (dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(_CMP_COMPILED) < 4096
+    lean = (dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(cache) < 4096
             and not (mode is CmpMode.GT and stype == np.uint16 and config.erratum("tgather_cmp_u16_gt_as_eq"))
             and not (stype == np.float16 and config.erratum("tgather_cmp_half_k_int16"))
             and not (config.erratum("tgather_cmp_unsigned") and not sspec.dtype.is_float)
@@ -713,7 +727,7 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
                           or (config.erratum("tgather_cmp_bitmap_rows") and _bitmap_overlaps(src0, tspec)))))
     if not lean:
         run = None
-        if dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(_CMP_COMPILED) < 4096 \
+        if dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(cache) < 4096 \
                 and tspec is not None and rules.tmp == "required" and not _cmp_tmp_short(dspec, sspec, tspec) \
                 and config.erratum("tgather_cmp_bitmap_rows") and _bitmap_overlaps(src0, tspec) \
                 and not (mode is CmpMode.GT and stype == np.uint16 and config.erratum("tgather_cmp_u16_gt_as_eq")) \
@@ -721,7 +735,7 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
                 and not (config.erratum("tgather_cmp_unsigned") and not sspec.dtype.is_float) \
                 and not config.erratum("tgather_cmp_running_index"):
             run = _cmp_scratch_run(config, dspec, sspec, kspec, cspec, tspec, mode, (vr, vc))
-        _CMP_COMPILED[key] = run
+        cache[key] = run
         return run
     op = np.greater if mode is CmpMode.GT else np.equal
     bounds = np.arange(0, (vr + 1) * vc, vc) if vc else None
@@ -775,7 +789,7 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
         dst.view[:vr][numbers < counts.astype(numbers.dtype)[:, None]] = index
         cdst.storage[:vr] = counts.astype(ctype)
         return True
-    _CMP_COMPILED[key] = run
+    cache[key] = run
     return run
 
 

@@ -901,9 +901,6 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
     over = (writer < r_end) & (v - writer * tc < nb)
     cb_byte = np.flatnonzero(over)
     cb_bit = (writer * nb + (v - writer * tc))[over]
-    clob_u32 = clob.astype(np.uint32)
-    cb_plain = clob_u32.view(np.uint8)[cb_byte]  # those bytes of the plain table (offset 0)
-    cb_at = clob_at[cb_byte // 4]  # the flat valid position of each such byte's entry
     # small tables: the table built per call, bitmap bytes over it, and the picks taken from it
     by_table = numel <= _FUSED_BELOW
     tv = index_at + np.arange(numel * 4)  # the table's bytes, virtual
@@ -930,7 +927,7 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
     numbers = _slot_numbers(dcols)
     may_overrun = vc > dcols  # else no row can hold more matches than dst's row
     k_bytes, s_nbytes = vr * item, sspec.nbytes
-    same_width = width == vc
+    same_width, whole = width == vc, (vr, vc) == (sspec.rows, scols)
     packbits, u8, u32, count_nonzero, shares = np.packbits, np.uint8, np.uint32, np.count_nonzero, np.may_share_memory
     base = _table_base(numel)
 
@@ -943,7 +940,7 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
         return k_raw.view(kdtype).astype(tin)
 
     def lean(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
-        values = src0.view[:vr, :vc]
+        values = src0.view if whole else src0.view[:vr, :vc]
         name = None
         token = quiet_set()
         try:
@@ -979,11 +976,9 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
             if tab_byte.size:
                 table.view(u8)[tab_byte] = bits[tab_bit]
             index = table.take(pos)
-            if cb_byte.size:
-                differs = bits[cb_bit] != (cb_plain if not offset else (clob_u32 + u32(offset)).view(u8)[cb_byte])
-                differs &= flat_matches[cb_at]
-                if count_nonzero(differs):  # a picked entry holds a bitmap byte unlike the table's
-                    announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
+            # a pick unlike the plain gather's (index + offset): a bitmap byte unlike the table's over its entry
+            if cb_byte.size and count_nonzero((index - u32(offset) if offset else index) != pos):
+                announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
         else:
             table = None
             index = pos.astype(u32)  # the plain gather's picks: index (+ offset), modulo 2**32

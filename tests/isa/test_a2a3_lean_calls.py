@@ -109,6 +109,27 @@ class TestCmpScratchLean:
             want = _run(lambda d, s, kk, cd, t: impl._cmp_general(A2A3, d, s, kk, cd, t, offset, mode), ref)
             assert got == want
 
+    @pytest.mark.parametrize("tmp_cols", [0, "wide"])
+    @pytest.mark.parametrize("at", [0, 60, 130, 250, 496])
+    def test_cdst_over_dst(self, tmp_cols, at):
+        """cdst's storage inside dst's (attached there): the bytes written last are the general path's. (Only the
+        bytes: with a one-row tmp the general path may also announce tgather_cmp_bitmap_rows where no pick differs,
+        its erratum-off rerun reading cdst's counts back through dst; the compiled call before this one did not
+        either.)"""
+        rounds, offset, mode = _cmp_case(np.float32, np.int32, (8, 64, 5, 40), tmp_cols, CmpMode.GT, 0, False, 3)
+        ref = []
+        for tiles in rounds:
+            for t in (tiles, [t.spec() for t in tiles]):
+                if t is not tiles:
+                    for u, v in zip(t, tiles):
+                        u.storage[...] = v.storage
+                    ref.append(t)
+                t[3].attach(t[0].storage[at:at + 16])
+        impl._CMP_COMPILED.clear()
+        got = _run(lambda d, s, kk, cd, t: TGATHER(d, s, kk, cd, t, offset, mode, target="a2a3"), rounds)
+        want = _run(lambda d, s, kk, cd, t: impl._cmp_general(A2A3, d, s, kk, cd, t, offset, mode), ref)
+        assert [bytes_ for bytes_, _ in got] == [bytes_ for bytes_, _ in want]
+
     def test_lean_call_is_the_one_taken(self):
         """The benchmark's signature (one-row tmp, f32 16x16) compiles to the lean scratch call."""
         rounds, offset, mode = _cmp_case(np.float32, np.int32, (16, 16, 16, 16), 0, CmpMode.GT, 0, False, 1)

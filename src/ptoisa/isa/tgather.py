@@ -920,11 +920,13 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
     inside_k = k_read <= kspec.nbytes or m <= n_in
     k_easy = n_conv <= vr and kspec.nbytes % width_k == 0
     kdtype, signed_item = kspec.np_dtype, np.dtype(f"<i{item}")
-    stype, ctype = sspec.np_dtype, cspec.np_dtype
+    stype = sspec.np_dtype
     op = np.greater if mode is CmpMode.GT else np.equal
     bounds = np.arange(0, (vr + 1) * vc, vc)
     dcols = dspec.cols
-    numbers = _slot_numbers(dcols)
+    small = vr * dcols < _FUSED_BELOW  # the slot test against int64 counts (one call less; narrow ones pay later)
+    numbers = np.arange(dcols) if small else _slot_numbers(dcols)
+    all_rows = vr == dspec.rows
     may_overrun = vc > dcols  # else no row can hold more matches than dst's row
     k_bytes, s_nbytes = vr * item, sspec.nbytes
     same_width, whole = width == vc, (vr, vc) == (sspec.rows, scols)
@@ -994,15 +996,16 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
                 if count_nonzero(values != index[rank]):
                     announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
                     index[rank] = values
-        slots = numbers < counts.astype(numbers.dtype)[:, None]
+        slots = numbers < (counts[:, None] if small else counts.astype(numbers.dtype)[:, None])
+        out = dst.view if all_rows else dst.view[:vr]  # (int32 or uint32: the picks' bits either way)
         if shares(dst.storage, cdst.storage):
             new_cdst = cdst.storage.copy()
-            new_cdst[:vr] = counts.astype(ctype)
-            dst.storage.view(u32)[:vr * dcols].reshape(vr, dcols)[slots] = index
+            new_cdst[:vr] = counts
+            out[slots] = index
             cdst.storage[:] = new_cdst
         else:
-            dst.storage.view(u32)[:vr * dcols].reshape(vr, dcols)[slots] = index
-            cdst.storage[:vr] = counts.astype(ctype)
+            out[slots] = index
+            cdst.storage[:vr] = counts
         own = tmp.storage.view(u8)
         if index_at < tab_stop:
             own[index_at:tab_stop] = (_index_table(numel, offset) if table is None else table).view(u8)[

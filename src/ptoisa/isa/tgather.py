@@ -815,11 +815,8 @@ def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: Ti
     numbers = _slot_numbers(dcols)
     k_bytes = vr * sspec.dtype.itemsize
     lay = _Scratch(tspec, sspec, kspec, vr, vc, k_signed)
-    lean = _lean_scratch(config, lay, dspec, sspec, kspec, cspec, tspec, mode, valid, signed)
 
     def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
-        if lean is not None and tmp.binding is None and _A2A3_ROWS_AT_ONCE:
-            return lean(dst, src0, k_value, cdst, tmp, offset)
         values = src0.view[:vr, :vc]
         token = quiet_set()
         try:
@@ -865,11 +862,13 @@ def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: Ti
             announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
         scratch.commit()
         return True
-    return run
+    # the call for an unplaced tmp, which hands a placed one to `run`
+    return _lean_scratch(config, lay, dspec, sspec, kspec, cspec, tspec, mode, valid, signed, run) or run
 
 
 def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpec, kspec: TileSpec,
-                  cspec: TileSpec, tspec: TileSpec, mode: CmpMode, valid: tuple[int, int], signed: Any) -> Any:
+                  cspec: TileSpec, tspec: TileSpec, mode: CmpMode, valid: tuple[int, int], signed: Any,
+                  placed: Any) -> Any:
     """`_cmp_scratch_run`'s call for an unplaced tmp, with what the signature decides about the scratch worked out
     here: which of its bytes reach tmp (the index table, the thresholds and the bitmap rows inside tmp's storage;
     the rest lies past it and is dropped) and which index-table bytes the bitmap rows overwrite where a valid
@@ -878,7 +877,8 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
     tmp or on the table (the front rows; the tail rows land past tmp), patches the picks whose entries a bitmap
     overwrote (announcing the erratum when one differs from the plain gather's), and writes dst, cdst and those
     bytes of tmp: no scratch image, no second gather. Returns False, having written nothing, for a row with more
-    matches than dst holds (the general path refuses it).
+    matches than dst holds (the general path refuses it). A placed tmp (whose tail rows land in its buffer) goes
+    to `placed`, the scratch call.
 
     None (`_scratch_run` decides) where the compare loop's order shows (a threshold an earlier bitmap covered,
     overlapping bitmap rows) or where it runs several chunks."""
@@ -942,6 +942,8 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
         return k_raw.view(kdtype).astype(tin)
 
     def lean(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
+        if tmp.binding is not None or not _A2A3_ROWS_AT_ONCE:  # (tests switch the latter off: the row loop)
+            return placed(dst, src0, k_value, cdst, tmp, offset)
         values = src0.view if whole else src0.view[:vr, :vc]
         name = None
         token = quiet_set()

@@ -300,3 +300,34 @@ class TestRunTimeValidShapes:
         self._sequence(make, lambda d, s, k, c, t: TGATHER(d, s, k, c, t, 7, CmpMode.GT, target=target),
                        lambda d, s, k, c, t: impl._cmp_general(config, d, s, k, c, t, 7, CmpMode.GT),
                        [(8, 64), (16, 64), (8, 64), (16, 64), (8, 40), (16, 40), (3, 64), (8, 64)])
+
+
+class TestCmpScratchLeanPlaced:
+    """The lean scratch call with src0 and k placed with TASSIGN (tmp not): the repeats past src0's storage and
+    the thresholds past k's read their buffer's bytes, as the general path reads them."""
+
+    @pytest.mark.parametrize("shape", [(16, 16, 16, 16), (8, 64, 5, 40), (3, 64, 1, 5), (4, 16, 4, 16),
+                                       (2, 32, 2, 20)])  # (the last two: front rows' repeats past src0)
+    @pytest.mark.parametrize("place", ["src0", "k", "both"])
+    def test_matches_general(self, shape, place):
+        results = []
+        for how in ("compiled", "general"):
+            with ptoisa.target("a2a3"):
+                ptoisa.NPU_MEMORY_CLEAR()
+                rounds, offset, mode = _cmp_case(np.float32, np.int32, shape, 0, CmpMode.GT, 0, False, 11)
+                tiles = rounds[0]
+                if place in ("src0", "both"):
+                    ptoisa.TASSIGN(tiles[1], 4096)
+                if place in ("k", "both"):
+                    ptoisa.TASSIGN(tiles[2], 65536)
+                binding = (tiles[1].binding or tiles[2].binding)
+                binding.buffer[:] = np.random.default_rng(8).integers(0, 256, binding.buffer.size, dtype=np.uint8)
+                for t, r in zip(tiles, _cmp_case(np.float32, np.int32, shape, 0, CmpMode.GT, 0, False, 11)[0][0]):
+                    t.storage[...] = r.storage  # the same tile bytes for both paths
+                impl._CMP_COMPILED.clear()
+                if how == "compiled":
+                    call = lambda d, s, kk, cd, t: TGATHER(d, s, kk, cd, t, offset, mode)  # noqa: E731
+                else:
+                    call = lambda d, s, kk, cd, t: impl._cmp_general(A2A3, d, s, kk, cd, t, offset, mode)  # noqa: E731
+                results.append(_run(call, [tiles, tiles]))
+        assert results[0] == results[1]

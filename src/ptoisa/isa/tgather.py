@@ -866,6 +866,11 @@ def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: Ti
     return _lean_scratch(config, lay, dspec, sspec, kspec, cspec, tspec, mode, valid, signed, run) or run
 
 
+_TABLE_BELOW = 4096
+"""`_lean_scratch` builds src0 tables of at most this many entries per call and takes the picks from them (one
+take); larger ones patch the few picks a bitmap row overwrote."""
+
+
 def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpec, kspec: TileSpec,
                   cspec: TileSpec, tspec: TileSpec, mode: CmpMode, valid: tuple[int, int], signed: Any,
                   placed: Any) -> Any:
@@ -902,12 +907,13 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
     cb_byte = np.flatnonzero(over)
     cb_bit = (writer * nb + (v - writer * tc))[over]
     # small tables: the table built per call, bitmap bytes over it, and the picks taken from it
-    by_table = numel <= _FUSED_BELOW
-    tv = index_at + np.arange(numel * 4)  # the table's bytes, virtual
-    tw = tv // tc
-    t_over = (tw < r_end) & (tv - tw * tc < nb) if by_table else np.zeros(0, bool)
-    tab_byte = np.flatnonzero(t_over)
-    tab_bit = (tw * nb + (tv - tw * tc))[t_over] if by_table else tab_byte
+    by_table = numel <= _TABLE_BELOW
+    tab_byte = tab_bit = np.zeros(0, np.int64)
+    if by_table:
+        tv = index_at + np.arange(numel * 4)  # the table's bytes, virtual
+        tw = tv // tc
+        t_over = (tw < r_end) & (tv - tw * tc < nb)
+        tab_byte, tab_bit = np.flatnonzero(t_over), (tw * nb + (tv - tw * tc))[t_over]
     src_end = ((r_end - 1) * scols + width) * item
     # thresholds inside tmp: the first `n_conv` are k's elements the compare reads (when they are all among
     # the first vr), those read from past k's storage are 0 for an unplaced k
@@ -976,7 +982,7 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
         pos = flat + (flat // vc) * (scols - vc) if scols != vc else flat
         bits = packbits(hits, 1, "little").reshape(-1)
         if by_table:  # the kernel's table: offset + n, modulo 2**32, with the bitmap bytes over it
-            table = base + u32(offset) if offset else base.copy()
+            table = base + u32(offset) if offset else base.copy() if tab_byte.size else base
             if tab_byte.size:
                 table.view(u8)[tab_byte] = bits[tab_bit]
             index = table.take(pos)

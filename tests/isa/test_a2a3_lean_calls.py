@@ -110,6 +110,29 @@ class TestCmpScratchLean:
             assert got == want
 
     @pytest.mark.parametrize("tmp_cols", [0, "wide"])
+    @pytest.mark.parametrize("kdt", [np.int32, np.uint32])
+    def test_row_overflow_refused_after_announcing(self, tmp_cols, kdt):
+        """A row with more matches than dst holds: the compiled call leaves it to the general path, which announces
+        what its compare found (k's reading) and refuses, every tile unchanged."""
+        rounds, offset, mode = _cmp_case(np.float32, kdt, (8, 64, 8, 64), tmp_cols, CmpMode.GT, 0, False, 5, 1.0)
+        narrow = []
+        for tiles in rounds:
+            tiles[2].storage[1::3] = {np.dtype(np.uint32): 0x80000002, np.dtype(np.int32): -2}[np.dtype(kdt)]
+            dst = Tile[TileType.Vec, np.int32, 8, 16]()
+            dst.storage[...] = 7
+            narrow.append([dst] + tiles[1:])
+        ref = [[t.spec() for t in r] for r in narrow]
+        for r, c in zip(narrow, ref):
+            for t, u in zip(r, c):
+                u.storage[...] = t.storage
+        impl._CMP_COMPILED.clear()
+        got = _run(lambda d, s, kk, cd, t: TGATHER(d, s, kk, cd, t, offset, mode, target="a2a3"), narrow)
+        want = _run(lambda d, s, kk, cd, t: impl._cmp_general(A2A3, d, s, kk, cd, t, offset, mode), ref)
+        assert got == want
+        assert all(outcome[0] == "IllegalInstructionError" for outcome, _ in got)
+        assert all(bool(caught) == (kdt is np.uint32) for _, caught in got)  # k's reading changed matches
+
+    @pytest.mark.parametrize("tmp_cols", [0, "wide"])
     @pytest.mark.parametrize("at", [0, 60, 130, 250, 496])
     def test_cdst_over_dst(self, tmp_cols, at):
         """cdst's storage inside dst's (attached there): the bytes written last are the general path's. (Only the

@@ -41,10 +41,12 @@ def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -
     if type(dst) is Tile and type(src0) is Tile and type(indices) is Tile and (tmp is None or type(tmp) is Tile):
         key = (config, dst.spec, src0.spec, indices.spec, None if tmp is None else tmp.spec)
         run = _COMPILED.get(key, _UNSET)
-        if run is _PER_VALID_SHAPE:  # run-time valid shapes: compiled per (dst, indices) valid shape
-            key += (dst.valid_shape, indices.valid_shape)
-            run = _COMPILED.get(key, _UNSET)
-        if run is _UNSET:
+        if type(run) is _PerShape:  # run-time valid shapes: compiled per (dst, indices) valid shape
+            shapes = (dst._valid_row, dst._valid_col, indices._valid_row, indices._valid_col)
+            per, run = run, run.get(shapes, _UNSET)
+            if run is _UNSET:
+                run = _compile_index(key, dst, indices, tmp, per, shapes)
+        elif run is _UNSET:
             run = _compile_index(key, dst, indices, tmp)
         if run is not None:
             run(dst, src0, indices)
@@ -52,25 +54,33 @@ def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -
     _index_general(config, dst, src0, indices, tmp)
 
 
-_UNSET, _PER_VALID_SHAPE = object(), object()
+_UNSET = object()
 _COMPILED: dict[tuple[Any, ...], Any] = {}
+
+
+class _PerShape(dict):  # type: ignore[type-arg]
+    """What a compiled-call cache holds under the key of tile types that take their valid shapes at run time: the
+    compiled calls per tuple of valid shapes met (the rows and columns of the tiles the form's checks read)."""
+
+    __slots__ = ()
 _FUSED_BELOW = 4096
 """Valid regions of fewer elements gather with NumPy's range-checked take (one call, dst buffered by NumPy);
 larger ones check the indices with one max() and take with mode="clip", which is faster there (16x16 f32:
 0.8 against 1.3 us; 64x64 about even; 256x256: 52 against 42 us)."""
 
 
-def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | None) -> Any:
+def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | None, per: _PerShape | None = None,
+                   shapes: tuple[int, ...] | None = None) -> Any:
     """The index form compiled once per tile types and target: the checks run here, and a call whose indices
     are all in range gathers ND src0 straight into dst. None (remembered) where the general path decides per
     call (a non-ND src0, layouts or index widths with their own NPU errata); a refusal is left to the general
-    path and not remembered. Tile types with run-time valid shapes remember that (`_PER_VALID_SHAPE`) under
-    their static key and compile per valid shape under the longer one."""
-    config, dspec, sspec, ispec, tspec = key[:5]
-    if len(key) == 5 and _run_time_valid(key[1:]):
-        key, run = _per_valid_shape(_COMPILED, key, (dst.valid_shape, indices.valid_shape))
-        if run is not _UNSET:
-            return run
+    path and not remembered. Tile types with run-time valid shapes keep a `_PerShape` under their key and compile
+    per tuple of valid shapes into it."""
+    config, dspec, sspec, ispec, tspec = key
+    if per is None and _run_time_valid(key[1:]):
+        per, shapes = _per_valid_shape(_COMPILED, key), (dst._valid_row, dst._valid_col, indices._valid_row,
+                                                          indices._valid_col)
+    cache, key = (_COMPILED, key) if per is None else (per, shapes)  # type: ignore[assignment]
     check = Check(INSTR, config.name)
     try:
         _static_index(dspec, sspec, ispec, tspec, config)
@@ -79,11 +89,11 @@ def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | N
         return None
     run = None
     if sspec.layout_name == "ND" and dspec.layout_name == "ND" and ispec.layout_name == "ND" \
-            and dst.view is not None and len(_COMPILED) < 4096 \
+            and dst.view is not None and len(cache) < 4096 \
             and not (dspec.dtype.itemsize == 4 and ispec.dtype.itemsize == 2
                      and config.erratum("tgather_index_b32_idx16")):
         run = _index_run(check, config, dst.valid_shape, dspec, sspec, ispec)
-    _COMPILED[key] = run
+    cache[key] = run
     return run
 
 
@@ -127,15 +137,13 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
     return run
 
 
-def _per_valid_shape(cache: dict[tuple[Any, ...], Any], key: tuple[Any, ...], shapes: tuple[Any, ...]
-                     ) -> tuple[tuple[Any, ...], Any]:
-    """A signature whose tile types take their valid shapes at run time: its static key remembers that
-    (`_PER_VALID_SHAPE`, which sends later calls to the longer key), and the call compiles under the key extended
-    by the valid shapes met. Returns that key and what the cache already holds under it (or `_UNSET`)."""
+def _per_valid_shape(cache: dict[tuple[Any, ...], Any], key: tuple[Any, ...]) -> _PerShape:
+    """A signature whose tile types take their valid shapes at run time: a `_PerShape` under its key (remembered
+    while the cache has room), into which its calls compile per tuple of valid shapes."""
+    per = _PerShape()
     if len(cache) < 4096:
-        cache[key] = _PER_VALID_SHAPE
-    key += shapes
-    return key, cache.get(key, _UNSET)
+        cache[key] = per
+    return per
 
 
 def _run_time_valid(specs: tuple[Any, ...]) -> bool:
@@ -333,10 +341,12 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
     if type(dst) is Tile and type(src) is Tile and type(pattern) is MaskPattern and type(axis) is GatherAxis:
         key = (config, dst.spec, src.spec, pattern, axis)
         run = _MASK_COMPILED.get(key, _UNSET)
-        if run is _PER_VALID_SHAPE:  # run-time valid shapes: compiled per (dst, src) valid shape
-            key += (dst.valid_shape, src.valid_shape)
-            run = _MASK_COMPILED.get(key, _UNSET)
-        if run is _UNSET:
+        if type(run) is _PerShape:  # run-time valid shapes: compiled per (dst, src) valid shape
+            shapes = (dst._valid_row, dst._valid_col, src._valid_row, src._valid_col)
+            per, run = run, run.get(shapes, _UNSET)
+            if run is _UNSET:
+                run = _compile_mask(key, dst, src, per, shapes)
+        elif run is _UNSET:
             run = _compile_mask(key, dst, src)
         if run is not None:
             run(dst, src)
@@ -347,17 +357,18 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
 _MASK_COMPILED: dict[tuple[Any, ...], Any] = {}
 
 
-def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile) -> Any:
+def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile, per: _PerShape | None = None,
+                  shapes: tuple[int, ...] | None = None) -> Any:
     """The mask form compiled once per tile types, pattern, axis and target (and valid shapes, for tile types
     with run-time ones): the checks run here; ND tiles without an NPU erratum in play copy the selected columns
     or rows with one strided assignment (NumPy assigns overlapping operands as if it read src first, as the
     general path's copy does). None (remembered) sends the type to the general path; a refusal is left to it
     and not remembered."""
-    config, dspec, sspec, pattern, axis = key[:5]
-    if len(key) == 5 and _run_time_valid((dspec, sspec)):
-        key, run = _per_valid_shape(_MASK_COMPILED, key, (dst.valid_shape, src.valid_shape))
-        if run is not _UNSET:
-            return run
+    config, dspec, sspec, pattern, axis = key
+    if per is None and _run_time_valid((dspec, sspec)):
+        per, shapes = _per_valid_shape(_MASK_COMPILED, key), (dst._valid_row, dst._valid_col, src._valid_row,
+                                                               src._valid_col)
+    cache, key = (_MASK_COMPILED, key) if per is None else (per, shapes)  # type: ignore[assignment]
     check = Check(INSTR, config.name)
     try:
         _static_mask(dspec, sspec, config)
@@ -365,14 +376,14 @@ def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile) -> Any:
     except PtoError:
         return None
     run = None
-    if dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(_MASK_COMPILED) < 4096:
+    if dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(cache) < 4096:
         if axis is GatherAxis.GATHER_ROW:
             run = _mask_row_run(dspec, sspec, src.valid_shape, pattern)
         elif not (config.erratum("tgather_col_all_src_rows") or config.erratum("tgather_col_offset_u16")):
             run = _mask_col_run(dspec, sspec, src.valid_shape, pattern)
         else:
             run = _mask_col_npu_run(config, dspec, sspec, src.valid_shape, pattern)
-    _MASK_COMPILED[key] = run
+    cache[key] = run
     return run
 
 
@@ -669,10 +680,12 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
             and dst is not cdst:
         key = (config, dst.spec, src0.spec, k_value.spec, cdst.spec, None if tmp is None else tmp.spec, mode)
         run = _CMP_COMPILED.get(key, _UNSET)
-        if run is _PER_VALID_SHAPE:  # src0 with run-time valid shapes: compiled per valid shape
-            key += (src0.valid_shape,)
-            run = _CMP_COMPILED.get(key, _UNSET)
-        if run is _UNSET:
+        if type(run) is _PerShape:  # src0 with run-time valid shapes: compiled per valid shape
+            shapes = (src0._valid_row, src0._valid_col)
+            per, run = run, run.get(shapes, _UNSET)
+            if run is _UNSET:
+                run = _compile_cmp(key, src0, per, shapes)
+        elif run is _UNSET:
             run = _compile_cmp(key, src0)
         if run is not None and run(dst, src0, k_value, cdst, tmp, offset & 0xFFFFFFFF):
             return
@@ -682,20 +695,21 @@ def tgather_cmp(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tm
 _CMP_COMPILED: dict[tuple[Any, ...], Any] = {}
 
 
-def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
+def _compile_cmp(key: tuple[Any, ...], src0: Tile, per: _PerShape | None = None,
+                 shapes: tuple[int, ...] | None = None) -> Any:
     """The comparison form with a k tile, compiled once per tile types, mode and target (and src0's valid shape
-    when it is set at run time): the checks run here, and ND tiles on which no NPU erratum but a5's running
-    index can act compare, count and pack in a few NumPy calls (the running index announced, as by the general
-    path, when a row after the first has a match). None (remembered) sends the type to the general path, as do
+    when it is set at run time, in a `_PerShape` under the key): the checks run here, and ND tiles on which no
+    NPU erratum but a5's running index and a2a3's reading of k (`tgather_cmp_k_signed_src_width`) can act
+    compare, count and pack in a few NumPy calls (each announced as by the general path: the running index when
+    a row after the first has a match, the reading of k when it changes a match). A2/A3 tmps whose bitmap rows
+    leave the bitmap area take `_cmp_scratch_run`. None (remembered) sends the type to the general path, as do
     the errata that compare two readings per call to decide whether to announce themselves; a refusal is left
-    to the general path. The
-    compiled call returns False, having written nothing, for what it leaves to the general path per call (a
-    row with more matches than dst holds: a refusal)."""
-    config, dspec, sspec, kspec, cspec, tspec, mode = key[:7]
-    if len(key) == 7 and _run_time_valid((sspec,)):
-        key, run = _per_valid_shape(_CMP_COMPILED, key, (src0.valid_shape,))
-        if run is not _UNSET:
-            return run
+    to the general path. The compiled call returns False, having written nothing, for what it leaves to the
+    general path per call (a row with more matches than dst holds: a refusal)."""
+    config, dspec, sspec, kspec, cspec, tspec, mode = key
+    if per is None and _run_time_valid((sspec,)):
+        per, shapes = _per_valid_shape(_CMP_COMPILED, key), (src0._valid_row, src0._valid_col)
+    cache, key = (_CMP_COMPILED, key) if per is None else (per, shapes)  # type: ignore[assignment]
     vr, vc = src0.valid_shape
     try:
         _static_cmp(dspec, sspec, kspec, cspec, tspec, mode, config)
@@ -704,9 +718,8 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
     if dspec.rows < vr or cspec.numel < vr or kspec.numel < vr:
         return None  # refused by the general path
     rules, stype, dtype = config.profile.tgather_cmp, sspec.np_dtype, dspec.np_dtype
-    lean = (dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(_CMP_COMPILED) < 4096
+    lean = (dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(cache) < 4096
             and not (mode is CmpMode.GT and stype == np.uint16 and config.erratum("tgather_cmp_u16_gt_as_eq"))
-            and not config.erratum("tgather_cmp_k_signed_src_width")
             and not (stype == np.float16 and config.erratum("tgather_cmp_half_k_int16"))
             and not (config.erratum("tgather_cmp_unsigned") and not sspec.dtype.is_float)
             and not (tspec is not None and rules.tmp == "required"
@@ -714,7 +727,7 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
                           or (config.erratum("tgather_cmp_bitmap_rows") and _bitmap_overlaps(src0, tspec)))))
     if not lean:
         run = None
-        if dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(_CMP_COMPILED) < 4096 \
+        if dspec.layout_name == "ND" and sspec.layout_name == "ND" and len(cache) < 4096 \
                 and tspec is not None and rules.tmp == "required" and not _cmp_tmp_short(dspec, sspec, tspec) \
                 and config.erratum("tgather_cmp_bitmap_rows") and _bitmap_overlaps(src0, tspec) \
                 and not (mode is CmpMode.GT and stype == np.uint16 and config.erratum("tgather_cmp_u16_gt_as_eq")) \
@@ -722,7 +735,7 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
                 and not (config.erratum("tgather_cmp_unsigned") and not sspec.dtype.is_float) \
                 and not config.erratum("tgather_cmp_running_index"):
             run = _cmp_scratch_run(config, dspec, sspec, kspec, cspec, tspec, mode, (vr, vc))
-        _CMP_COMPILED[key] = run
+        cache[key] = run
         return run
     op = np.greater if mode is CmpMode.GT else np.equal
     bounds = np.arange(0, (vr + 1) * vc, vc) if vc else None
@@ -733,13 +746,29 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
         running = 64 * -(-vc // 64) != stride and vr > 1
         stride = 64 * -(-vc // 64)
 
+    # a2a3's `tgather_cmp_k_signed_src_width`: k's bytes read as signed integers of the source's width (no
+    # difference when k is of that type); announced, as by the general path, where the matches differ from the
+    # contract's reading (the readings compared first, the matches only when they differ)
+    signed = np.dtype(f"<i{sspec.dtype.itemsize}") if config.erratum("tgather_cmp_k_signed_src_width") else None
+    if signed is not None and kspec.np_dtype == signed:
+        signed = None
+    k_bytes = vr * sspec.dtype.itemsize
+
     def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Any, offset: int) -> bool:
+        name = None
         token = quiet_set()
         try:
             k = k_value.storage[:vr].astype(stype)
+            if signed is None:
+                matches = op(src0.view[:vr, :vc], k[:, None])  # same-type compare: exact
+            else:
+                values, contract = src0.view[:vr, :vc], k
+                k = k_value.storage.view(np.uint8)[:k_bytes].view(signed).astype(stype)
+                matches = op(values, k[:, None])
+                if not (k == contract).all() and not np.array_equal(matches, op(values, contract[:, None])):
+                    name = "tgather_cmp_k_signed_src_width"
         finally:
             quiet_reset(token)
-        matches = op(src0.view[:vr, :vc], k[:, None])  # same-type compare: exact
         flat = matches.reshape(-1).nonzero()[0]
         if bounds is None:
             counts = np.zeros(vr, np.int64)
@@ -748,8 +777,10 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
             counts = at[1:] - at[:-1]
             if vr and counts.max() > dcols:
                 return False
-            if running and counts[1:].any():
-                announce_erratum(config, INSTR, "tgather_cmp_running_index")
+        if name is not None:  # the general path announces it with the compare, before the running index
+            announce_erratum(config, INSTR, name)
+        if running and bounds is not None and counts[1:].any():
+            announce_erratum(config, INSTR, "tgather_cmp_running_index")
         if stride != vc:
             flat += (flat // vc) * (stride - vc)
         index = flat.astype(dtype)  # int64 -> 32 bits wraps modulo 2**32
@@ -758,7 +789,7 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile) -> Any:
         dst.view[:vr][numbers < counts.astype(numbers.dtype)[:, None]] = index
         cdst.storage[:vr] = counts.astype(ctype)
         return True
-    _CMP_COMPILED[key] = run
+    cache[key] = run
     return run
 
 
@@ -831,7 +862,174 @@ def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: Ti
             announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
         scratch.commit()
         return True
-    return run
+    # the call for an unplaced tmp, which hands a placed one to `run`
+    return _lean_scratch(config, lay, dspec, sspec, kspec, cspec, tspec, mode, valid, signed, run) or run
+
+
+_TABLE_BELOW = 4096
+"""`_lean_scratch` builds src0 tables of at most this many entries per call and takes the picks from them (one
+take); larger ones patch the few picks a bitmap row overwrote."""
+
+
+def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpec, kspec: TileSpec,
+                  cspec: TileSpec, tspec: TileSpec, mode: CmpMode, valid: tuple[int, int], signed: Any,
+                  placed: Any) -> Any:
+    """`_cmp_scratch_run`'s call for an unplaced tmp, with what the signature decides about the scratch worked out
+    here: which of its bytes reach tmp (the index table, the thresholds and the bitmap rows inside tmp's storage;
+    the rest lies past it and is dropped) and which index-table bytes the bitmap rows overwrite where a valid
+    element's entry lies. A call compares src0's valid region with k (read as the kernel reads it; the contract's
+    reading too when they differ, for `tgather_cmp_k_signed_src_width`), then only the rows whose bitmaps land in
+    tmp or on the table (the front rows; the tail rows land past tmp), patches the picks whose entries a bitmap
+    overwrote (announcing the erratum when one differs from the plain gather's), and writes dst, cdst and those
+    bytes of tmp: no scratch image, no second gather. Returns False, having written nothing, for a row with more
+    matches than dst holds (the general path refuses it). A placed tmp (whose tail rows land in its buffer) goes
+    to `placed`, the scratch call.
+
+    None (`_scratch_run` decides) where the compare loop's order shows (a threshold an earlier bitmap covered,
+    overlapping bitmap rows) or where it runs several chunks."""
+    vr, vc = valid
+    if lay.covered or lay.keep_at is not None or lay.nrep > 255 or not (vr and vc):
+        return None
+    item, tin, numel = sspec.dtype.itemsize, sspec.np_dtype, sspec.numel
+    scols, width, nb, tc = sspec.cols, lay.width, lay.nb, lay.stride
+    index_at, cvt_at, cvt_end, k_read, kind = lay.index_at, lay.cvt_at, lay.cvt_end, lay.k_read, lay.kind
+    own_size = tspec.nbytes
+    tab_stop, cvt_stop = min(cvt_at, own_size), min(cvt_end, own_size)
+    r_end = lay.tail_from  # the front rows: the only ones inside tmp or over the index table
+    row_v = (np.arange(r_end)[:, None] * tc + np.arange(nb)[None, :]).reshape(-1)  # virtual byte of each bit byte
+    row_pos = row_v[row_v < own_size]
+    row_bits = np.flatnonzero(row_v < own_size)
+    clob = lay.clobbered.astype(np.int64)  # valid elements' entries that bitmap bytes overwrite, ascending
+    clob_at = (clob // scols) * vc + clob % scols  # their flat positions in the valid region
+    v = index_at + 4 * clob[:, None] + np.arange(4)[None, :]  # each such entry's bytes, virtual
+    writer = v // tc
+    over = (writer < r_end) & (v - writer * tc < nb)
+    cb_byte = np.flatnonzero(over)
+    cb_bit = (writer * nb + (v - writer * tc))[over]
+    # small tables: the table built per call, bitmap bytes over it, and the picks taken from it
+    by_table = numel <= _TABLE_BELOW
+    tab_byte = tab_bit = np.zeros(0, np.int64)
+    if by_table:
+        tv = index_at + np.arange(numel * 4)  # the table's bytes, virtual
+        tw = tv // tc
+        t_over = (tw < r_end) & (tv - tw * tc < nb)
+        tab_byte, tab_bit = np.flatnonzero(t_over), (tw * nb + (tv - tw * tc))[t_over]
+    src_end = ((r_end - 1) * scols + width) * item
+    # thresholds inside tmp: the first `n_conv` are k's elements the compare reads (when they are all among
+    # the first vr), those read from past k's storage are 0 for an unplaced k
+    width_k = {"int32": kspec.dtype.itemsize, "signed": item, "own": kspec.dtype.itemsize}[kind]
+    cvt_bytes = max(cvt_stop - cvt_at, 0)
+    m = -(-cvt_bytes // item)
+    n_in = kspec.nbytes // width_k
+    n_conv = min(m, n_in)
+    conv_bytes = min(n_conv * item, cvt_bytes)
+    inside_k = k_read <= kspec.nbytes or m <= n_in
+    k_easy = n_conv <= vr and kspec.nbytes % width_k == 0
+    kdtype, signed_item = kspec.np_dtype, np.dtype(f"<i{item}")
+    stype = sspec.np_dtype
+    op = np.greater if mode is CmpMode.GT else np.equal
+    bounds = np.arange(0, (vr + 1) * vc, vc)
+    dcols = dspec.cols
+    small = vr * dcols < _FUSED_BELOW  # the slot test against int64 counts (one call less; narrow ones pay later)
+    numbers = np.arange(dcols) if small else _slot_numbers(dcols)
+    all_rows = vr == dspec.rows
+    may_overrun = vc > dcols  # else no row can hold more matches than dst's row
+    k_bytes, s_nbytes = vr * item, sspec.nbytes
+    same_width, whole = width == vc, (vr, vc) == (sspec.rows, scols)
+    packbits, u8, u32, count_nonzero, shares = np.packbits, np.uint8, np.uint32, np.count_nonzero, np.may_share_memory
+    base = _table_base(numel)
+
+    def thresholds_of(k_value: Tile) -> np.ndarray:
+        k_raw = k_value.storage.view(u8)[:k_read] if k_read <= kspec.nbytes else window(k_value, k_read)
+        if kind == "int32":
+            return k_raw.view(kdtype).astype(np.int64).astype(np.int32)
+        if kind == "signed":
+            return k_raw.view(signed_item).astype(tin)
+        return k_raw.view(kdtype).astype(tin)
+
+    def lean(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
+        if tmp.binding is not None or not _A2A3_ROWS_AT_ONCE:  # (tests switch the latter off: the row loop)
+            return placed(dst, src0, k_value, cdst, tmp, offset)
+        values = src0.view if whole else src0.view[:vr, :vc]
+        name = None
+        token = quiet_set()
+        try:
+            k = k_value.storage[:vr].astype(stype)  # the contract's reading
+            if signed is None:
+                matches = op(values, k[:, None])
+            else:  # the kernel's: k's bytes as signed integers of the source's width
+                contract = k
+                k = k_value.storage.view(u8)[:k_bytes].view(signed).astype(stype)
+                matches = op(values, k[:, None])  # as the general path's widened compare: exact
+                if not (k == contract).all() and not np.array_equal(matches, op(values, contract[:, None])):
+                    name = "tgather_cmp_k_signed_src_width"
+            if same_width:
+                hits = matches[:r_end]
+            else:  # the front rows' whole repeats (k as the kernel reads it: the thresholds as put)
+                source = src0.storage if src_end <= s_nbytes else window(src0, src_end).view(tin)
+                hits = op(np.ndarray((r_end, width), tin, source, 0, (scols * item, item)), k[:r_end, None])
+            thresholds = None if k_easy and (inside_k or k_value.binding is None) else thresholds_of(k_value)
+        finally:
+            quiet_reset(token)
+        flat_matches = matches.reshape(-1)
+        flat = flat_matches.nonzero()[0]
+        at = flat.searchsorted(bounds)
+        counts = at[1:] - at[:-1]
+        if may_overrun and counts.max() > dcols:
+            return False  # the general path announces what it compared, then refuses
+        if name is not None:
+            announce_erratum(config, INSTR, name)
+        pos = flat + (flat // vc) * (scols - vc) if scols != vc else flat
+        bits = packbits(hits, 1, "little").reshape(-1)
+        if by_table:  # the kernel's table: offset + n, modulo 2**32, with the bitmap bytes over it
+            table = base + u32(offset) if offset else base.copy() if tab_byte.size else base
+            if tab_byte.size:
+                table.view(u8)[tab_byte] = bits[tab_bit]
+            index = table.take(pos)
+            # a pick unlike the plain gather's (index + offset): a bitmap byte unlike the table's over its entry
+            if cb_byte.size and count_nonzero((index - u32(offset) if offset else index) != pos):
+                announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
+        else:
+            table = None
+            index = pos.astype(u32)  # the plain gather's picks: index (+ offset), modulo 2**32
+            if offset:
+                index += u32(offset)
+        if table is None and cb_byte.size:
+            picked = flat_matches[clob_at]
+            if count_nonzero(picked):
+                entries = (clob + offset).astype(u32)  # the table's entries, then the bitmap bytes over them
+                entries.view(u8)[cb_byte] = bits[cb_bit]
+                rank = pos.searchsorted(clob[picked])
+                values = entries[picked]
+                if count_nonzero(values != index[rank]):
+                    announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
+                    index[rank] = values
+        slots = numbers < (counts[:, None] if small else counts.astype(numbers.dtype)[:, None])
+        out = dst.view if all_rows else dst.view[:vr]  # (int32 or uint32: the picks' bits either way)
+        if shares(dst.storage, cdst.storage):
+            new_cdst = cdst.storage.copy()
+            new_cdst[:vr] = counts
+            out[slots] = index
+            cdst.storage[:] = new_cdst
+        else:
+            out[slots] = index
+            cdst.storage[:vr] = counts
+        own = tmp.storage.view(u8)
+        if index_at < tab_stop:
+            own[index_at:tab_stop] = (_index_table(numel, offset) if table is None else table).view(u8)[
+                :tab_stop - index_at]
+        if cvt_bytes:
+            if thresholds is not None:
+                own[cvt_at:cvt_stop] = thresholds.view(u8)[:cvt_bytes]
+            else:
+                own[cvt_at:cvt_at + conv_bytes] = k.view(u8)[:conv_bytes]
+                if conv_bytes < cvt_bytes:
+                    own[cvt_at + conv_bytes:cvt_stop] = 0  # past an unplaced k
+        if row_pos.size:
+            own[row_pos] = bits[row_bits]
+        return True
+
+    return lean
 
 
 def _cmp_general(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, tmp: Any, offset: Any,

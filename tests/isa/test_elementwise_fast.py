@@ -343,3 +343,21 @@ def test_axpy_half_under_float(kind):
             want = (d.data[:r, :c] + (a.data[:r, :c] * np.float16(0.7)).astype(np.float32)).astype(np.float32)
         REGISTRY["TAXPY"](d, a, 0.7, target="cpu")
         assert d.data[:r, :c].tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32),
+                         ids=lambda d: np.dtype(d).name)
+def test_shift_left_by_scalar(dtype):
+    """TSHLS for every count the shift rule admits: NumPy's shift on the type (held to C++'s promoted shift
+    elsewhere), whichever way the kernel computes it (a multiplication for the narrow types)."""
+    for rows, cols, vr, vc, ld, ls in SHAPES:
+        for count in range(max(np.dtype(dtype).itemsize * 8, 32)):
+            d = make(spec(dtype, rows, cols, ld, vr, vc), "special")
+            a = make(spec(dtype, rows, cols, ls, vr, vc), "special")
+            before = d.data.copy()
+            r, c = d.valid_row, d.valid_col
+            want = np.left_shift(a.data[:r, :c], np.array(count).astype(dtype))
+            REGISTRY["TSHLS"](d, a, count, target="cpu")
+            assert d.data[:r, :c].tobytes() == want.tobytes(), count
+            before[:r, :c] = want
+            assert d.data.tobytes() == before.tobytes()

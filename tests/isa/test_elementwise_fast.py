@@ -211,12 +211,12 @@ def test_shared_buffer(name):
     rec = REGISTRY[name]
     n = sum(1 for o in rec.forms[0] if o.kind == "tile" and not o.optional)
     for kind in ("clean", "special"):
-        buf = values(np.float32, 256 * (n + 1), kind)
+        buf = values(np.float32, 1024 * (n + 1), kind)
         tiles = []
         for k in range(n):
-            t = Tile(spec(np.float32, 16, 16))
-            start = 256 * k if k < n - 1 else 256 * (n - 2)  # the last source is dst's own memory again
-            t.attach(buf[start:start + 256])
+            t = Tile(spec(np.float32, 32, 32))
+            start = 0 if k == 1 else 1024 * k  # the first source is dst's own memory again
+            t.attach(buf[start:start + 1024])
             tiles.append(t)
         fast = clone(tiles)
         for c, t in zip(fast, tiles):
@@ -226,7 +226,7 @@ def test_shared_buffer(name):
         for t in tiles:
             c = Tile(t.spec)
             off = (t.storage.__array_interface__["data"][0] - buf.__array_interface__["data"][0]) // 4
-            c.attach(slow_buf[off:off + 256])
+            c.attach(slow_buf[off:off + 1024])
             slow.append(c)
         roles = [o.name for o in rec.forms[0] if o.kind == "tile" and not o.optional]
         rec(*tiles, target="cpu")

@@ -318,7 +318,9 @@ def elementwise_hook(sources: tuple[str, ...], fast_for: Callable[[np.dtype], Fa
         d = positions["dst"]
         at = tuple(positions[r] for r in sources)
         spare = Spare((spec.rows * spec.cols,) if same else (vr, vc), spec.np_dtype)
-        wants_apart = getattr(fast, "apart", False)
+        # `fast.apart`: True, or the least number of elements for which `fast` looks at `apart`
+        wants = getattr(fast, "apart", False)
+        wants_apart = wants is True or wants is not False and vr * vc >= wants
         quiet = spec.np_dtype.kind not in "iu"
 
         def pick(tile: Tile) -> np.ndarray:
@@ -339,6 +341,29 @@ def elementwise_hook(sources: tuple[str, ...], fast_for: Callable[[np.dtype], Fa
             if not done:
                 general(plan, {"dst": out, **{r: args[i] for r, i in zip(sources, at)}}, {})
 
+        if len(at) == 2 and not wants_apart:  # binary ops, without the lists
+            s0, s1 = at
+
+            def run_two(args: tuple) -> None:
+                out, first, second = args[d], args[s0], args[s1]
+                if same:
+                    y, a, b = out.storage, first.storage, second.storage
+                elif full:
+                    y, a, b = out.view, first.view, second.view
+                else:
+                    y, a, b = out.view[part], first.view[part], second.view[part]
+                if quiet:
+                    token = quiet_set()
+                    try:
+                        done = fast(y, a, b, False, spare)
+                    finally:
+                        quiet_reset(token)
+                else:
+                    done = fast(y, a, b, False, spare)
+                if not done:
+                    general(plan, {"dst": out, sources[0]: first, sources[1]: second}, {})
+
+            return run_two
         if len(at) == 1 and not wants_apart:  # the common unary case, without the lists
             s = at[0]
 

@@ -188,7 +188,7 @@ def _extreme_for(ufunc: np.ufunc) -> Callable[[np.dtype], Fast | None]:
                     spare.give(t)
             return True
 
-        fast.apart = True  # type: ignore[attr-defined]
+        fast.apart = small  # type: ignore[attr-defined]  # the small path does not look at it
         return fast
 
     return fast_for

@@ -125,6 +125,9 @@ def _reg(name: str, operands: tuple, roles: tuple[str, ...], fn: Callable[..., n
 
 # --- the compiled calls' fast paths (elementwise_hook): the general kernel's NumPy operations, in the same order
 # and types, with the intermediate in a kept scratch array and the last one straight into dst -----------------
+_AT = {"d": 0, "a": 1, "b": 2, "c": 3}  # where dst's region (y) and the sources stand among a fast path's arguments
+
+
 def _two_steps(first: np.ufunc, second: np.ufunc, order: str) -> Callable[[np.dtype], Fast | None]:
     """t = first(p, q); dst = second(t, r), for element types whose general kernel runs the same ufuncs (not the
     bfloat16 boxes). `order` names p, q, r among the sources a, b, c and dst's own values d."""
@@ -133,14 +136,14 @@ def _two_steps(first: np.ufunc, second: np.ufunc, order: str) -> Callable[[np.dt
         if dtype.kind not in "fiu":
             return None
 
-        def fast(y: np.ndarray, *rest: object) -> bool:
-            *xs, apart, spare = rest
-            values = dict(zip("abc", xs))
-            values["d"] = y
+        p, q, r = (_AT[c] for c in order)
+
+        def fast(*args: np.ndarray) -> bool:  # (y, a, b[, c], apart, spare)
+            spare = args[-1]
             t = spare.take()
             try:
-                first(values[order[0]], values[order[1]], out=t)
-                second(t, values[order[2]], out=y)
+                first(args[p], args[q], out=t)
+                second(t, args[r], out=args[0])
             finally:
                 spare.give(t)
             return True
@@ -162,15 +165,16 @@ def _relu_of(first: np.ufunc, second: np.ufunc | None, order: str) -> Callable[[
         floats = dtype.kind == "f"
         ints = np.dtype(f"i{dtype.itemsize}")
 
-        def fast(y: np.ndarray, *rest: object) -> bool:
-            *xs, apart, spare = rest
-            values = dict(zip("abc", xs))
-            values["d"] = y
+        p, q = _AT[order[0]], _AT[order[1]]
+        r = _AT[order[2]] if second is not None else 0
+
+        def fast(*args: np.ndarray) -> bool:  # (y, a, b[, c], apart, spare)
+            y, spare = args[0], args[-1]
             t = spare.take()
             try:
-                first(values[order[0]], values[order[1]], out=t)
+                first(args[p], args[q], out=t)
                 if second is not None:
-                    second(t, values[order[2]], out=t)
+                    second(t, args[r], out=t)
                 if floats:
                     top = highest(t)
                     if top != top:

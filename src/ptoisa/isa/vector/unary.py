@@ -237,9 +237,12 @@ def _abs_for(dtype: np.dtype) -> Fast | None:
         return _ufunc_fast(np.abs)
     if dtype.kind != "f":
         return None
-    copyto = np.copyto
+    copyto, where, less, negative, zero = np.copyto, np.where, np.less, np.negative, dtype.type(0)
 
     def fast(y: np.ndarray, x: np.ndarray, apart: bool, spare: Spare) -> bool:
+        if x.size < _SMALL:  # abs_ itself: one np.where costs less than the check on a small tile
+            copyto(y, where(less(x, zero), negative(x), x))
+            return True
         if apart:
             np.abs(x, out=y)
             return lowest(y) > 0  # else x is intact and the general path rewrites y
@@ -253,8 +256,11 @@ def _abs_for(dtype: np.dtype) -> Fast | None:
             spare.give(t)
         return True
 
-    fast.apart = True  # type: ignore[attr-defined]
+    fast.apart = _SMALL  # type: ignore[attr-defined]  # looked at from _SMALL elements on
     return fast
+
+
+_SMALL = 1024
 
 
 def _relu_for(dtype: np.dtype) -> Fast | None:
@@ -272,8 +278,12 @@ def _relu_for(dtype: np.dtype) -> Fast | None:
         return None
     ints = np.dtype(f"i{dtype.itemsize}")
     one = ints.type(1)
+    copyto, where, less, zero = np.copyto, np.where, np.less, dtype.type(0)
 
     def fast(y: np.ndarray, x: np.ndarray, apart: bool, spare: Spare) -> bool:
+        if x.size < _SMALL:  # cpp_max(x, 0) itself on a small tile: one np.where
+            copyto(y, where(less(x, zero), zero, x))
+            return True
         top = highest(x)
         if top != top:
             return False

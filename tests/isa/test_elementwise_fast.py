@@ -361,3 +361,42 @@ def test_shift_left_by_scalar(dtype):
             assert d.data[:r, :c].tobytes() == want.tobytes(), count
             before[:r, :c] = want
             assert d.data.tobytes() == before.tobytes()
+
+
+@pytest.mark.parametrize("name,dtype", [("TXOR", np.int32), ("TRSQRT", np.float32), ("TREM", np.float32)])
+def test_with_scratch_tile(name, dtype):
+    """Records with an optional scratch tile: given, it changes nothing (the compiled call ignores it)."""
+    rec = REGISTRY[name]
+    for kind in ("positive", "special"):
+        tiles = [make(spec(dtype, 32, 32), kind) for _ in range(4 if name != "TRSQRT" else 3)]
+        fast, slow = clone(tiles), clone(tiles)
+        with np.errstate(all="ignore"):
+            rec(*fast, target="cpu")
+            roles = [o.name for o in rec.forms[0] if o.kind == "tile" and not o.optional]
+            rec.call(resolve("cpu"), dict(zip(roles, slow)), {}, {}, 0)
+        for f, s in zip(fast, slow):
+            assert f.storage.tobytes() == s.storage.tobytes()
+
+
+@pytest.mark.parametrize("name", ["TABS", "TRELU", "TMAX", "TADDC", "TFUSEDMULADDRELU", "TSQRT", "TDIV"])
+@pytest.mark.parametrize("kind", ["clean", "finite", "special"])
+def test_overlapping_windows(name, kind):
+    """dst and the sources are row windows of one parent tile that overlap in part (plain Tiles whose storages
+    are slices of one array): the compiled call against the general kernel on a copy of the parent."""
+    from ptoisa.tile.tile import window
+
+    rec = REGISTRY[name]
+    n = sum(1 for o in rec.forms[0] if o.kind == "tile" and not o.optional)
+    part = spec(np.float32, 32, 32)
+    for offsets in ((0, 16, 8, 24), (16, 0, 24, 8), (0, 0, 16, 16)):
+        parent = make(spec(np.float32, 64, 32), kind)
+        twin = Tile(parent.spec)
+        twin.storage[...] = parent.storage
+        fast = [window(parent, part, o, 0) for o in offsets[:n]]
+        slow = [window(twin, part, o, 0) for o in offsets[:n]]
+        with np.errstate(all="ignore"):
+            rec(*fast, target="cpu")
+            roles = [o.name for o in rec.forms[0] if o.kind == "tile" and not o.optional]
+            rec.call(resolve("cpu"), dict(zip(roles, slow)), {}, {}, 0)
+        assert parent.storage.tobytes() == twin.storage.tobytes(), offsets
+        assert type(fast[0]) is Tile

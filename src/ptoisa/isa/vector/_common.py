@@ -321,7 +321,7 @@ def elementwise_hook(sources: tuple[str, ...], fast_for: Callable[[np.dtype], Fa
         # `fast.apart`: True, or the least number of elements for which `fast` looks at `apart`
         wants = getattr(fast, "apart", False)
         wants_apart = wants is True or wants is not False and vr * vc >= wants
-        quiet = spec.np_dtype.kind not in "iu"
+        silence = spec.np_dtype.kind not in "iu"  # floating-point warnings off around float types
 
         def pick(tile: Tile) -> np.ndarray:
             return tile.storage if same else tile.view if full else tile.view[part]
@@ -330,7 +330,7 @@ def elementwise_hook(sources: tuple[str, ...], fast_for: Callable[[np.dtype], Fa
             out = args[d]
             xs = [pick(args[i]) for i in at]
             apart = wants_apart and _apart(out.storage, [args[i].storage for i in at])
-            if quiet:
+            if silence:
                 token = quiet_set()
                 try:
                     done = fast(pick(out), *xs, apart, spare)
@@ -352,7 +352,7 @@ def elementwise_hook(sources: tuple[str, ...], fast_for: Callable[[np.dtype], Fa
                     y, a, b = out.view, first.view, second.view
                 else:
                     y, a, b = out.view[part], first.view[part], second.view[part]
-                if quiet:
+                if silence:
                     token = quiet_set()
                     try:
                         done = fast(y, a, b, False, spare)
@@ -375,7 +375,7 @@ def elementwise_hook(sources: tuple[str, ...], fast_for: Callable[[np.dtype], Fa
                     y, x = out.view, source.view
                 else:
                     y, x = out.view[part], source.view[part]
-                if quiet:
+                if silence:
                     token = quiet_set()
                     try:
                         done = fast(y, x, False, spare)

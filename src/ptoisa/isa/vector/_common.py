@@ -7,14 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from ..._quiet import quiet
+from ..._quiet import quiet, quiet_reset, quiet_set
 
 from ...dtypes import STANDARD_DTYPES, DType
 from ...errors import UndefinedBehaviourError
 from ...tile.layout import region, store
 from ...tile.tile import Tile
 from .._check import Check
-from ..record import Plan, Tiles
+from ..record import Plan, Scalars, Tiles
 
 FLOATS: tuple[DType, ...] = (DType.F16, DType.BF16, DType.F32)
 INTS: tuple[DType, ...] = (DType.I8, DType.U8, DType.I16, DType.U16, DType.I32, DType.U32)
@@ -210,3 +210,183 @@ def fmod_float(a: np.ndarray, b: np.ndarray | np.generic) -> np.ndarray:
         with quiet():
             result[slow] = np.fmod(a[slow].astype(np.float64), sb.astype(np.float64)).astype(a.dtype)
     return result
+
+
+# --- compiled calls of the element-wise records --------------------------------------------------------------
+_MIN = np.minimum.reduce
+_MAX = np.maximum.reduce
+
+
+def lowest(x: np.ndarray) -> Any:
+    """x's smallest element (NaN if it holds one: NumPy's minimum propagates NaNs), +inf for an empty x, without
+    the method's wrapper."""
+    return _MIN(x, None, None, None, False, np.inf)
+
+
+def highest(x: np.ndarray) -> Any:
+    """x's largest element (NaN if it holds one), -inf for an empty x."""
+    return _MAX(x, None, None, None, False, -np.inf)
+
+
+def aligned_empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """np.empty starting on a 64-byte boundary: AVX-512 loops over arrays that start mid cache line split their
+    loads and stores across lines (a two-step compound op on 256x256 floats: ~17 us aligned, ~24 us not)."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape))
+    raw = np.empty(count * dtype.itemsize + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    return raw[start:start + count * dtype.itemsize].view(dtype).reshape(shape)
+
+
+class Spare:
+    """Scratch arrays of one shape and type for a compiled call, taken and given back (list pop and append are
+    atomic) so that calls in two threads never share one."""
+
+    __slots__ = ("shape", "dtype", "free", "constants")
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any) -> None:
+        self.shape, self.dtype, self.free = shape, np.dtype(dtype), []
+        self.constants: dict[tuple[Any, np.dtype], np.ndarray] = {}
+
+    def filled(self, value: Any, dtype: Any = None) -> np.ndarray:
+        """A read-only array of the shape full of `value` (of `dtype`, else the type), made once: NumPy's
+        binary ufuncs run several times faster on two arrays than on an array and a scalar (maximum, minimum)."""
+        dtype = self.dtype if dtype is None else np.dtype(dtype)
+        key = (value, dtype)
+        array = self.constants.get(key)
+        if array is None:
+            array = aligned_empty(self.shape, dtype)
+            array.fill(value)
+            array.setflags(write=False)
+            self.constants[key] = array
+        return array
+
+    def take(self) -> np.ndarray:
+        return self.free.pop() if self.free else aligned_empty(self.shape, self.dtype)
+
+    def give(self, array: np.ndarray) -> None:
+        self.free.append(array)
+
+
+Fast = Callable[..., bool]
+"""fast(y, *xs, apart, spare) -> bool: the element-wise computation of dst's valid region `y` from the sources'
+`xs` (arrays of one shape, under `quiet` for float types), True when done; False (the caller then runs the
+general kernel) only when the xs (the tiles' bytes) are still as they were. `apart`: y certainly shares no memory
+with any x (computed only for a `fast` whose attribute `apart` is true; else False); `spare`: a `Spare` of y's
+shape and type."""
+
+
+def _apart(store: np.ndarray, others: list[np.ndarray]) -> bool:
+    """Storages whose owners (the array itself, or the base NumPy collapses a view's chain to) are distinct owning
+    ndarrays are distinct allocations: they never overlap (as tile.layout.certainly_apart)."""
+    base = store.base
+    owner = store if base is None else base
+    if type(owner) is not np.ndarray or owner.base is not None:
+        return False
+    for other in others:
+        base = other.base
+        if base is not None:
+            other = base
+        if other is owner or type(other) is not np.ndarray or other.base is not None:
+            return False
+    return True
+
+
+def elementwise_hook(sources: tuple[str, ...], fast_for: Callable[[np.dtype], Fast | None],
+                     general: Callable[[Plan, Tiles, Scalars], None]) -> Callable[..., Callable | None]:
+    """A `compiled` hook for an element-wise kernel with tile operands dst and `sources` (any other operand, an
+    optional scratch tile, is ignored): per signature with plain (unboxed) layouts and an element type for which
+    `fast_for` gives a function, the arrays it reads and writes are chosen once (whole storages when every tile
+    has dst's type and is fully valid, else whole views, else the valid region's slices) and each call runs
+    `fast`, or `general` when `fast` declines."""
+    from ...tile.enums import SLayout
+
+    def compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], None] | None:
+        specs = plan.specs
+        roles = ("dst", *sources)
+        if any(specs[r].slayout is not SLayout.NoneBox for r in roles):
+            return None
+        spec = specs["dst"]
+        fast = fast_for(spec.np_dtype)
+        if fast is None:
+            return None
+        vr, vc = spec.valid_row, spec.valid_col
+        full = all((specs[r].valid_row, specs[r].valid_col) == (specs[r].rows, specs[r].cols) == (vr, vc)
+                   for r in roles)
+        same = full and all(specs[r] is spec for r in roles)
+        part = (slice(0, vr), slice(0, vc))
+        d = positions["dst"]
+        at = tuple(positions[r] for r in sources)
+        spare = Spare((spec.rows * spec.cols,) if same else (vr, vc), spec.np_dtype)
+        # `fast.apart`: True, or the least number of elements for which `fast` looks at `apart`
+        wants = getattr(fast, "apart", False)
+        wants_apart = wants is True or wants is not False and vr * vc >= wants
+        silence = spec.np_dtype.kind not in "iu"  # floating-point warnings off around float types
+
+        def pick(tile: Tile) -> np.ndarray:
+            return tile.storage if same else tile.view if full else tile.view[part]
+
+        def run(args: tuple) -> None:
+            out = args[d]
+            xs = [pick(args[i]) for i in at]
+            apart = wants_apart and _apart(out.storage, [args[i].storage for i in at])
+            if silence:
+                token = quiet_set()
+                try:
+                    done = fast(pick(out), *xs, apart, spare)
+                finally:
+                    quiet_reset(token)
+            else:
+                done = fast(pick(out), *xs, apart, spare)
+            if not done:
+                general(plan, {"dst": out, **{r: args[i] for r, i in zip(sources, at)}}, {})
+
+        if len(at) == 2 and not wants_apart:  # binary ops, without the lists
+            s0, s1 = at
+
+            def run_two(args: tuple) -> None:
+                out, first, second = args[d], args[s0], args[s1]
+                if same:
+                    y, a, b = out.storage, first.storage, second.storage
+                elif full:
+                    y, a, b = out.view, first.view, second.view
+                else:
+                    y, a, b = out.view[part], first.view[part], second.view[part]
+                if silence:
+                    token = quiet_set()
+                    try:
+                        done = fast(y, a, b, False, spare)
+                    finally:
+                        quiet_reset(token)
+                else:
+                    done = fast(y, a, b, False, spare)
+                if not done:
+                    general(plan, {"dst": out, sources[0]: first, sources[1]: second}, {})
+
+            return run_two
+        if len(at) == 1 and not wants_apart:  # the common unary case, without the lists
+            s = at[0]
+
+            def run_one(args: tuple) -> None:
+                out, source = args[d], args[s]
+                if same:
+                    y, x = out.storage, source.storage
+                elif full:
+                    y, x = out.view, source.view
+                else:
+                    y, x = out.view[part], source.view[part]
+                if silence:
+                    token = quiet_set()
+                    try:
+                        done = fast(y, x, False, spare)
+                    finally:
+                        quiet_reset(token)
+                else:
+                    done = fast(y, x, False, spare)
+                if not done:
+                    general(plan, {"dst": out, sources[0]: source}, {})
+
+            return run_one
+        return run
+
+    return compiled

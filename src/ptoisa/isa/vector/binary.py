@@ -29,8 +29,8 @@ from ..._quiet import quiet
 from ...dtypes import DType as D
 from .._check import Check
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
-from ._common import (ALL9, FLOATS, INTS, cpp_max, cpp_min, equal_valid, fmod_float, trunc_div, trunc_rem, undefined,
-                      valid_of, write)
+from ._common import (ALL9, FLOATS, INTS, Fast, Spare, cpp_max, cpp_min, elementwise_hook, equal_valid, fmod_float,
+                      highest, lowest, select, trunc_div, trunc_rem, undefined, valid_of, write)
 
 OPERANDS = (dst(), src("src0"), src("src1"))
 WITH_TMP = (*OPERANDS, tmp("tmp", optional=True))  # TREM's C++ signature has a scratch tile
@@ -102,9 +102,13 @@ def rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         safe = np.where(b == 0, 1, b).astype(b.dtype)
         r = trunc_rem(a, safe)
         return np.where(adjust_signs & (r != 0), (r + b).astype(a.dtype), r)
-    r = fmod_float(a, b)  # a fresh array of a's type: adjusted in place, + b rounded once in that type
-    np.add(r, b, out=r, where=adjust_signs & (r != 0))
-    return r
+    r = fmod_float(a, b)  # a fresh array of a's type; + b rounded once in that type
+    adjust_signs &= r != 0
+    if not adjust_signs.any():
+        return r
+    # the sum taken where the mask holds, by bits (select): NumPy's masked add (`where=`) runs its loop element
+    # by element, dozens of times slower on a mask without a pattern
+    return select(adjust_signs, r + b, r)
 
 
 def _shift_rule(kernel: Callable[[Plan, Tiles, Scalars], None]) -> Callable[[Plan, Tiles, Scalars], None]:
@@ -130,30 +134,116 @@ shift_right = np.right_shift
 
 
 _VALID = equal_valid("src0", "src1")
+_SOURCES = ("src0", "src1")
 
+
+# --- the compiled calls' fast paths (elementwise_hook): each gives the general kernel's bits -----------------
+def _ufunc_fast(ufunc: np.ufunc) -> Fast:
+    def fast(y: np.ndarray, a: np.ndarray, b: np.ndarray, apart: bool, spare: Spare) -> bool:
+        ufunc(a, b, out=y)  # straight into dst (ufuncs handle overlapping operands)
+        return True
+
+    return fast
+
+
+def _hooked(kernel: Callable, fast_for: Callable[[np.dtype], Fast | None]) -> Callable:
+    kernel.compiled = elementwise_hook(_SOURCES, fast_for, kernel)  # type: ignore[attr-defined]
+    return kernel
+
+
+def _plain(ufunc: np.ufunc, kinds: str = "fiu") -> Callable[[np.dtype], Fast | None]:
+    """The op is `ufunc` on the element type for the kinds given (the kernel's own ufunc path)."""
+    fast = _ufunc_fast(ufunc)
+    return lambda dtype: fast if dtype.kind in kinds else None
+
+
+def _extreme_for(ufunc: np.ufunc) -> Callable[[np.dtype], Fast | None]:
+    """TMAX / TMIN: integers the ufunc; half and float the ufunc when its result is std::max's (std::min's): no
+    NaN and no zero in it (cpp_max); else the general path, from sources left as they were (the result goes to a
+    scratch array first when dst may share their memory)."""
+
+    def fast_for(dtype: np.dtype) -> Fast | None:
+        if dtype.kind in "iu":
+            return _ufunc_fast(ufunc)
+        if dtype.kind != "f":
+            return None
+        copyto, zero, where, less = np.copyto, dtype.type(0), np.where, np.less
+        small = 1024  # as cpp_max: one np.where (cpp_max's own computation there) costs less than the checks
+        larger = ufunc is np.maximum
+
+        def fast(y: np.ndarray, a: np.ndarray, b: np.ndarray, apart: bool, spare: Spare) -> bool:
+            if y.size < small:
+                copyto(y, where(less(a, b), b, a) if larger else where(less(b, a), b, a))
+                return True
+            t = y if apart else spare.take()
+            try:
+                ufunc(a, b, out=t)
+                top = highest(t)
+                if top != top or (t == zero).any():
+                    return False
+                if t is not y:
+                    copyto(y, t)
+            finally:
+                if t is not y:
+                    spare.give(t)
+            return True
+
+        fast.apart = small  # type: ignore[attr-defined]  # the small path does not look at it
+        return fast
+
+    return fast_for
+
+
+def _shift_for(ufunc: np.ufunc) -> Callable[[np.dtype], Fast | None]:
+    """TSHL / TSHR: the ufunc when every count is in range (else the general path, which refuses)."""
+
+    def fast_for(dtype: np.dtype) -> Fast | None:
+        bits = max(dtype.itemsize * 8, 32)
+
+        def fast(y: np.ndarray, a: np.ndarray, b: np.ndarray, apart: bool, spare: Spare) -> bool:
+            if b.size and (int(b.min()) < 0 or int(b.max()) >= bits):
+                return False
+            ufunc(a, b, out=y)
+            return True
+
+        return fast
+
+    return fast_for
+
+_tadd = _hooked(_elementwise(np.add), _plain(np.add))
 TADD = instruction("TADD", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
-                   family="binary", summary="dst = src0 + src1")(_elementwise(np.add))
+                   family="binary", summary="dst = src0 + src1")(_tadd)
+_tsub = _hooked(_elementwise(np.subtract), _plain(np.subtract))
 TSUB = instruction("TSUB", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
-                   family="binary", summary="dst = src0 - src1")(_elementwise(np.subtract))
+                   family="binary", summary="dst = src0 - src1")(_tsub)
+_tmul = _hooked(_elementwise(np.multiply), _plain(np.multiply))
 TMUL = instruction("TMUL", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
-                   family="binary", summary="dst = src0 * src1")(_elementwise(np.multiply))
+                   family="binary", summary="dst = src0 * src1")(_tmul)
+_tdiv = _hooked(_nonzero_divisor(_elementwise(_div)), _plain(np.divide, "f"))
 TDIV = instruction("TDIV", operands=OPERANDS, legality=_table(_A2A3_DIV, _A5_DIV), dynamic=_VALID,
-                   family="binary", summary="dst = src0 / src1 (integers truncate)")(_nonzero_divisor(_elementwise(_div)))
+                   family="binary", summary="dst = src0 / src1 (integers truncate)")(_tdiv)
+_tmax = _hooked(_elementwise(cpp_max), _extreme_for(np.maximum))
 TMAX = instruction("TMAX", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
-                   family="binary", summary="dst = std::max(src0, src1)")(_elementwise(cpp_max))
+                   family="binary", summary="dst = std::max(src0, src1)")(_tmax)
+_tmin = _hooked(_elementwise(cpp_min), _extreme_for(np.minimum))
 TMIN = instruction("TMIN", operands=OPERANDS, legality=_table(_A2A3_ARITH, _A5_ARITH), dynamic=_VALID,
-                   family="binary", summary="dst = std::min(src0, src1)")(_elementwise(cpp_min))
+                   family="binary", summary="dst = std::min(src0, src1)")(_tmin)
 TREM = instruction("TREM", operands=WITH_TMP, legality=_table(_A2A3_REM, _A5_REM), dynamic=_VALID,
                    family="binary", summary="dst = src0 rem src1, with the sign of src1")(_nonzero_divisor(_elementwise(rem)))
+_tand = _hooked(_elementwise(np.bitwise_and), _plain(np.bitwise_and))
 TAND = instruction("TAND", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
-                   family="binary", summary="dst = src0 & src1")(_elementwise(np.bitwise_and))
+                   family="binary", summary="dst = src0 & src1")(_tand)
+_tor = _hooked(_elementwise(np.bitwise_or), _plain(np.bitwise_or))
 TOR = instruction("TOR", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
-                  family="binary", summary="dst = src0 | src1")(_elementwise(np.bitwise_or))
+                  family="binary", summary="dst = src0 | src1")(_tor)
+_txor = _hooked(_elementwise(np.bitwise_xor), _plain(np.bitwise_xor))
 TXOR = instruction("TXOR", operands=WITH_TMP, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
-                   family="binary", summary="dst = src0 ^ src1")(_elementwise(np.bitwise_xor))
+                   family="binary", summary="dst = src0 ^ src1")(_txor)
+_tshl = _hooked(_shift_rule(_elementwise(shift_left)), _shift_for(shift_left))
 TSHL = instruction("TSHL", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
-                   family="binary", summary="dst = src0 << src1")(_shift_rule(_elementwise(shift_left)))
+                   family="binary", summary="dst = src0 << src1")(_tshl)
+_tshr = _hooked(_shift_rule(_elementwise(shift_right)), _shift_for(shift_right))
 TSHR = instruction("TSHR", operands=OPERANDS, legality=_table(_BITWISE, _BITWISE, INTS), dynamic=_VALID,
-                   family="binary", summary="dst = src0 >> src1")(_shift_rule(_elementwise(shift_right)))
+                   family="binary", summary="dst = src0 >> src1")(_tshr)
 
 __all__ = ["FLOATS", "TADD", "TAND", "TDIV", "TMAX", "TMIN", "TMUL", "TOR", "TREM", "TSHL", "TSHR", "TSUB", "TXOR"]

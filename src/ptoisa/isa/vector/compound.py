@@ -37,7 +37,8 @@ import numpy as np
 from ..._quiet import quiet
 from ...dtypes import DType as D
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src
-from ._common import ALL9, FLOATS, equal_valid, select, valid_of, write
+from ._common import (ALL9, FLOATS, Fast, Spare, elementwise_hook, equal_valid, highest, lowest, select, valid_of,
+                      write)
 
 _A2A3 = (D.I32, D.I16, D.F16, D.F32)
 _A5 = (D.I32, D.U32, D.F32, D.I16, D.U16, D.F16, D.BF16, D.U8, D.I8)
@@ -64,7 +65,10 @@ def relu(v: np.ndarray) -> np.ndarray:
 
 
 def _kernel(roles: tuple[str, ...], fn: Callable[..., np.ndarray], reads_dst: bool = False,
-            with_scalar: bool = False) -> Callable[[Plan, Tiles, Scalars], None]:
+            with_scalar: bool = False, fast: Callable[..., bool] | None = None) -> Callable[[Plan, Tiles, Scalars], None]:
+    """The kernel of `fn(*sources[, dst][, scalar])`. `fast(y, *args)`, when given, may write dst's valid region
+    `y` (a view; plain layouts) itself and return True; it returns False only before writing y."""
+
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         out = tiles["dst"]
         shape = out.valid_shape
@@ -74,30 +78,133 @@ def _kernel(roles: tuple[str, ...], fn: Callable[..., np.ndarray], reads_dst: bo
         if with_scalar:
             args.append(scalars["scalar"])
         with quiet():
+            if fast is not None and out.view is not None and args[0].dtype.kind in "fiu" and \
+                    fast(out.view[:shape[0], :shape[1]], *args):
+                return
             write(out, np.asarray(fn(*args)).astype(args[0].dtype, copy=False))
 
     return kernel
 
 
+def _scalar_then(first: np.ufunc) -> Callable[..., bool]:
+    """TADDSC / TSUBSC: first(src0, scalar), then + src1 straight into dst: the general path's two NumPy
+    operations in the same order and type."""
+
+    def fast(y: np.ndarray, a: np.ndarray, b: np.ndarray, s: np.generic) -> bool:
+        np.add(first(a, s), b, out=y)
+        return True
+
+    return fast
+
+
+def _leaky(y: np.ndarray, x: np.ndarray, s: np.generic) -> bool:
+    """TLRELU (`x > 0 ? x : x * s`) for float x without a NaN or an infinity and a finite scalar s > 0: for x > 0
+    the rounded product is <= x when s <= 1 (>= x when s >= 1), for x < 0 the other way round (rounding is
+    monotonic and x is a float), and for x = +-0 it is x itself (same sign: s > 0); so the result is
+    max(x, x * s) for s <= 1 and min(x, x * s) for s >= 1, where a tie is two equal nonzero values (the same
+    bits) or x itself. Other cases: the general select."""
+    if x.dtype.kind != "f" or not (0 < s < np.inf):
+        return False
+    if not (-np.inf < lowest(x) and highest(x) < np.inf):  # a NaN fails both
+        return False
+    product = np.multiply(x, s)
+    (np.maximum if s <= 1 else np.minimum)(x, product, out=y)
+    return True
+
+
 def _reg(name: str, operands: tuple, roles: tuple[str, ...], fn: Callable[..., np.ndarray], summary: str,
-         reads_dst: bool = False, with_scalar: bool = False, **tables: tuple[D, ...]):  # noqa: ANN202
+         reads_dst: bool = False, with_scalar: bool = False,
+         fast_for: Callable[[np.dtype], Fast | None] | None = None, fast: Callable[..., bool] | None = None,
+         **tables: tuple[D, ...]):  # noqa: ANN202
+    kernel = _kernel(roles, fn, reads_dst, with_scalar, fast)
+    if fast_for is not None:  # the compiled calls' fast paths, falling back on the kernel itself
+        kernel.compiled = elementwise_hook(roles, fast_for, kernel)  # type: ignore[attr-defined]
     return instruction(name, operands=operands, legality=_table(("dst", *roles), **tables),
-                       dynamic=equal_valid(*roles), family="compound", summary=summary)(
-        _kernel(roles, fn, reads_dst, with_scalar))
+                       dynamic=equal_valid(*roles), family="compound", summary=summary)(kernel)
+
+
+# --- the compiled calls' fast paths (elementwise_hook): the general kernel's NumPy operations, in the same order
+# and types, with the intermediate in a kept scratch array and the last one straight into dst -----------------
+_AT = {"d": 0, "a": 1, "b": 2, "c": 3}  # where dst's region (y) and the sources stand among a fast path's arguments
+
+
+def _two_steps(first: np.ufunc, second: np.ufunc, order: str) -> Callable[[np.dtype], Fast | None]:
+    """t = first(p, q); dst = second(t, r), for element types whose general kernel runs the same ufuncs (not the
+    bfloat16 boxes). `order` names p, q, r among the sources a, b, c and dst's own values d."""
+
+    def fast_for(dtype: np.dtype) -> Fast | None:
+        if dtype.kind not in "fiu":
+            return None
+
+        p, q, r = (_AT[c] for c in order)
+
+        def fast(*args: np.ndarray) -> bool:  # (y, a, b[, c], apart, spare)
+            spare = args[-1]
+            t = spare.take()
+            try:
+                first(args[p], args[q], out=t)
+                second(t, args[r], out=args[0])
+            finally:
+                spare.give(t)
+            return True
+
+        return fast
+
+    return fast_for
+
+
+def _relu_of(first: np.ufunc, second: np.ufunc | None, order: str) -> Callable[[np.dtype], Fast | None]:
+    """ReLU(v) with v = first(p, q) (then second(v, r) when given): for half and float v without a NaN, by
+    v's bits as signed integers, max(i, 0): positive numbers stay, zeros (-0.0 is the minimum integer) and
+    negative numbers become +0.0, as `v > 0 ? v : 0`; a NaN takes the general path (dst untouched until then).
+    4-byte integers: np.maximum(v, 0), as the general kernel (narrower ones compute in int there)."""
+
+    def fast_for(dtype: np.dtype) -> Fast | None:
+        if dtype.kind in "iu" and dtype.itemsize < 4 and second is None or dtype.kind not in "fiu":
+            return None
+        floats = dtype.kind == "f"
+        ints = np.dtype(f"i{dtype.itemsize}")
+
+        p, q = _AT[order[0]], _AT[order[1]]
+        r = _AT[order[2]] if second is not None else 0
+
+        def fast(*args: np.ndarray) -> bool:  # (y, a, b[, c], apart, spare)
+            y, spare = args[0], args[-1]
+            t = spare.take()
+            try:
+                first(args[p], args[q], out=t)
+                if second is not None:
+                    second(t, args[r], out=t)
+                if floats:
+                    top = highest(t)
+                    if top != top:
+                        return False
+                    np.maximum(t.view(ints), spare.filled(0, ints), out=y.view(ints))
+                else:
+                    np.maximum(t, spare.filled(0), out=y)
+            finally:
+                spare.give(t)
+            return True
+
+        return fast
+
+    return fast_for
 
 
 _THREE = (dst(), src("src0"), src("src1"), src("src2"))
 _SC = (dst(), src("src0"), scalar("scalar", "src0"), src("src1"))
 _TWO = (dst(), src("src0"), src("src1"))
 
-TADDC = _reg("TADDC", _THREE, ("src0", "src1", "src2"), lambda a, b, c: (a + b) + c, "dst = src0 + src1 + src2")
-TSUBC = _reg("TSUBC", _THREE, ("src0", "src1", "src2"), lambda a, b, c: (a - b) + c, "dst = src0 - src1 + src2")
+TADDC = _reg("TADDC", _THREE, ("src0", "src1", "src2"), lambda a, b, c: (a + b) + c, "dst = src0 + src1 + src2",
+             fast_for=_two_steps(np.add, np.add, "abc"))
+TSUBC = _reg("TSUBC", _THREE, ("src0", "src1", "src2"), lambda a, b, c: (a - b) + c, "dst = src0 - src1 + src2",
+             fast_for=_two_steps(np.subtract, np.add, "abc"))
 TADDSC = _reg("TADDSC", _SC, ("src0", "src1"), lambda a, b, s: (a + s) + b, "dst = src0 + scalar + src1",
-              with_scalar=True)
+              with_scalar=True, fast=_scalar_then(np.add))
 TSUBSC = _reg("TSUBSC", _SC, ("src0", "src1"), lambda a, b, s: (a - s) + b, "dst = src0 - scalar + src1",
-              with_scalar=True)
+              with_scalar=True, fast=_scalar_then(np.subtract))
 TLRELU = _reg("TLRELU", (dst(), src("src"), scalar("scalar", "src")), ("src",),
-              lambda x, s: select(x > 0, x, x * s), "dst = src if src > 0 else src * scalar", with_scalar=True,
+              lambda x, s: select(x > 0, x, x * s), "dst = src if src > 0 else src * scalar", with_scalar=True, fast=_leaky,
               a2a3=(D.F16, D.F32), a5=(D.F16, D.F32), cpu=FLOATS)
 
 
@@ -112,11 +219,14 @@ def _sub_relu(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 _NPU_HALF_FLOAT = (D.F16, D.F32)  # the NPU backends' static_asserts
 
 TSUBRELU = _reg("TSUBRELU", _TWO, ("src0", "src1"), _sub_relu, "dst = ReLU(src0 - src1)",
+                fast_for=_relu_of(np.subtract, None, "ab"),
                 a2a3=_NPU_HALF_FLOAT, a5=_NPU_HALF_FLOAT)
 TFUSEDMULADD = _reg("TFUSEDMULADD", _TWO, ("src0", "src1"), lambda a, b, d: (a * d) + b,
-                    "dst = src0 * dst + src1", reads_dst=True, a2a3=_NPU_HALF_FLOAT, a5=_NPU_HALF_FLOAT)
+                    "dst = src0 * dst + src1", reads_dst=True,
+                    fast_for=_two_steps(np.multiply, np.add, "adb"), a2a3=_NPU_HALF_FLOAT, a5=_NPU_HALF_FLOAT)
 TMULADDDST = _reg("TMULADDDST", _TWO, ("src0", "src1"), lambda a, b, d: (a * b) + d, "dst = src0 * src1 + dst",
-                  reads_dst=True, a2a3=_NPU_HALF_FLOAT, a5=_NPU_HALF_FLOAT)
+                  reads_dst=True, fast_for=_two_steps(np.multiply, np.add, "abd"), a2a3=_NPU_HALF_FLOAT, a5=_NPU_HALF_FLOAT)
 TFUSEDMULADDRELU = _reg("TFUSEDMULADDRELU", _TWO, ("src0", "src1"), lambda a, b, d: relu((a * d) + b),
-                        "dst = ReLU(src0 * dst + src1)", reads_dst=True, a2a3=_NPU_HALF_FLOAT,
+                        "dst = ReLU(src0 * dst + src1)", reads_dst=True,
+                        fast_for=_relu_of(np.multiply, np.add, "adb"), a2a3=_NPU_HALF_FLOAT,
                         a5=_NPU_HALF_FLOAT)

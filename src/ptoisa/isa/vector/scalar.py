@@ -27,7 +27,8 @@ from ..._quiet import quiet
 
 from ...dtypes import DType as D
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
-from ._common import ALL9, INTS, cpp_max, cpp_min, equal_valid, fmod_float, trunc_div, trunc_rem, undefined, valid_of, write
+from ._common import (ALL9, INTS, cpp_max, cpp_min, equal_valid, fmod_float, highest, trunc_div, trunc_rem, undefined,
+                      valid_of, write)
 from .binary import rem, shift_left, shift_right
 
 OPERANDS = (dst(), src("src0"), scalar("scalar", dtype_of="src0"))
@@ -49,7 +50,11 @@ def _table(a2a3: tuple[D, ...], a5: tuple[D, ...], cpu: tuple[D, ...] = ALL9) ->
 _VALID = equal_valid("src0")
 
 
-def _with_scalar(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Scalars], None]:
+def _with_scalar(fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                 fast: Callable[..., bool] | None = None) -> Callable[[Plan, Tiles, Scalars], None]:
+    """The kernel of `fn(src0, scalar)` (`fn(scalar, src0)` for the reversed form). `fast(y, a, s, form)`, when
+    given, may write dst's valid region `y` (a view) itself first and return True; False leaves the general
+    computation to run (a `fast` returns False only before writing y)."""
     ufunc = fn if isinstance(fn, np.ufunc) else None
 
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
@@ -57,16 +62,68 @@ def _with_scalar(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable
         a = valid_of(tiles["src0"], out.valid_shape)
         s = scalars["scalar"]  # a NumPy scalar of the tiles' element type: the arithmetic stays in that type
         with quiet():
-            if ufunc is not None and out.view is not None and a.dtype.kind != "V":
+            if out.view is not None and a.dtype.kind != "V":
                 vr, vc = out.valid_shape
-                ufunc(*((s, a) if plan.form == 1 else (a, s)), out=out.view[:vr, :vc])
-                return
+                if fast is not None and fast(out.view[:vr, :vc], a, s, plan.form):
+                    return
+                if ufunc is not None:
+                    ufunc(*((s, a) if plan.form == 1 else (a, s)), out=out.view[:vr, :vc])
+                    return
             result = fn(s, a) if plan.form == 1 else fn(a, s)
         write(out, np.asarray(result).astype(a.dtype, copy=False))
 
     if ufunc is not None:
         kernel.whole = ufunc  # type: ignore[attr-defined]  # whole same-type tiles: ufunc(src0 storage, scalar)
     return kernel
+
+
+def _float_div(y: np.ndarray, a: np.ndarray, s: np.generic, form: int) -> bool:
+    """TDIVS half and float: the division into dst (the general path's NumPy division, in the type)."""
+    if a.dtype.kind != "f":
+        return False
+    np.divide(*((s, a) if form == 1 else (a, s)), out=y)
+    return True
+
+
+def _extreme(ufunc: np.ufunc) -> Callable[..., bool]:
+    """TMAXS / TMINS (std::max(src0, scalar): the scalar when src0 < scalar, else src0; min alike): integers the
+    ufunc. Half and float: a NaN scalar loses every comparison, so dst is src0; a scalar that is neither NaN nor
+    zero ties only with equal bits, so without a NaN in src0 the ufunc's value is std::max's. Else (a zero
+    scalar, a NaN in src0) the general path (cpp_max)."""
+
+    def fast(y: np.ndarray, a: np.ndarray, s: np.generic, form: int) -> bool:
+        if a.dtype.kind in "iu":
+            ufunc(a, s, out=y)
+            return True
+        if a.dtype.kind != "f":
+            return False
+        if s != s:
+            np.copyto(y, a)
+            return True
+        if s == 0:
+            return False
+        top = highest(a)
+        if top != top:
+            return False
+        ufunc(a, s, out=y)
+        return True
+
+    return fast
+
+
+def _narrow_shift_left(y: np.ndarray, a: np.ndarray, s: np.generic, form: int) -> bool:
+    """TSHLS on 1- and 2-byte integers: a << s, wrapped to the type, is a * 2**s modulo 2**bits, and 0 for counts
+    of the type's width or more (the shift rule has refused counts outside [0, 32)): one multiplication, which
+    NumPy vectorises (its 8-bit shift loop is several times slower)."""
+    if a.dtype.itemsize > 2:
+        return False
+    count = int(s)
+    bits = 8 * a.dtype.itemsize
+    if count >= bits:
+        y[...] = 0
+    else:
+        np.multiply(a, np.array(1 << count, np.int64).astype(a.dtype)[()], out=y)
+    return True
 
 
 def _int_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -121,8 +178,9 @@ def _fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _reg(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], summary: str,
          a2a3: tuple[D, ...] = _A2A3_ARITH, a5: tuple[D, ...] = _A5_ARITH, cpu: tuple[D, ...] = ALL9,
-         operands: tuple = OPERANDS, forms: tuple = (), wrap: Callable | None = None):  # noqa: ANN202
-    kernel = _with_scalar(fn)
+         operands: tuple = OPERANDS, forms: tuple = (), wrap: Callable | None = None,
+         fast: Callable[..., bool] | None = None):  # noqa: ANN202
+    kernel = _with_scalar(fn, fast)
     if wrap is not None:
         kernel = wrap(kernel)
     return instruction(name, operands=operands, forms=forms, legality=_table(a2a3, a5, cpu), dynamic=_VALID,
@@ -134,9 +192,9 @@ TSUBS = _reg("TSUBS", np.subtract, "dst = src0 - scalar")
 TMULS = _reg("TMULS", np.multiply, "dst = src0 * scalar", a5=_A5_MULS)
 TDIVS = _reg("TDIVS", _int_div, "dst = src0 / scalar, or scalar / src0 for TDIVS(dst, scalar, src0)", a5=_A5_DIVS,
              forms=(OPERANDS, (dst(), scalar("scalar", dtype_of="dst"), src("src0"))),
-             wrap=lambda k: _checked(k, "division"))
-TMAXS = _reg("TMAXS", cpp_max, "dst = std::max(src0, scalar)")
-TMINS = _reg("TMINS", cpp_min, "dst = std::min(src0, scalar)")
+             wrap=lambda k: _checked(k, "division"), fast=_float_div)
+TMAXS = _reg("TMAXS", cpp_max, "dst = std::max(src0, scalar)", fast=_extreme(np.maximum))
+TMINS = _reg("TMINS", cpp_min, "dst = std::min(src0, scalar)", fast=_extreme(np.minimum))
 TREMS = _reg("TREMS", rem, "dst = src0 rem scalar, with the sign of scalar", a2a3=_A2A3_REMS, a5=_A5_REMS,
              operands=(*OPERANDS, tmp("tmp", optional=True)), wrap=lambda k: _checked(k, "remainder", True))
 TFMODS = _reg("TFMODS", _fmod, "dst = fmod(src0, scalar), with the sign of src0",
@@ -145,5 +203,6 @@ TANDS = _reg("TANDS", np.bitwise_and, "dst = src0 & scalar", _BITWISE, _BITWISE,
 TORS = _reg("TORS", np.bitwise_or, "dst = src0 | scalar", _BITWISE, _BITWISE, INTS)
 TXORS = _reg("TXORS", np.bitwise_xor, "dst = src0 ^ scalar", _BITWISE, _BITWISE, INTS,
              operands=(*OPERANDS, tmp("tmp", optional=True)))
-TSHLS = _reg("TSHLS", shift_left, "dst = src0 << scalar", _BITWISE, _BITWISE, INTS, wrap=_shift_checked)
+TSHLS = _reg("TSHLS", shift_left, "dst = src0 << scalar", _BITWISE, _BITWISE, INTS, wrap=_shift_checked,
+             fast=_narrow_shift_left)
 TSHRS = _reg("TSHRS", shift_right, "dst = src0 >> scalar", _BITWISE, _BITWISE, INTS, wrap=_shift_checked)

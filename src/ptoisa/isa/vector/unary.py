@@ -32,7 +32,8 @@ from ..._quiet import quiet, quiet_reset, quiet_set
 from ...dtypes import DType as D
 from ...tile.enums import SLayout
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
-from ._common import ALL9, FLOATS, INTS, cpp_max, equal_valid, from_double, valid_of, write
+from ._common import (ALL9, FLOATS, INTS, Fast, Spare, aligned_empty, cpp_max, elementwise_hook, equal_valid,
+                      from_double, highest, lowest, valid_of, write)
 
 OPERANDS = (dst(), src("src"))
 SAME = (("dst", "src"),)
@@ -199,19 +200,164 @@ def _nonzero_integers(kernel: Callable[[Plan, Tiles, Scalars], None]) -> Callabl
 
 
 def _reg(name: str, fn: Callable[[np.ndarray], np.ndarray], summary: str, a2a3: tuple[D, ...],
-         a5: tuple[D, ...], cpu: tuple[D, ...], operands: tuple = OPERANDS):  # noqa: ANN202
+         a5: tuple[D, ...], cpu: tuple[D, ...], operands: tuple = OPERANDS,
+         fast_for: Callable[[np.dtype], Fast | None] | None = None):  # noqa: ANN202
     kernel = _unary(fn)
     if fn is recip:
         kernel = _nonzero_integers(kernel)
+    if fast_for is not None:  # the compiled calls' fast paths, falling back on the kernel itself
+        kernel.compiled = elementwise_hook(("src",), fast_for, kernel)  # type: ignore[attr-defined]
+    if fn is neg or fn is np.invert:  # one ufunc for every type but bfloat16's boxes: whole same-type tiles
+        kernel.whole = np.negative if fn is neg else np.invert  # type: ignore[attr-defined]
     return instruction(name, operands=operands, legality=_table(a2a3, a5, cpu), dynamic=_VALID, family="unary",
                        summary=summary)(kernel)
 
 
-TABS = _reg("TABS", abs_, "dst = |src|", _NPU_FLOAT, (D.F16, D.F32, D.I16, D.I32, D.I8), _SIGNED)
+# --- the compiled calls' fast paths (elementwise_hook): each gives the general function's bits ---------------
+def _ufunc_fast(ufunc: np.ufunc) -> Fast:
+    """An op that is one NumPy ufunc for the type: straight into dst (ufuncs handle overlapping operands)."""
+
+    def fast(y: np.ndarray, x: np.ndarray, apart: bool, spare: Spare) -> bool:
+        ufunc(x, out=y)
+        return True
+
+    return fast
+
+
+def _plain(ufunc: np.ufunc) -> Callable[[np.dtype], Fast | None]:
+    fast = _ufunc_fast(ufunc)
+    return lambda dtype: fast if dtype.kind != "V" else None
+
+
+def _abs_for(dtype: np.dtype) -> Fast | None:
+    """TABS: integers np.abs (the minimum wraps to itself; unsigned unchanged). Half and float: np.abs is
+    `x < 0 ? -x : x` except on -0.0 and NaNs with the sign bit set (C++ keeps both); when the smallest |x| is
+    above 0 (so no zero and no NaN), np.abs it is, else the general path from the untouched source."""
+    if dtype.kind in "iu":
+        return _ufunc_fast(np.abs)
+    if dtype.kind != "f":
+        return None
+    copyto, where, less, negative, zero = np.copyto, np.where, np.less, np.negative, dtype.type(0)
+
+    def fast(y: np.ndarray, x: np.ndarray, apart: bool, spare: Spare) -> bool:
+        if x.size < _SMALL:  # abs_ itself: one np.where costs less than the check on a small tile
+            copyto(y, where(less(x, zero), negative(x), x))
+            return True
+        if apart:
+            np.abs(x, out=y)
+            return lowest(y) > 0  # else x is intact and the general path rewrites y
+        t = spare.take()
+        try:
+            np.abs(x, out=t)
+            if not lowest(t) > 0:
+                return False
+            copyto(y, t)
+        finally:
+            spare.give(t)
+        return True
+
+    fast.apart = _SMALL  # type: ignore[attr-defined]  # looked at from _SMALL elements on
+    return fast
+
+
+_SMALL = 1024
+
+
+def _relu_for(dtype: np.dtype) -> Fast | None:
+    """TRELU, `std::max(x, 0)`: integers np.maximum. Half and float without a NaN, by their bits as signed
+    integers i: max(i - 1, -1) + 1 (wrapping) keeps positive numbers (i >= 1) and -0.0 (i = MIN: i - 1 wraps to
+    MAX) and makes every negative number (MIN < i < 0) and +0.0 into +0.0: x < 0 ? 0 : x. A NaN (a negative one
+    would become 0) takes the general path."""
+    if dtype.kind in "iu":
+        def fast_int(y: np.ndarray, x: np.ndarray, apart: bool, spare: Spare) -> bool:
+            np.maximum(x, spare.filled(0), out=y)
+            return True
+
+        return fast_int
+    if dtype.kind != "f":
+        return None
+    ints = np.dtype(f"i{dtype.itemsize}")
+    one = ints.type(1)
+    copyto, where, less, zero = np.copyto, np.where, np.less, dtype.type(0)
+
+    def fast(y: np.ndarray, x: np.ndarray, apart: bool, spare: Spare) -> bool:
+        if x.size < _SMALL:  # cpp_max(x, 0) itself on a small tile: one np.where
+            copyto(y, where(less(x, zero), zero, x))
+            return True
+        top = highest(x)
+        if top != top:
+            return False
+        yi = y.view(ints)
+        np.subtract(x.view(ints), one, out=yi)
+        np.maximum(yi, spare.filled(-1, ints), out=yi)
+        np.add(yi, one, out=yi)
+        return True
+
+    return fast
+
+
+def _sqrt_for(dtype: np.dtype) -> Fast | None:
+    """TSQRT float: np.sqrt in float is the double computation rounded (sqrt_float) when no NaN comes out, that is
+    when the smallest element is >= 0 (-0.0 gives -0.0 both ways); else the general path."""
+    if dtype != np.float32:
+        return None
+
+    def fast(y: np.ndarray, x: np.ndarray, apart: bool, spare: Spare) -> bool:
+        if not lowest(x) >= 0:
+            return False
+        np.sqrt(x, out=y)
+        return True
+
+    return fast
+
+
+def _in_double_for(steps: Callable[[np.ndarray], None]) -> Callable[[np.dtype], Fast | None]:
+    """TLOG and TRSQRT float: the general path's own steps (widen to a contiguous double array, `steps` in place,
+    one rounding to float) when the smallest element is >= 0, so that no NaN is made (the general path then sets
+    NaNs as x86 does); the double array is a kept buffer instead of a new one."""
+
+    def fast_for(dtype: np.dtype) -> Fast | None:
+        if dtype != np.float32:
+            return None
+        buffers: dict[tuple[int, ...], list[np.ndarray]] = {}
+        copyto, f64 = np.copyto, np.float64
+
+        def fast(y: np.ndarray, x: np.ndarray, apart: bool, spare: Spare) -> bool:
+            if not lowest(x) >= 0:
+                return False
+            free = buffers.setdefault(x.shape, [])
+            wide = free.pop() if free else aligned_empty(x.shape, f64)
+            copyto(wide, x)
+            steps(wide)
+            copyto(y, wide, casting="unsafe")
+            free.append(wide)
+            return True
+
+        return fast
+
+    return fast_for
+
+
+def _recip_for(dtype: np.dtype) -> Fast | None:
+    """TRECIP half and float: `1 / x` in the type, the same NumPy division as the general path's."""
+    if dtype.kind != "f":
+        return None
+    one = dtype.type(1)
+
+    def fast(y: np.ndarray, x: np.ndarray, apart: bool, spare: Spare) -> bool:
+        np.divide(one, x, out=y)
+        return True
+
+    return fast
+
+
+TABS = _reg("TABS", abs_, "dst = |src|", _NPU_FLOAT, (D.F16, D.F32, D.I16, D.I32, D.I8), _SIGNED,
+            fast_for=_abs_for)
 TNEG = _reg("TNEG", neg, "dst = -src", _NPU_FLOAT + (D.I16, D.I32),
-            (D.I32, D.I16, D.U32, D.U16, D.F16, D.F32, D.BF16), ALL9)
-TNOT = _reg("TNOT", np.invert, "dst = ~src", INTS, INTS, INTS)
-TRELU = _reg("TRELU", relu, "dst = max(src, 0)", (D.F16, D.F32, D.I32), (D.F16, D.F32, D.I32), ALL9)
+            (D.I32, D.I16, D.U32, D.U16, D.F16, D.F32, D.BF16), ALL9, fast_for=_plain(np.negative))
+TNOT = _reg("TNOT", np.invert, "dst = ~src", INTS, INTS, INTS, fast_for=_plain(np.invert))
+TRELU = _reg("TRELU", relu, "dst = max(src, 0)", (D.F16, D.F32, D.I32), (D.F16, D.F32, D.I32), ALL9,
+             fast_for=_relu_for)
 _exp_general = _unary(exp)
 _NEG_INF = float("-inf")
 _max = np.maximum.reduce
@@ -289,9 +435,10 @@ def _exp_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], No
 _exp_kernel.compiled = _exp_compiled  # type: ignore[attr-defined]
 TEXP = instruction("TEXP", operands=OPERANDS, legality=_table(_NPU_FLOAT, _A5_FLOAT, FLOATS), dynamic=_VALID,
                    family="unary", summary="dst = exp(src)")(_exp_kernel)
-TLOG = _reg("TLOG", tabulated(in_double(_log_in_place)), "dst = ln(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
-TSQRT = _reg("TSQRT", tabulated(_sqrt), "dst = sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS)
+TLOG = _reg("TLOG", tabulated(in_double(_log_in_place)), "dst = ln(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS,
+            fast_for=_in_double_for(_log_in_place))
+TSQRT = _reg("TSQRT", tabulated(_sqrt), "dst = sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS, fast_for=_sqrt_for)
 TRSQRT = _reg("TRSQRT", tabulated(in_double(_rsqrt_in_place)), "dst = 1 / sqrt(src)", _NPU_FLOAT, _A5_FLOAT, FLOATS,
-              operands=(*OPERANDS, tmp("tmp", optional=True)))
+              operands=(*OPERANDS, tmp("tmp", optional=True)), fast_for=_in_double_for(_rsqrt_in_place))
 TRECIP = _reg("TRECIP", recip, "dst = 1 / src", _NPU_FLOAT + (D.I32, D.I16), _A5_FLOAT + (D.I32, D.I16),
-              FLOATS + (D.I32, D.I16))
+              FLOATS + (D.I32, D.I16), fast_for=_recip_for)

@@ -21,7 +21,7 @@ from ..isa.texpands import texpands
 from ..isa.tgather import tgather_cmp, tgather_index, tgather_mask
 from ..isa.tpartmul import tpartmul
 from ..tile.spec import TileSpec
-from ..tile.tile import _STAGGER_FROM, Tile, default_valid, private_storage, window
+from ..tile.tile import _ALIGN_FROM, Tile, default_valid, private_storage, window
 from .decode import FunctionDecoder, Step, handler, no_effect
 from .errors import LimitError
 from .memory import (GlobalTensor, Partition, ShapeMemo, View, ViewShape, load_step, store_step,
@@ -59,11 +59,11 @@ def _alloc_tile(d: FunctionDecoder, op: Operation) -> Step:
     col_slot = next(sizes) if quick and spec.dynamic_col else None
     rows, cols = spec.rows, spec.cols
     # static valid sizes on a plain row-major tile: `Tile.fresh` written in (its storage what `private_storage`
-    # makes: plain zeros below its staggering size, else its own; its view the reshape `plain_view` makes), half
+    # makes: plain zeros below its aligning size, else its own; its view the reshape `plain_view` makes), half
     # an alloc_tile's cost at 16x16
     inline = valid is not None and not spec.is_boxed and spec.is_row_major
     new, nbytes, np_dtype, zeros = Tile.__new__, spec.nbytes, spec.np_dtype, np.zeros
-    numel = nbytes // np_dtype.itemsize if nbytes < _STAGGER_FROM else None
+    numel = nbytes // np_dtype.itemsize if nbytes < _ALIGN_FROM else None
 
     def step(regs: list[Any]) -> None:
         env = regs[0]

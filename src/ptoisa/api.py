@@ -31,7 +31,7 @@ from .isa.tcmps import tcmps
 from .isa.texpands import texpands
 from .isa.tgather import tgather_cmp, tgather_index, tgather_mask
 from .isa.tpartmul import tpartmul
-from .targets import resolve
+from .targets import context_target, current_config, resolve
 from .tile.conv import ConvTile
 from .tile.enums import TileType
 from .tile.spec import TileSpec
@@ -95,6 +95,9 @@ def _split_events(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ..
 # 1 us of Python work per call (a wrapper frame, event splitting, the general entry's own frame).
 _new_event = tuple.__new__
 _V, _S, _MTE2, _MAT = Pipe.V, Pipe.S, Pipe.MTE2, TileType.Mat
+_config = resolve
+"""`target=` given: its Config. Without one, the lean entries read the `with target(...)` block's Config
+(`context_target()`, no Python frame) and only outside every block ask `current_config()`."""
 
 
 def _shows(general: Callable[..., RecordEvent]) -> Callable[[Callable[..., RecordEvent]], Callable[..., RecordEvent]]:
@@ -133,7 +136,7 @@ def TEXPANDS(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
     """
     if len(args) == 2 and not kwargs:
         dst, scalar = args
-        texpands(resolve(target), dst, scalar)
+        texpands(_config(target) if target is not None else context_target() or current_config(), dst, scalar)
         if dst.spec.loc is _MAT:  # texpands accepted dst: a Tile or a ConvTile, both with a spec
             return _new_event(RecordEvent, ("TEXPANDS_MAT", _MTE2, next_event_number()))
         return _new_event(RecordEvent, ("TEXPANDS", _V, next_event_number()))
@@ -168,7 +171,7 @@ def TCMPS(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
     ['0x0', '0xfc']
     """
     if len(args) == 4 and not kwargs:
-        tcmps(resolve(target), *args)
+        tcmps(_config(target) if target is not None else context_target() or current_config(), *args)
         return _new_event(RecordEvent, ("TCMPS", _V, next_event_number()))
     return _tcmps(*args, target=target, **kwargs)
 
@@ -200,7 +203,7 @@ def TPARTMUL(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
     [20.0, 3.0]
     """
     if len(args) == 3 and not kwargs:
-        tpartmul(resolve(target), *args)
+        tpartmul(_config(target) if target is not None else context_target() or current_config(), *args)
         return _new_event(RecordEvent, ("TPARTMUL", _V, next_event_number()))
     return _tpartmul(*args, target=target, **kwargs)
 
@@ -302,7 +305,8 @@ def _template_dtype(name: str, value: Any) -> DType:
 def _tci_lean(*args: Any, descending: Any = False, target: Any = None, **kwargs: Any) -> RecordEvent:
     """TCI's lean entry (see the lean entries above): TCI(dst, start[, descending=...])."""
     if len(args) == 2 and not kwargs:
-        tci(resolve(target), args[0], args[1], descending)
+        config = _config(target) if target is not None else context_target() or current_config()
+        tci(config, args[0], args[1], descending)
         return _new_event(RecordEvent, ("TCI", _S, next_event_number()))
     return _tci(*args, descending=descending, target=target, **kwargs)
 
@@ -398,14 +402,17 @@ def _tgather_lean(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
         if 3 <= count <= 4:
             third = type(args[2])
             if third is Tile and (count == 3 or type(args[3]) is Tile):
-                tgather_index(resolve(target), args[0], args[1], args[2], args[3] if count == 4 else None)
+                config = _config(target) if target is not None else context_target() or current_config()
+                tgather_index(config, args[0], args[1], args[2], args[3] if count == 4 else None)
                 return _new_event(RecordEvent, ("TGATHER", _V, next_event_number()))
             if third is MaskPattern and (count == 3 or type(args[3]) is GatherAxis):
-                tgather_mask(resolve(target), args[0], args[1], args[2],
+                config = _config(target) if target is not None else context_target() or current_config()
+                tgather_mask(config, args[0], args[1], args[2],
                              args[3] if count == 4 else GatherAxis.GATHER_ROW)
                 return _new_event(RecordEvent, ("TGATHER", _V, next_event_number()))
         elif count == 7 and type(args[6]) is CmpMode and type(args[2]) is not MaskPattern:
-            tgather_cmp(resolve(target), *args)
+            config = _config(target) if target is not None else context_target() or current_config()
+            tgather_cmp(config, *args)
             return _new_event(RecordEvent, ("TGATHER", _V, next_event_number()))
     return _tgather(*args, target=target, **kwargs)
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from ptoisa import TCI, TCMPS, TEXPANDS, CmpMode, Tile, TileType, float32_t, int8_t, int32_t, uint8_t
+import ptoisa
 from ptoisa.errors import NarrowingWarning
 
 
@@ -45,3 +46,21 @@ def test_values_that_fit_are_silent(dtype, value):
     """Rounding to the nearest float is not narrowing in this sense (0.1 has no exact float either way)."""
     tile = Tile[TileType.Vec, dtype, 1, 32]()
     assert _narrowing(lambda: TEXPANDS(tile, value, target="cpu")) == []
+
+
+@pytest.mark.parametrize("call", [
+    lambda d, a: ptoisa.TADDS(d, a, 1e40),            # a record's generated entry for its one form
+    lambda d, a: ptoisa.TDIVS(d, a, 1e40),            # the generated entry of a record with several forms
+    lambda d, a: ptoisa.TEXPANDS(d, 1e40),            # a seed's hand-written entry
+])
+def test_a_warning_from_a_generated_entry_points_at_the_callers_line(call):
+    """The fast entries are code generated at import (file names `<ptoisa ...>`): a warning's location skips
+    them as it skips ptoisa's files, first call and compiled calls alike (it named the generated code)."""
+    T = ptoisa.Tile[ptoisa.TileType.Vec, float, 16, 16]
+    d, a = T(), T()
+    line = call.__code__.co_firstlineno
+    for _ in range(3):
+        with warnings.catch_warnings(record=True) as got, ptoisa.target("cpu"):
+            warnings.simplefilter("always")
+            call(d, a)
+        assert [(w.category, w.filename, w.lineno) for w in got] == [(NarrowingWarning, __file__, line)]

@@ -201,7 +201,7 @@ def _user_stacklevel() -> int:
         if known is None:
             if len(inside) >= 4096:
                 inside.clear()
-            known = inside[name] = name.startswith(_PACKAGE_DIR)
+            known = inside[name] = name.startswith(_PACKAGE_DIR) or name.startswith("<ptoisa ")  # our generated code
         if not known:
             break
         level += 1

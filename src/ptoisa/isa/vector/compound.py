@@ -34,9 +34,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._quiet import quiet
+from ..._quiet import quiet, quiet_reset, quiet_set
 from ...dtypes import DType as D
-from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src
+from ..record import Legality, Plan, ScalarSlot, Scalars, Tiles, dst, instruction, scalar, src
 from ._common import (ALL9, FLOATS, Fast, Spare, elementwise_hook, equal_valid, highest, lowest, select, valid_of,
                       write)
 
@@ -86,6 +86,46 @@ def _kernel(roles: tuple[str, ...], fn: Callable[..., np.ndarray], reads_dst: bo
     return kernel
 
 
+def _scalar_compiled(roles: tuple[str, ...], fast: Callable[..., bool], general: Callable[[Plan, Tiles, Scalars], None]
+                     ) -> Callable[..., Callable[[tuple], None] | None]:
+    """The compiled hook (`compiled_scalars`) of a `_kernel` with a scalar operand and a `fast` path: per signature
+    with plain layouts and a NumPy element type, the arrays are chosen once (whole storages when every tile has
+    dst's type and is fully valid, else the valid region's views); each call converts the scalar (the binder's
+    conversion) and runs `fast` as the kernel does, or the kernel itself when `fast` declines (before writing)."""
+    from ...tile.enums import SLayout
+
+    def compiled(plan: Plan, positions: dict[str, int], scalars: dict[str, ScalarSlot]
+                 ) -> Callable[[tuple], None] | None:
+        specs = plan.specs
+        spec = specs["dst"]
+        tiles = ("dst", *roles)
+        if "scalar" not in scalars or spec.np_dtype.kind not in "fiu" or \
+                any(specs[r].slayout is not SLayout.NoneBox for r in tiles):
+            return None
+        vr, vc = spec.valid_row, spec.valid_col
+        same = (vr, vc) == (spec.rows, spec.cols) and all(specs[r] is spec for r in roles)
+        part = (slice(0, vr), slice(0, vc))
+        at = [positions[r] for r in tiles]
+        s_at = positions["scalar"]
+        convert = scalars["scalar"].convert
+
+        def run(args: tuple) -> None:
+            s = convert(args[s_at])
+            given = [args[i] for i in at]
+            arrays = [t.storage for t in given] if same else [t.view[part] for t in given]
+            token = quiet_set()
+            try:
+                if fast(*arrays, s):
+                    return
+            finally:
+                quiet_reset(token)
+            general(plan, dict(zip(tiles, given)), {"scalar": s})
+
+        return run
+
+    return compiled
+
+
 def _scalar_then(first: np.ufunc) -> Callable[..., bool]:
     """TADDSC / TSUBSC: first(src0, scalar), then + src1 straight into dst: the general path's two NumPy
     operations in the same order and type."""
@@ -117,7 +157,10 @@ def _reg(name: str, operands: tuple, roles: tuple[str, ...], fn: Callable[..., n
          fast_for: Callable[[np.dtype], Fast | None] | None = None, fast: Callable[..., bool] | None = None,
          **tables: tuple[D, ...]):  # noqa: ANN202
     kernel = _kernel(roles, fn, reads_dst, with_scalar, fast)
-    if fast_for is not None:  # the compiled calls' fast paths, falling back on the kernel itself
+    if with_scalar and fast is not None and not reads_dst:  # the compiled calls with their scalar
+        kernel.compiled = _scalar_compiled(roles, fast, kernel)  # type: ignore[attr-defined]
+        kernel.compiled_scalars = True  # type: ignore[attr-defined]
+    elif fast_for is not None:  # the compiled calls' fast paths, falling back on the kernel itself
         kernel.compiled = elementwise_hook(roles, fast_for, kernel)  # type: ignore[attr-defined]
     return instruction(name, operands=operands, legality=_table(("dst", *roles), **tables),
                        dynamic=equal_valid(*roles), family="compound", summary=summary)(kernel)

@@ -252,3 +252,27 @@ def test_tdivs_integer_zero_and_trems_zero(target):
                     compare(rec, config, args)
                 if name == "TDIVS":
                     compare(rec, config, (d, 2, s))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape", [(4, 32), (64, 64), (128, 64)])
+def test_tlrelu_whole_float_storages(target, shape):
+    """TLRELU on whole float storages (the sum-of-squares check of NaNs and infinities up to 4096 elements): clean
+    values, one NaN, one infinity, values whose squares overflow, denormals; scalars below, at and above 1."""
+    rng = np.random.default_rng(zlib.crc32(f"lrelu {target} {shape}".encode()))
+    rec = REGISTRY["TLRELU"]
+    config = resolve(target)
+    s = spec(np.float32, *shape)
+    n = shape[0] * shape[1]
+    for variant in ("clean", "nan", "inf", "-inf", "huge", "denormal", "zeros"):
+        x = (rng.standard_normal(n) * 10).astype(np.float32)
+        at = rng.integers(0, n)
+        x[at] = {"clean": x[at], "nan": NAN32[rng.integers(0, 2)], "inf": np.inf, "-inf": -np.inf, "huge": -3e38,
+                 "denormal": -1e-45, "zeros": -0.0}[variant]
+        if variant == "zeros":
+            x[::3] = 0.0
+        for value in (0.1, 0.5, 1.0, 1, 2.5, np.float32(1e-45), 0.0, -0.5, float("inf"), float("nan")):
+            d, src0 = Tile(s), Tile(s)
+            src0.storage[...] = x
+            compare(rec, config, (d, src0, value), hooked=True if type(value) in (int, float) else None)
+            compare(rec, config, (src0, src0, value))

@@ -188,13 +188,12 @@ def _fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable[..., bool] | None,
-                     guard: Callable[..., bool] | None, general: Callable[[Plan, Tiles, Scalars], None]
-                     ) -> Callable[..., Callable[[tuple], None] | None]:
+                     guard: Callable[..., bool] | None) -> Callable[..., Callable[[tuple], None] | None]:
     """The compiled hook (`compiled_scalars`) of a `_with_scalar` kernel: per signature with plain layouts and a
     NumPy element type, the arrays are chosen once (whole storages when dst and src0 are one fully valid type,
     else the valid region's views); each call converts the scalar (the binder's conversion), runs the guard (the
-    wrapper's checks, same order), then the kernel's own steps: `fast`, the ufunc, or `general` (the unwrapped
-    kernel) when neither applies. A ufunc-only kernel gets Python numbers of the weak range as they are."""
+    wrapper's checks, same order), then the kernel's own steps: `fast`, else the ufunc, else `fn` and a copy into
+    dst. A ufunc-only kernel gets Python numbers of the weak range as they are."""
     ufunc = fn if isinstance(fn, np.ufunc) else None
     from ...tile.enums import SLayout
 
@@ -216,9 +215,6 @@ def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: C
         plain = ufunc if fast is None and guard is None else None
         weak, low, high = weak_range(slot.dtype) if plain is not None and slot.dtype is spec.dtype \
             else (float, 1.0, 0.0)
-
-        def general_of(out: object, src0: object, s: np.generic) -> None:
-            general(plan, {"dst": out, "src0": src0}, {"scalar": s})
 
         if plain is not None:
             def run_plain(args: tuple) -> None:
@@ -254,9 +250,10 @@ def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: C
                 if ufunc is not None:
                     ufunc(*((s, a) if form == 1 else (a, s)), out=y)
                     return
+                result = fn(s, a) if form == 1 else fn(a, s)
             finally:
                 quiet_reset(token)
-            general_of(out, src0, s)
+            y[...] = np.asarray(result).astype(a.dtype, copy=False)  # the kernel's write, outside the quiet part
 
         return run
 
@@ -269,7 +266,7 @@ def _reg(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], summary:
          fast: Callable[..., bool] | None = None):  # noqa: ANN202
     general = _with_scalar(fn, fast)
     kernel = _guarded(guard)(general) if guard is not None else general
-    kernel.compiled = _scalar_compiled(fn, fast, guard, general)  # type: ignore[attr-defined]
+    kernel.compiled = _scalar_compiled(fn, fast, guard)  # type: ignore[attr-defined]
     kernel.compiled_scalars = True  # type: ignore[attr-defined]
     return instruction(name, operands=operands, forms=forms, legality=_table(a2a3, a5, cpu), dynamic=_VALID,
                        family="scalar", summary=summary)(kernel)

@@ -256,11 +256,13 @@ def test_tdivs_integer_zero_and_trems_zero(target):
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("shape", [(4, 32), (64, 64), (128, 64)])
-def test_tlrelu_whole_float_storages(target, shape):
-    """TLRELU on whole float storages (the sum-of-squares check of NaNs and infinities up to 4096 elements): clean
-    values, one NaN, one infinity, values whose squares overflow, denormals; scalars below, at and above 1."""
-    rng = np.random.default_rng(zlib.crc32(f"lrelu {target} {shape}".encode()))
-    rec = REGISTRY["TLRELU"]
+@pytest.mark.parametrize("name", ["TLRELU", "TMAXS", "TMINS"])
+def test_whole_float_storages(name, target, shape):
+    """TLRELU, TMAXS and TMINS on whole float storages (the sum-of-squares check of NaNs, and for TLRELU of
+    infinities, up to 4096 elements): clean values, one NaN, one infinity, values whose squares overflow,
+    denormals, zeros; scalars below, at and above 1, zeros, NaN."""
+    rng = np.random.default_rng(zlib.crc32(f"{name} {target} {shape}".encode()))
+    rec = REGISTRY[name]
     config = resolve(target)
     s = spec(np.float32, *shape)
     n = shape[0] * shape[1]
@@ -271,7 +273,8 @@ def test_tlrelu_whole_float_storages(target, shape):
                  "denormal": -1e-45, "zeros": -0.0}[variant]
         if variant == "zeros":
             x[::3] = 0.0
-        for value in (0.1, 0.5, 1.0, 1, 2.5, np.float32(1e-45), 0.0, -0.5, float("inf"), float("nan")):
+        for value in (0.1, 0.5, 1.0, 1, 2.5, np.float32(1e-45), 0.0, -0.0, -0.5, -3e38, float("inf"), float("nan"),
+                      float(x[at]), float(x[0])):
             d, src0 = Tile(s), Tile(s)
             src0.storage[...] = x
             compare(rec, config, (d, src0, value), hooked=True if type(value) in (int, float) else None)

@@ -113,6 +113,32 @@ def _extreme(ufunc: np.ufunc) -> Callable[..., bool]:
     return fast
 
 
+def _extreme_whole(ufunc: np.ufunc) -> Callable[[int], Callable[..., bool] | None]:
+    """`_extreme` for a whole float storage of up to 4096 elements (the compiled calls'): the NaN check is the
+    storage's sum of squares (a.dot(a), one call for the reduction's one; NaN exactly when an element is: the
+    squares are >= 0 or +inf, which add up without a NaN), the rest as `_extreme`."""
+
+    def fast_for(size: int) -> Callable[..., bool] | None:
+        if size > 4096:
+            return None
+
+        def fast(y: np.ndarray, a: np.ndarray, s: np.generic, form: int) -> bool:
+            if s != s:
+                np.copyto(y, a)
+                return True
+            if s == 0:
+                return False
+            top = a.dot(a)
+            if top != top:
+                return False
+            ufunc(a, s, out=y)
+            return True
+
+        return fast
+
+    return fast_for
+
+
 def _narrow_shift_left(y: np.ndarray, a: np.ndarray, s: np.generic, form: int) -> bool:
     """TSHLS on 1- and 2-byte integers: a << s, wrapped to the type, is a * 2**s modulo 2**bits, and 0 for counts
     of the type's width or more (the shift rule has refused counts outside [0, 32)): one multiplication, which
@@ -188,12 +214,15 @@ def _fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable[..., bool] | None,
-                     guard: Callable[..., bool] | None) -> Callable[..., Callable[[tuple], None] | None]:
+                     guard: Callable[..., bool] | None,
+                     fast_whole: Callable[[int], Callable[..., bool] | None] | None = None
+                     ) -> Callable[..., Callable[[tuple], None] | None]:
     """The compiled hook (`compiled_scalars`) of a `_with_scalar` kernel: per signature with plain layouts and a
     NumPy element type, the arrays are chosen once (whole storages when dst and src0 are one fully valid type,
     else the valid region's views); each call converts the scalar (the binder's conversion), runs the guard (the
     wrapper's checks, same order), then the kernel's own steps: `fast`, else the ufunc, else `fn` and a copy into
-    dst. A ufunc-only kernel gets Python numbers of the weak range as they are."""
+    dst. `fast_whole(size)`, when given, may give the hook a cheaper `fast` for whole float storages of `size`
+    elements (writing what `fast` writes, declining where it declines). A ufunc-only kernel gets Python numbers of the weak range as they are."""
     ufunc = fn if isinstance(fn, np.ufunc) else None
     from ...tile.enums import SLayout
 
@@ -213,6 +242,7 @@ def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: C
         form = plan.form
         quiet_floats = spec.np_dtype.kind == "f"
         plain = ufunc if fast is None and guard is None else None
+        step = (fast_whole and spec.np_dtype == np.float32 and same and fast_whole(vr * vc)) or fast
         weak, low, high = weak_range(slot.dtype) if plain is not None and slot.dtype is spec.dtype \
             else (float, 1.0, 0.0)
 
@@ -245,7 +275,7 @@ def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: C
                 return
             token = quiet_set()
             try:
-                if fast is not None and fast(y, a, s, form):
+                if step is not None and step(y, a, s, form):
                     return
                 if ufunc is not None:
                     ufunc(*((s, a) if form == 1 else (a, s)), out=y)
@@ -263,10 +293,11 @@ def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: C
 def _reg(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], summary: str,
          a2a3: tuple[D, ...] = _A2A3_ARITH, a5: tuple[D, ...] = _A5_ARITH, cpu: tuple[D, ...] = ALL9,
          operands: tuple = OPERANDS, forms: tuple = (), guard: Callable[..., bool] | None = None,
-         fast: Callable[..., bool] | None = None):  # noqa: ANN202
+         fast: Callable[..., bool] | None = None,
+         fast_whole: Callable[[int], Callable[..., bool] | None] | None = None):  # noqa: ANN202
     general = _with_scalar(fn, fast)
     kernel = _guarded(guard)(general) if guard is not None else general
-    kernel.compiled = _scalar_compiled(fn, fast, guard)  # type: ignore[attr-defined]
+    kernel.compiled = _scalar_compiled(fn, fast, guard, fast_whole)  # type: ignore[attr-defined]
     kernel.compiled_scalars = True  # type: ignore[attr-defined]
     return instruction(name, operands=operands, forms=forms, legality=_table(a2a3, a5, cpu), dynamic=_VALID,
                        family="scalar", summary=summary)(kernel)
@@ -278,8 +309,10 @@ TMULS = _reg("TMULS", np.multiply, "dst = src0 * scalar", a5=_A5_MULS)
 TDIVS = _reg("TDIVS", _int_div, "dst = src0 / scalar, or scalar / src0 for TDIVS(dst, scalar, src0)", a5=_A5_DIVS,
              forms=(OPERANDS, (dst(), scalar("scalar", dtype_of="dst"), src("src0"))),
              guard=_division_guard("division"), fast=_float_div)
-TMAXS = _reg("TMAXS", cpp_max, "dst = std::max(src0, scalar)", fast=_extreme(np.maximum))
-TMINS = _reg("TMINS", cpp_min, "dst = std::min(src0, scalar)", fast=_extreme(np.minimum))
+TMAXS = _reg("TMAXS", cpp_max, "dst = std::max(src0, scalar)", fast=_extreme(np.maximum),
+             fast_whole=_extreme_whole(np.maximum))
+TMINS = _reg("TMINS", cpp_min, "dst = std::min(src0, scalar)", fast=_extreme(np.minimum),
+             fast_whole=_extreme_whole(np.minimum))
 TREMS = _reg("TREMS", rem, "dst = src0 rem scalar, with the sign of scalar", a2a3=_A2A3_REMS, a5=_A5_REMS,
              operands=(*OPERANDS, tmp("tmp", optional=True)), guard=_division_guard("remainder", True))
 TFMODS = _reg("TFMODS", _fmod, "dst = fmod(src0, scalar), with the sign of src0",

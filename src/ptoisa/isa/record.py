@@ -421,7 +421,8 @@ class Instruction:
             slots = [(o.name, position[o.name], self._scalar_type(o.name, tiles) if o.kind == "scalar" else
                       (_RAW, o.struct_type) if o.kind == "struct" else None)
                      for o in operands if o.name in tiles or o.name in scalars]
-            if any(t.spec.dynamic_row or t.spec.dynamic_col for t in tiles.values()):
+            varying = any(t.spec.dynamic_row or t.spec.dynamic_col for t in tiles.values())
+            if varying:
                 rule = self.dynamic
             else:
                 if self.dynamic is not None:
@@ -433,7 +434,8 @@ class Instruction:
                 places = {name: position[name] for name in tiles}
                 given = _scalar_slots(plan, [(name, t) for name, _, t in slots if t is not None])
                 places.update({name: position[name] for name in given})
-                run = _hooked(self.kernel, plan, places, given) if rule is None else \
+                # tiles of run-time valid shapes: the hook per tuple of shapes (after the shape rule, if any)
+                run = _hooked(self.kernel, plan, places, given) if not varying else \
                     _shape_dispatch(self.kernel, plan, places, rule, _bound_slots(self.kernel, plan, slots),
                                     len(args), given)
             if run is None:

@@ -222,7 +222,8 @@ def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: C
     else the valid region's views); each call converts the scalar (the binder's conversion), runs the guard (the
     wrapper's checks, same order), then the kernel's own steps: `fast`, else the ufunc, else `fn` and a copy into
     dst. `fast_whole(size)`, when given, may give the hook a cheaper `fast` for whole float storages of `size`
-    elements (writing what `fast` writes, declining where it declines). A ufunc-only kernel gets Python numbers of the weak range as they are."""
+    elements (writing what `fast` writes, declining where it declines). A kernel that is its ufunc and nothing
+    else gets Python numbers of the weak range (`weak_range`) as they are."""
     ufunc = fn if isinstance(fn, np.ufunc) else None
     from ...tile.enums import SLayout
 

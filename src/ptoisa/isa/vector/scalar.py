@@ -154,6 +154,27 @@ def _narrow_shift_left(y: np.ndarray, a: np.ndarray, s: np.generic, form: int) -
     return True
 
 
+def _narrow_shift_left_for(dtype: np.dtype) -> Callable[..., bool] | None:
+    """`_narrow_shift_left` for one element type (the compiled calls'), its multipliers 2**s made once by the same
+    expression; a negative count (under undefined='emulate') goes to `_narrow_shift_left` itself."""
+    if dtype.kind not in "iu" or dtype.itemsize > 2:
+        return None
+    bits = 8 * dtype.itemsize
+    powers = [np.array(1 << count, np.int64).astype(dtype)[()] for count in range(bits)]
+
+    def fast(y: np.ndarray, a: np.ndarray, s: np.generic, form: int) -> bool:
+        count = int(s)
+        if count < 0:
+            return _narrow_shift_left(y, a, s, form)
+        if count >= bits:
+            y[...] = 0
+        else:
+            np.multiply(a, powers[count], out=y)
+        return True
+
+    return fast
+
+
 def _int_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.dtype.kind in "iu":
         return trunc_div(a, np.where(b == 0, 1, b).astype(b.dtype))
@@ -215,14 +236,16 @@ def _fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable[..., bool] | None,
                      guard: Callable[..., bool] | None,
-                     fast_whole: Callable[[int], Callable[..., bool] | None] | None = None
+                     fast_whole: Callable[[int], Callable[..., bool] | None] | None = None,
+                     fast_for: Callable[[np.dtype], Callable[..., bool] | None] | None = None
                      ) -> Callable[..., Callable[[tuple], None] | None]:
     """The compiled hook (`compiled_scalars`) of a `_with_scalar` kernel: per signature with plain layouts and a
     NumPy element type, the arrays are chosen once (whole storages when dst and src0 are one fully valid type,
     else the valid region's views); each call converts the scalar (the binder's conversion), runs the guard (the
     wrapper's checks, same order), then the kernel's own steps: `fast`, else the ufunc, else `fn` and a copy into
     dst. `fast_whole(size)`, when given, may give the hook a cheaper `fast` for whole float storages of `size`
-    elements (writing what `fast` writes, declining where it declines). A kernel that is its ufunc and nothing
+    elements (writing what `fast` writes, declining where it declines); `fast_for(dtype)` likewise for an element
+    type. A kernel that is its ufunc and nothing
     else gets Python numbers of the weak range (`weak_range`) as they are."""
     ufunc = fn if isinstance(fn, np.ufunc) else None
     from ...tile.enums import SLayout
@@ -243,7 +266,8 @@ def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: C
         form = plan.form
         quiet_floats = spec.np_dtype.kind == "f"
         plain = ufunc if fast is None and guard is None else None
-        step = (fast_whole and spec.np_dtype == np.float32 and same and fast_whole(vr * vc)) or fast
+        step = (fast_whole and spec.np_dtype == np.float32 and same and fast_whole(vr * vc)) or \
+            (fast_for and fast_for(spec.np_dtype)) or fast
         weak, low, high = weak_range(slot.dtype) if plain is not None and slot.dtype is spec.dtype \
             else (float, 1.0, 0.0)
 
@@ -295,10 +319,11 @@ def _reg(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], summary:
          a2a3: tuple[D, ...] = _A2A3_ARITH, a5: tuple[D, ...] = _A5_ARITH, cpu: tuple[D, ...] = ALL9,
          operands: tuple = OPERANDS, forms: tuple = (), guard: Callable[..., bool] | None = None,
          fast: Callable[..., bool] | None = None,
-         fast_whole: Callable[[int], Callable[..., bool] | None] | None = None):  # noqa: ANN202
+         fast_whole: Callable[[int], Callable[..., bool] | None] | None = None,
+         fast_for: Callable[[np.dtype], Callable[..., bool] | None] | None = None):  # noqa: ANN202
     general = _with_scalar(fn, fast)
     kernel = _guarded(guard)(general) if guard is not None else general
-    kernel.compiled = _scalar_compiled(fn, fast, guard, fast_whole)  # type: ignore[attr-defined]
+    kernel.compiled = _scalar_compiled(fn, fast, guard, fast_whole, fast_for)  # type: ignore[attr-defined]
     kernel.compiled_scalars = True  # type: ignore[attr-defined]
     return instruction(name, operands=operands, forms=forms, legality=_table(a2a3, a5, cpu), dynamic=_VALID,
                        family="scalar", summary=summary)(kernel)
@@ -323,5 +348,5 @@ TORS = _reg("TORS", np.bitwise_or, "dst = src0 | scalar", _BITWISE, _BITWISE, IN
 TXORS = _reg("TXORS", np.bitwise_xor, "dst = src0 ^ scalar", _BITWISE, _BITWISE, INTS,
              operands=(*OPERANDS, tmp("tmp", optional=True)))
 TSHLS = _reg("TSHLS", shift_left, "dst = src0 << scalar", _BITWISE, _BITWISE, INTS, guard=_shift_guard,
-             fast=_narrow_shift_left)
+             fast=_narrow_shift_left, fast_for=_narrow_shift_left_for)
 TSHRS = _reg("TSHRS", shift_right, "dst = src0 >> scalar", _BITWISE, _BITWISE, INTS, guard=_shift_guard)

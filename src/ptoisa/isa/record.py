@@ -37,7 +37,7 @@ from ..tile.enums import TileType
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import SITE, Check
-from ._scalar import to_element, weak_range
+from ._scalar import _Bits, to_element, weak_range
 from .fastcall import MISS as _MISS
 from .fastcall import key_of, specialise
 
@@ -421,17 +421,23 @@ class Instruction:
             slots = [(o.name, position[o.name], self._scalar_type(o.name, tiles) if o.kind == "scalar" else
                       (_RAW, o.struct_type) if o.kind == "struct" else None)
                      for o in operands if o.name in tiles or o.name in scalars]
-            if any(t.spec.dynamic_row or t.spec.dynamic_col for t in tiles.values()):
+            varying = any(t.spec.dynamic_row or t.spec.dynamic_col for t in tiles.values())
+            if varying:
                 rule = self.dynamic
             else:
                 if self.dynamic is not None:
                     self.dynamic(Check(self.name, config.name), plan, tiles)
                 rule = None
-            if not scalars and getattr(self.kernel, "compiled", None) is not None:
+            takes = not scalars or getattr(self.kernel, "compiled_scalars", False) and not any(
+                _is_raw(t) for _, _, t in slots)
+            if takes and getattr(self.kernel, "compiled", None) is not None:
                 places = {name: position[name] for name in tiles}
-                run = _hooked(self.kernel, plan, places) if rule is None else \
+                given = _scalar_slots(plan, [(name, t) for name, _, t in slots if t is not None])
+                places.update({name: position[name] for name in given})
+                # tiles of run-time valid shapes: the hook per tuple of shapes (after the shape rule, if any)
+                run = _hooked(self.kernel, plan, places, given) if not varying else \
                     _shape_dispatch(self.kernel, plan, places, rule, _bound_slots(self.kernel, plan, slots),
-                                    len(args))
+                                    len(args), given)
             if run is None:
                 run = _bound_slots(self.kernel, plan, slots)
                 if rule is not None:
@@ -461,9 +467,9 @@ class Instruction:
                 else:
                     if self.dynamic is not None:
                         self.dynamic(Check(self.name, config.name), plan, tiles)
+                    given = _scalar_slots(plan, [(o.name, t) for o, t in zip(form, scalar_types) if t is not None])
                     run = _whole_tile(self.kernel, plan, form, scalar_types) or \
-                        (None if any(scalar_types) else _hooked(self.kernel, plan, {o.name: i for i, o in
-                                                                                     enumerate(form)})) or \
+                        _hooked(self.kernel, plan, {o.name: i for i, o in enumerate(form)}, given) or \
                         _bound(self.kernel, plan, form, scalar_types)
         self._compiled[key] = run  # type: ignore[attr-defined]
         return run
@@ -478,16 +484,62 @@ _RAW = object()
 """The slot type of a struct operand in a compiled call: passed to the kernel as it is, never converted."""
 
 
-def _hooked(kernel: Kernel, plan: Plan, positions: dict[str, int]) -> Callable[..., None] | None:
+def _hooked(kernel: Kernel, plan: Plan, positions: dict[str, int],
+            scalars: Mapping[str, ScalarSlot] | None = None) -> Callable[..., None] | None:
     """The kernel's own compiled form of a signature, when it has one: a kernel may carry `compiled`, a function
     (plan, positions) -> run(args) or None, where positions maps each tile operand's name to its index among the
     call's arguments. It is asked only for calls whose tiles all have static valid shapes (the run-time shape rule
     has already passed, once) and that take no scalar or struct operand; every argument at those positions is
-    then a `Tile` (exactly) of the plan's spec, with flat storage. None: the bound kernel."""
+    then a `Tile` (exactly) of the plan's spec, with flat storage. None: the bound kernel.
+
+    A kernel that also sets `compiled_scalars = True` is asked for calls with scalar operands too (never with a
+    struct operand), always as `compiled(plan, positions, scalars)`: positions then names the scalar operands'
+    indices too, and `scalars` maps each scalar operand's name to its `ScalarSlot` (its element type and
+    `convert`, the binder's conversion). Its run(args) must convert every scalar with `convert` (or give NumPy a
+    Python number only where `weak_range` says that is the same), in operand order, before any check of its own
+    and before it writes: the binder's order, so the same warnings and refusals come first."""
     hook = getattr(kernel, "compiled", None)
     if hook is None or any(s.dynamic_row or s.dynamic_col for s in plan.specs.values()):
         return None
+    if getattr(kernel, "compiled_scalars", False):
+        return hook(plan, positions, scalars or {})
+    if scalars:
+        return None
     return hook(plan, positions)
+
+
+@dataclass(frozen=True)
+class ScalarSlot:
+    """A scalar operand as a compiled hook sees it: the element type it converts to and `convert(value)`, which
+    gives exactly what the general binder gives (`to_element(value, dtype, check, name)`: the same NumPy scalar,
+    the same NarrowingWarning, the same refusal)."""
+
+    dtype: Any
+    convert: Callable[[Any], Any]
+
+
+def _scalar_slots(plan: Plan, typed: list[tuple[str, Any]]) -> dict[str, ScalarSlot]:
+    """name -> ScalarSlot for the scalar operands (name, element type) of a compiled call, in operand order."""
+    check = Check(plan.record.name, plan.config.name)
+    return {name: ScalarSlot(dtype, converter(dtype, check, name)) for name, dtype in typed}
+
+
+def converter(dtype: Any, check: Check, name: str) -> Callable[[Any], Any]:
+    """`to_element(value, dtype, check, name)` as one function, with its commonest case inline: a Python number
+    of `weak_range(dtype)` is the NumPy type called on it (to_element's own result for those numbers)."""
+    if isinstance(dtype, _Bits):
+        return lambda value: to_element(value, dtype, check, name)
+    weak, low, high = weak_range(dtype)
+    if not low <= high:
+        return lambda value: to_element(value, dtype, check, name)
+    make = dtype.np.type
+
+    def convert(value: Any) -> Any:
+        if type(value) is weak and low <= value <= high:
+            return make(value)
+        return to_element(value, dtype, check, name)
+
+    return convert
 
 
 def _bound_slots(kernel: Kernel, plan: Plan, slots: list[tuple[str, int, DType | None]]) -> Callable[..., None]:
@@ -560,8 +612,11 @@ def _per_valid_shape(record: Instruction, plan: Plan, form: tuple[Operand, ...],
     spec = plan.specs[names[0]]
     whole = _whole_tile(record.kernel, plan, form, scalar_types, (spec.rows, spec.cols))
     full = (spec.rows, spec.cols) * len(positions)
-    hook = None if any(scalar_types) or getattr(record.kernel, "compiled", None) is None else \
+    opted = getattr(record.kernel, "compiled_scalars", False)
+    hook = None if (any(scalar_types) and not opted) or getattr(record.kernel, "compiled", None) is None else \
         {o.name: i for i, o in enumerate(form)}
+    given = _scalar_slots(plan, [(o.name, t) for o, t in zip(form, scalar_types) if t is not None]) \
+        if hook else None
 
     def decide(shapes: tuple[int, ...], args: tuple[Any, ...]) -> Callable[..., None]:
         if rule is not None:
@@ -570,34 +625,37 @@ def _per_valid_shape(record: Instruction, plan: Plan, form: tuple[Operand, ...],
         # compiled form for these shapes, if it has one
         if whole is not None and shapes == full:
             return whole
-        return (hook and _hooked_for_shapes(record.kernel, plan, names, shapes, hook)) or bound
+        return (hook and _hooked_for_shapes(record.kernel, plan, names, shapes, hook, given)) or bound
 
     return _by_valid_shapes(len(form), positions, decide)
 
 
 def _hooked_for_shapes(kernel: Kernel, plan: Plan, names: list[str], shapes: tuple[int, ...],
-                       positions: dict[str, int]) -> Callable[..., None] | None:
+                       positions: dict[str, int], scalars: Mapping[str, ScalarSlot] | None = None
+                       ) -> Callable[..., None] | None:
     """The kernel's own compiled form (`_hooked`) for tiles whose valid shapes are set at run time, asked for the
     shapes met (flat, in the order of `names`) as if the types had them static; the caller runs it only for
     calls whose tiles have exactly those shapes."""
     static = dict(plan.specs)
     for k, name in enumerate(names):
         static[name] = replace(static[name], valid_row=shapes[2 * k], valid_col=shapes[2 * k + 1])
-    return _hooked(kernel, replace(plan, specs=MappingProxyType(static)), positions)
+    return _hooked(kernel, replace(plan, specs=MappingProxyType(static)), positions, scalars)
 
 
 def _shape_dispatch(kernel: Kernel, plan: Plan, positions: dict[str, int], rule: Callable[..., None] | None,
-                    fallback: Callable[..., None], arity: int) -> Callable[..., None]:
+                    fallback: Callable[..., None], arity: int, scalars: Mapping[str, ScalarSlot] | None = None
+                    ) -> Callable[..., None]:
     """A compiled call of `_compile_any` whose tiles take their valid shapes at run time and that has no scalar
-    operand: per tuple of valid shapes met, the run-time shape rule once (a refusal is not remembered), then the
-    kernel's own compiled form for those shapes, or `fallback` (the bound kernel without the rule). `arity`:
-    the number of arguments of the calls."""
-    names = list(positions)
+    operand (or a kernel that takes them: `scalars`, which positions names too): per tuple of valid shapes met,
+    the run-time shape rule once (a refusal is not remembered), before any scalar is converted, then the kernel's
+    own compiled form for those shapes, or `fallback` (the bound kernel without the rule). `arity`: the number
+    of arguments of the calls."""
+    names = [n for n in positions if not scalars or n not in scalars]
 
     def decide(shapes: tuple[int, ...], args: tuple[Any, ...]) -> Callable[..., None]:
         if rule is not None:
             rule(Check(plan.record.name, plan.config.name), plan, {n: args[positions[n]] for n in names})
-        return _hooked_for_shapes(kernel, plan, names, shapes, positions) or fallback
+        return _hooked_for_shapes(kernel, plan, names, shapes, positions, scalars) or fallback
 
     return _by_valid_shapes(arity, [positions[n] for n in names], decide)
 

@@ -18,12 +18,15 @@ the attribute `upperOrLower = 0 | 1`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from ..._quiet import quiet
+from ..._quiet import quiet, quiet_reset, quiet_set
 from ...dtypes import DType as D
 from ...enums import TriangleMode
-from ..record import TARGETS, Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src
+from ...tile.enums import SLayout
+from ..record import TARGETS, Attr, Legality, Plan, ScalarSlot, Scalars, Tiles, dst, instruction, scalar, src
 from ._common import valid_of, write
 
 
@@ -50,6 +53,71 @@ def _axpy(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
             np.add(y, product, out=y, dtype=out.spec.np_dtype)
             return
         write(out, (valid_of(out, shape) + product.astype(out.spec.np_dtype)).astype(out.spec.np_dtype))
+
+
+def _axpy_compiled(plan: Plan, positions: dict[str, int], scalars: dict[str, ScalarSlot]
+                   ) -> Callable[[tuple], None] | None:
+    """`_axpy` for one signature with plain layouts (`compiled_scalars`): whole storages when dst and src0 are one
+    fully valid type, else the valid region's views, chosen once; each call converts the scalar (the binder's
+    conversion), then the kernel's two steps (the product in src0's type, the sum into dst in dst's)."""
+    specs = plan.specs
+    spec, source = specs["dst"], specs["src0"]
+    if "scalar" not in scalars or any(s.slayout is not SLayout.NoneBox for s in (spec, source)):
+        return None
+    vr, vc = spec.valid_row, spec.valid_col
+    same = source is spec and (vr, vc) == (spec.rows, spec.cols)
+    part = (slice(0, vr), slice(0, vc))
+    d, x_at, s_at = positions["dst"], positions["src0"], positions["scalar"]
+    convert = scalars["scalar"].convert
+    out_type = spec.np_dtype
+    multiply, add = np.multiply, np.add
+
+    def run(args: tuple) -> None:
+        a = convert(args[s_at])
+        out, x = args[d], args[x_at]
+        if same:
+            y, xs = out.storage, x.storage
+        else:
+            y, xs = out.view[part], x.view[part]
+        token = quiet_set()
+        try:
+            add(y, multiply(xs, a), out=y, dtype=out_type)
+        finally:
+            quiet_reset(token)
+
+    return run
+
+
+_axpy.compiled = _axpy_compiled  # type: ignore[attr-defined]
+_axpy.compiled_scalars = True  # type: ignore[attr-defined]
+
+
+def _tri_compiled(plan: Plan, positions: dict[str, int], scalars: dict[str, ScalarSlot]
+                  ) -> Callable[[tuple], None] | None:
+    """`_tri` for one signature with a plain layout (`compiled_scalars`): each call converts the diagonal (the
+    binder's conversion) and copies the mask for it into dst's valid region; the masks of the last diagonals
+    met are kept (read-only arrays, the same values `triangle` gives)."""
+    spec = plan.specs["dst"]
+    if "diagonal" not in scalars or spec.slayout is not SLayout.NoneBox:
+        return None
+    vr, vc = spec.valid_row, spec.valid_col
+    part = (slice(0, vr), slice(0, vc))
+    upper = plan.attrs["isUpperOrLower"] is TriangleMode.UPPER
+    d, s_at = positions["dst"], positions["diagonal"]
+    convert = scalars["diagonal"].convert
+    dtype = spec.np_dtype
+    masks: dict[int, np.ndarray] = {}
+
+    def run(args: tuple) -> None:
+        diagonal = int(convert(args[s_at]))
+        mask = masks.get(diagonal)
+        if mask is None:
+            mask = triangle(vr, vc, diagonal, upper, dtype)
+            if len(masks) < 64:
+                masks[diagonal] = mask
+        args[d].view[part] = mask
+
+    return run
 
 
 def _tri(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
@@ -94,3 +162,5 @@ TTRI = instruction(
     attrs=(Attr("isUpperOrLower", TriangleMode, TriangleMode.LOWER, text="upperOrLower"),),
     legality={t: Legality({"dst": _TRI[t]}, row_major=("dst",)) for t in TARGETS}, family="fill",
     summary="dst = a lower (or upper) triangular mask of ones from the diagonal")(_tri)
+_tri.compiled = _tri_compiled  # type: ignore[attr-defined]
+_tri.compiled_scalars = True  # type: ignore[attr-defined]

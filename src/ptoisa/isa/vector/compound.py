@@ -34,9 +34,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._quiet import quiet
+from ..._quiet import quiet, quiet_reset, quiet_set
 from ...dtypes import DType as D
-from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src
+from ..record import Legality, Plan, ScalarSlot, Scalars, Tiles, dst, instruction, scalar, src
 from ._common import (ALL9, FLOATS, Fast, Spare, elementwise_hook, equal_valid, highest, lowest, select, valid_of,
                       write)
 
@@ -86,6 +86,50 @@ def _kernel(roles: tuple[str, ...], fn: Callable[..., np.ndarray], reads_dst: bo
     return kernel
 
 
+def _scalar_compiled(roles: tuple[str, ...], fast: Callable[..., bool], general: Callable[[Plan, Tiles, Scalars], None],
+                     fast_whole: Callable[[int], Callable[..., bool] | None] | None = None
+                     ) -> Callable[..., Callable[[tuple], None] | None]:
+    """The compiled hook (`compiled_scalars`) of a `_kernel` with a scalar operand and a `fast` path: per signature
+    with plain layouts and a NumPy element type, the arrays are chosen once (whole storages when every tile has
+    dst's type and is fully valid, else the valid region's views); each call converts the scalar (the binder's
+    conversion) and runs `fast` as the kernel does, or the kernel itself when `fast` declines (before writing).
+    `fast_whole(size)`, when given, may give a cheaper `fast` for whole float storages of `size` elements (it must
+    write what `fast` writes, and decline only where the kernel's result is the same)."""
+    from ...tile.enums import SLayout
+
+    def compiled(plan: Plan, positions: dict[str, int], scalars: dict[str, ScalarSlot]
+                 ) -> Callable[[tuple], None] | None:
+        specs = plan.specs
+        spec = specs["dst"]
+        tiles = ("dst", *roles)
+        if "scalar" not in scalars or spec.np_dtype.kind not in "fiu" or \
+                any(specs[r].slayout is not SLayout.NoneBox for r in tiles):
+            return None
+        vr, vc = spec.valid_row, spec.valid_col
+        same = (vr, vc) == (spec.rows, spec.cols) and all(specs[r] is spec for r in roles)
+        part = (slice(0, vr), slice(0, vc))
+        at = [positions[r] for r in tiles]
+        s_at = positions["scalar"]
+        convert = scalars["scalar"].convert
+        step = (fast_whole and spec.np_dtype == np.float32 and same and fast_whole(vr * vc)) or fast
+
+        def run(args: tuple) -> None:
+            s = convert(args[s_at])
+            given = [args[i] for i in at]
+            arrays = [t.storage for t in given] if same else [t.view[part] for t in given]
+            token = quiet_set()
+            try:
+                if step(*arrays, s):
+                    return
+            finally:
+                quiet_reset(token)
+            general(plan, dict(zip(tiles, given)), {"scalar": s})
+
+        return run
+
+    return compiled
+
+
 def _scalar_then(first: np.ufunc) -> Callable[..., bool]:
     """TADDSC / TSUBSC: first(src0, scalar), then + src1 straight into dst: the general path's two NumPy
     operations in the same order and type."""
@@ -112,12 +156,34 @@ def _leaky(y: np.ndarray, x: np.ndarray, s: np.generic) -> bool:
     return True
 
 
+def _leaky_whole(size: int) -> Callable[..., bool] | None:
+    """`_leaky` for a whole float storage x of up to 4096 elements: the NaN and infinity check is x's sum of squares
+    (x.dot(x): one call, where `_leaky` takes two reductions), finite only when every element is (the squares are
+    >= 0, so no inf - inf: an infinity or a NaN stays in the sum). A finite x whose squares overflow the sum
+    takes the general select, which `_leaky`'s reasoning shows gives the same bits."""
+    if size > 4096:
+        return None
+    inf = np.float32(np.inf)
+
+    def fast(y: np.ndarray, x: np.ndarray, s: np.generic) -> bool:
+        if not (0 < s < inf) or not x.dot(x) < inf:  # a NaN fails the comparisons
+            return False
+        (np.maximum if s <= 1 else np.minimum)(x, np.multiply(x, s), out=y)
+        return True
+
+    return fast
+
+
 def _reg(name: str, operands: tuple, roles: tuple[str, ...], fn: Callable[..., np.ndarray], summary: str,
          reads_dst: bool = False, with_scalar: bool = False,
          fast_for: Callable[[np.dtype], Fast | None] | None = None, fast: Callable[..., bool] | None = None,
+         fast_whole: Callable[[int], Callable[..., bool] | None] | None = None,
          **tables: tuple[D, ...]):  # noqa: ANN202
     kernel = _kernel(roles, fn, reads_dst, with_scalar, fast)
-    if fast_for is not None:  # the compiled calls' fast paths, falling back on the kernel itself
+    if with_scalar and fast is not None and not reads_dst:  # the compiled calls with their scalar
+        kernel.compiled = _scalar_compiled(roles, fast, kernel, fast_whole)  # type: ignore[attr-defined]
+        kernel.compiled_scalars = True  # type: ignore[attr-defined]
+    elif fast_for is not None:  # the compiled calls' fast paths, falling back on the kernel itself
         kernel.compiled = elementwise_hook(roles, fast_for, kernel)  # type: ignore[attr-defined]
     return instruction(name, operands=operands, legality=_table(("dst", *roles), **tables),
                        dynamic=equal_valid(*roles), family="compound", summary=summary)(kernel)
@@ -205,6 +271,7 @@ TSUBSC = _reg("TSUBSC", _SC, ("src0", "src1"), lambda a, b, s: (a - s) + b, "dst
               with_scalar=True, fast=_scalar_then(np.subtract))
 TLRELU = _reg("TLRELU", (dst(), src("src"), scalar("scalar", "src")), ("src",),
               lambda x, s: select(x > 0, x, x * s), "dst = src if src > 0 else src * scalar", with_scalar=True, fast=_leaky,
+              fast_whole=_leaky_whole,
               a2a3=(D.F16, D.F32), a5=(D.F16, D.F32), cpu=FLOATS)
 
 

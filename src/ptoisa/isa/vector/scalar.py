@@ -23,10 +23,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._quiet import quiet
+from ..._quiet import quiet, quiet_reset, quiet_set
 
 from ...dtypes import DType as D
-from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
+from .._check import Check
+from .._scalar import weak_range
+from ..record import Legality, Plan, ScalarSlot, Scalars, Tiles, dst, instruction, scalar, src, tmp
 from ._common import (ALL9, INTS, cpp_max, cpp_min, equal_valid, fmod_float, highest, trunc_div, trunc_rem, undefined,
                       valid_of, write)
 from .binary import rem, shift_left, shift_right
@@ -111,6 +113,32 @@ def _extreme(ufunc: np.ufunc) -> Callable[..., bool]:
     return fast
 
 
+def _extreme_whole(ufunc: np.ufunc) -> Callable[[int], Callable[..., bool] | None]:
+    """`_extreme` for a whole float storage of up to 4096 elements (the compiled calls'): the NaN check is the
+    storage's sum of squares (a.dot(a), one call for the reduction's one; NaN exactly when an element is: the
+    squares are >= 0 or +inf, which add up without a NaN), the rest as `_extreme`."""
+
+    def fast_for(size: int) -> Callable[..., bool] | None:
+        if size > 4096:
+            return None
+
+        def fast(y: np.ndarray, a: np.ndarray, s: np.generic, form: int) -> bool:
+            if s != s:
+                np.copyto(y, a)
+                return True
+            if s == 0:
+                return False
+            top = a.dot(a)
+            if top != top:
+                return False
+            ufunc(a, s, out=y)
+            return True
+
+        return fast
+
+    return fast_for
+
+
 def _narrow_shift_left(y: np.ndarray, a: np.ndarray, s: np.generic, form: int) -> bool:
     """TSHLS on 1- and 2-byte integers: a << s, wrapped to the type, is a * 2**s modulo 2**bits, and 0 for counts
     of the type's width or more (the shift rule has refused counts outside [0, 32)): one multiplication, which
@@ -126,45 +154,75 @@ def _narrow_shift_left(y: np.ndarray, a: np.ndarray, s: np.generic, form: int) -
     return True
 
 
+def _narrow_shift_left_for(dtype: np.dtype) -> Callable[..., bool] | None:
+    """`_narrow_shift_left` for one element type (the compiled calls'), its multipliers 2**s made once by the same
+    expression; a negative count (under undefined='emulate') goes to `_narrow_shift_left` itself."""
+    if dtype.kind not in "iu" or dtype.itemsize > 2:
+        return None
+    bits = 8 * dtype.itemsize
+    powers = [np.array(1 << count, np.int64).astype(dtype)[()] for count in range(bits)]
+
+    def fast(y: np.ndarray, a: np.ndarray, s: np.generic, form: int) -> bool:
+        count = int(s)
+        if count < 0:
+            return _narrow_shift_left(y, a, s, form)
+        if count >= bits:
+            y[...] = 0
+        else:
+            np.multiply(a, powers[count], out=y)
+        return True
+
+    return fast
+
+
 def _int_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.dtype.kind in "iu":
         return trunc_div(a, np.where(b == 0, 1, b).astype(b.dtype))
     return a / b
 
 
-def _checked(fn: Callable[[Plan, Tiles, Scalars], None], what: str,
-             floats_too: bool = False) -> Callable[[Plan, Tiles, Scalars], None]:
-    """Refuse integer division by zero (any division by zero when `floats_too`) before the kernel writes."""
-    from .._check import Check
+def _division_guard(what: str, floats_too: bool = False) -> Callable[..., bool]:
+    """guard(plan, scalar, divisors_of) of a division: refuse integer division by zero (any division by zero
+    when `floats_too`) before anything is written; False: the call writes nothing (emulated TREMS by zero).
+    `divisors_of()` gives src0's valid region (read only for the reversed integer form)."""
 
-    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
-        if floats_too and plan.form == 0 and scalars["scalar"] == 0:
+    def guard(plan: Plan, s: np.generic, src0_of: Callable[[], np.ndarray]) -> bool:
+        if floats_too and plan.form == 0 and s == 0:
             # include/pto/cpu/TBinSOps.hpp TREMS_IMPL: "illegal src is zero", and nothing is written
             undefined(Check(plan.record.name, plan.config.name), plan.config, "scalar", f"{what} by zero")
-            return
+            return False
         if not plan.specs["dst"].dtype.is_float:
             check = Check(plan.record.name, plan.config.name)
-            divisors = valid_of(tiles["src0"], tiles["dst"].valid_shape) if plan.form == 1 else \
-                np.asarray(scalars["scalar"])
+            divisors = src0_of() if plan.form == 1 else np.asarray(s)
             if (divisors == 0).any():
                 undefined(check, plan.config, "src0" if plan.form == 1 else "scalar", f"integer {what} by zero")
-        fn(plan, tiles, scalars)
+        return True
 
-    return kernel
+    return guard
 
 
-def _shift_checked(fn: Callable[[Plan, Tiles, Scalars], None]) -> Callable[[Plan, Tiles, Scalars], None]:
-    from .._check import Check
+def _shift_guard(plan: Plan, s: np.generic, src0_of: Callable[[], np.ndarray]) -> bool:
+    """A shift count outside [0, width of the promoted type) is undefined in C++: refused before any write."""
+    count = int(s)
+    bits = max(plan.specs["dst"].dtype.itemsize * 8, 32)
+    if not 0 <= count < bits:
+        undefined(Check(plan.record.name, plan.config.name), plan.config, "scalar",
+                  f"a shift count outside [0, {bits}) is undefined in C++")
+    return True
 
-    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
-        count = int(scalars["scalar"])
-        bits = max(plan.specs["dst"].dtype.itemsize * 8, 32)
-        if not 0 <= count < bits:
-            undefined(Check(plan.record.name, plan.config.name), plan.config, "scalar",
-                      f"a shift count outside [0, {bits}) is undefined in C++")
-        fn(plan, tiles, scalars)
 
-    return kernel
+def _guarded(guard: Callable[..., bool]) -> Callable[[Callable[[Plan, Tiles, Scalars], None]],
+                                                     Callable[[Plan, Tiles, Scalars], None]]:
+    """The kernel wrapped in `guard`, which runs first (its refusals come before any byte is written)."""
+
+    def wrap(fn: Callable[[Plan, Tiles, Scalars], None]) -> Callable[[Plan, Tiles, Scalars], None]:
+        def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+            if guard(plan, scalars["scalar"], lambda: valid_of(tiles["src0"], tiles["dst"].valid_shape)):
+                fn(plan, tiles, scalars)
+
+        return kernel
+
+    return wrap
 
 
 def _rem_int(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -176,13 +234,97 @@ def _fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _rem_int(a, b)
 
 
+def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable[..., bool] | None,
+                     guard: Callable[..., bool] | None,
+                     fast_whole: Callable[[int], Callable[..., bool] | None] | None = None,
+                     fast_for: Callable[[np.dtype], Callable[..., bool] | None] | None = None
+                     ) -> Callable[..., Callable[[tuple], None] | None]:
+    """The compiled hook (`compiled_scalars`) of a `_with_scalar` kernel: per signature with plain layouts and a
+    NumPy element type, the arrays are chosen once (whole storages when dst and src0 are one fully valid type,
+    else the valid region's views); each call converts the scalar (the binder's conversion), runs the guard (the
+    wrapper's checks, same order), then the kernel's own steps: `fast`, else the ufunc, else `fn` and a copy into
+    dst. `fast_whole(size)`, when given, may give the hook a cheaper `fast` for whole float storages of `size`
+    elements (writing what `fast` writes, declining where it declines); `fast_for(dtype)` likewise for an element
+    type. A kernel that is its ufunc and nothing
+    else gets Python numbers of the weak range (`weak_range`) as they are."""
+    ufunc = fn if isinstance(fn, np.ufunc) else None
+    from ...tile.enums import SLayout
+
+    def compiled(plan: Plan, positions: dict[str, int], scalars: dict[str, ScalarSlot]
+                 ) -> Callable[[tuple], None] | None:
+        specs = plan.specs
+        spec, source = specs["dst"], specs["src0"]
+        if "scalar" not in scalars or spec.np_dtype.kind not in "fiu" or \
+                any(specs[r].slayout is not SLayout.NoneBox for r in ("dst", "src0")):
+            return None
+        d, a_at, s_at = positions["dst"], positions["src0"], positions["scalar"]
+        slot = scalars["scalar"]
+        convert = slot.convert
+        vr, vc = spec.valid_row, spec.valid_col
+        same = source is spec and (vr, vc) == (spec.rows, spec.cols)
+        part = (slice(0, vr), slice(0, vc))
+        form = plan.form
+        quiet_floats = spec.np_dtype.kind == "f"
+        plain = ufunc if fast is None and guard is None else None
+        step = (fast_whole and spec.np_dtype == np.float32 and same and fast_whole(vr * vc)) or \
+            (fast_for and fast_for(spec.np_dtype)) or fast
+        weak, low, high = weak_range(slot.dtype) if plain is not None and slot.dtype is spec.dtype \
+            else (float, 1.0, 0.0)
+
+        if plain is not None:
+            def run_plain(args: tuple) -> None:
+                out, src0, value = args[d], args[a_at], args[s_at]
+                if type(value) is not weak or not low <= value <= high:
+                    value = convert(value)
+                if same:
+                    y, a = out.storage, src0.storage
+                else:
+                    y, a = out.view[part], src0.view[part]
+                token = quiet_set() if quiet_floats else None
+                try:
+                    plain(*((value, a) if form == 1 else (a, value)), out=y)
+                finally:
+                    if token is not None:
+                        quiet_reset(token)
+
+            return run_plain
+
+        def run(args: tuple) -> None:
+            out, src0 = args[d], args[a_at]
+            s = convert(args[s_at])
+            if same:
+                y, a = out.storage, src0.storage
+            else:
+                y, a = out.view[part], src0.view[part]
+            if guard is not None and not guard(plan, s, lambda: a):
+                return
+            token = quiet_set()
+            try:
+                if step is not None and step(y, a, s, form):
+                    return
+                if ufunc is not None:
+                    ufunc(*((s, a) if form == 1 else (a, s)), out=y)
+                    return
+                result = fn(s, a) if form == 1 else fn(a, s)
+            finally:
+                quiet_reset(token)
+            y[...] = np.asarray(result).astype(a.dtype, copy=False)  # the kernel's write, outside the quiet part
+
+        return run
+
+    return compiled
+
+
 def _reg(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], summary: str,
          a2a3: tuple[D, ...] = _A2A3_ARITH, a5: tuple[D, ...] = _A5_ARITH, cpu: tuple[D, ...] = ALL9,
-         operands: tuple = OPERANDS, forms: tuple = (), wrap: Callable | None = None,
-         fast: Callable[..., bool] | None = None):  # noqa: ANN202
-    kernel = _with_scalar(fn, fast)
-    if wrap is not None:
-        kernel = wrap(kernel)
+         operands: tuple = OPERANDS, forms: tuple = (), guard: Callable[..., bool] | None = None,
+         fast: Callable[..., bool] | None = None,
+         fast_whole: Callable[[int], Callable[..., bool] | None] | None = None,
+         fast_for: Callable[[np.dtype], Callable[..., bool] | None] | None = None):  # noqa: ANN202
+    general = _with_scalar(fn, fast)
+    kernel = _guarded(guard)(general) if guard is not None else general
+    kernel.compiled = _scalar_compiled(fn, fast, guard, fast_whole, fast_for)  # type: ignore[attr-defined]
+    kernel.compiled_scalars = True  # type: ignore[attr-defined]
     return instruction(name, operands=operands, forms=forms, legality=_table(a2a3, a5, cpu), dynamic=_VALID,
                        family="scalar", summary=summary)(kernel)
 
@@ -192,17 +334,19 @@ TSUBS = _reg("TSUBS", np.subtract, "dst = src0 - scalar")
 TMULS = _reg("TMULS", np.multiply, "dst = src0 * scalar", a5=_A5_MULS)
 TDIVS = _reg("TDIVS", _int_div, "dst = src0 / scalar, or scalar / src0 for TDIVS(dst, scalar, src0)", a5=_A5_DIVS,
              forms=(OPERANDS, (dst(), scalar("scalar", dtype_of="dst"), src("src0"))),
-             wrap=lambda k: _checked(k, "division"), fast=_float_div)
-TMAXS = _reg("TMAXS", cpp_max, "dst = std::max(src0, scalar)", fast=_extreme(np.maximum))
-TMINS = _reg("TMINS", cpp_min, "dst = std::min(src0, scalar)", fast=_extreme(np.minimum))
+             guard=_division_guard("division"), fast=_float_div)
+TMAXS = _reg("TMAXS", cpp_max, "dst = std::max(src0, scalar)", fast=_extreme(np.maximum),
+             fast_whole=_extreme_whole(np.maximum))
+TMINS = _reg("TMINS", cpp_min, "dst = std::min(src0, scalar)", fast=_extreme(np.minimum),
+             fast_whole=_extreme_whole(np.minimum))
 TREMS = _reg("TREMS", rem, "dst = src0 rem scalar, with the sign of scalar", a2a3=_A2A3_REMS, a5=_A5_REMS,
-             operands=(*OPERANDS, tmp("tmp", optional=True)), wrap=lambda k: _checked(k, "remainder", True))
+             operands=(*OPERANDS, tmp("tmp", optional=True)), guard=_division_guard("remainder", True))
 TFMODS = _reg("TFMODS", _fmod, "dst = fmod(src0, scalar), with the sign of src0",
-              wrap=lambda k: _checked(k, "remainder"))
+              guard=_division_guard("remainder"))
 TANDS = _reg("TANDS", np.bitwise_and, "dst = src0 & scalar", _BITWISE, _BITWISE, INTS)
 TORS = _reg("TORS", np.bitwise_or, "dst = src0 | scalar", _BITWISE, _BITWISE, INTS)
 TXORS = _reg("TXORS", np.bitwise_xor, "dst = src0 ^ scalar", _BITWISE, _BITWISE, INTS,
              operands=(*OPERANDS, tmp("tmp", optional=True)))
-TSHLS = _reg("TSHLS", shift_left, "dst = src0 << scalar", _BITWISE, _BITWISE, INTS, wrap=_shift_checked,
-             fast=_narrow_shift_left)
-TSHRS = _reg("TSHRS", shift_right, "dst = src0 >> scalar", _BITWISE, _BITWISE, INTS, wrap=_shift_checked)
+TSHLS = _reg("TSHLS", shift_left, "dst = src0 << scalar", _BITWISE, _BITWISE, INTS, guard=_shift_guard,
+             fast=_narrow_shift_left, fast_for=_narrow_shift_left_for)
+TSHRS = _reg("TSHRS", shift_right, "dst = src0 >> scalar", _BITWISE, _BITWISE, INTS, guard=_shift_guard)

@@ -88,7 +88,7 @@ def build(rec: Any, target: str, n: int) -> tuple[Any, Any, str] | str:
     last = ""
     for shapes in attempts:
         tiles = {r.name: _tile(out_dtype if r.out else dtype, n, shapes[r.name]) for r in roles}
-        args = [tiles[o.name] if o.kind == "tile" else (2 if not dtype.is_float else 0.5) for o in operands]
+        args = [tiles[o.name] if o.kind == "tile" else (0.5 if (o.fixed or dtype).is_float else 2) for o in operands]
         try:
             with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
                 warnings.simplefilter("ignore")

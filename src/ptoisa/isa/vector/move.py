@@ -36,7 +36,7 @@ from ...errors import NotModelledError
 
 from ...dtypes import STANDARD_DTYPES
 from ...dtypes import DType as D
-from ...tile.enums import PadValue, TileType
+from ...tile.enums import PadValue, SLayout, TileType
 from ...tile.layout import plain_view, store, write_region
 from ...tile.tile import Tile
 from .._check import Check, announce_fallback, commit_variant
@@ -280,6 +280,50 @@ def _tcmp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         del scratch
         return
     out.storage[...] = result
+
+
+def _tcmp_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
+    """TCMP of one signature with plain layouts: the compare of the two valid regions into a bool buffer as wide
+    as whole packed words (its padding False), packed little-endian (the flat buffer at once), then dst zeroed and the packed words stored
+    (the compare reads both sources before dst changes, as the kernel's). None (the bound kernel): boxed layouts
+    and A2/A3's int32 compares other than EQ (which may announce their fallback)."""
+    specs = plan.specs
+    if any(specs[r].slayout is not SLayout.NoneBox for r in ("dst", "src0", "src1")):
+        return None
+    mode = plan.attrs["cmpMode"]
+    if mode is not CmpMode.EQ and specs["src0"].dtype is D.I32 and plan.config.profile.tcmps.int32_eq_only:
+        return None
+    rows, cols = specs["src0"].valid_row, specs["src0"].valid_col
+    bits = 32 if specs["dst"].dtype.itemsize == 4 else 8
+    words = min(-(-cols // bits), specs["dst"].valid_col)
+    d, a, b = positions["dst"], positions["src0"], positions["src1"]
+    if not (rows and cols and words):
+        def zero(args: tuple) -> None:
+            args[d].storage[...] = 0
+
+        return zero
+    compare, packbits, zeros = _COMPARE[mode], np.packbits, np.zeros
+    part, into = (slice(0, rows), slice(0, cols)), (slice(0, rows), slice(0, words))
+    width = -(-cols // bits) * bits
+    word = np.dtype(f"<u{bits // 8}")
+
+    def run(args: tuple) -> None:
+        truth = zeros((rows, width), bool)
+        token = quiet_set()
+        try:
+            compare(args[a].view[part], args[b].view[part], out=truth[:, :cols])
+        finally:
+            quiet_reset(token)
+        # rows of whole bytes: packing the flat buffer packs each row (and costs less than axis=1)
+        packed = packbits(truth.reshape(-1), bitorder="little").reshape(rows, -1).view(word)
+        out = args[d]
+        out.storage[...] = 0
+        out.view[into] = packed[:, :words]
+
+    return run
+
+
+_tcmp.compiled = _tcmp_compiled  # type: ignore[attr-defined]
 
 
 TCMP = instruction(

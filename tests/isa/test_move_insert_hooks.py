@@ -169,3 +169,102 @@ def test_tcmp_int32_fallback_announced_on_a2a3():
     b.storage[...] = 3
     out = tile(np.uint8, 4, 32, 4, 2)
     compare("TCMP", config, (out, a, b, CmpMode.LT))  # the kernel's announcement on both paths
+
+
+# --- TINSERT, TINSERT_FP, TEXTRACT_FP ----------------------------------------------------------------------------
+def fp_row(dtype, cols: int, rng: np.random.Generator, bad: str = "") -> Tile:
+    fp = Tile[TileType.Vec, dtype, 1, max(cols, 32 // np.dtype(dtype).itemsize)]()
+    values = rng.integers(0, 2**12, fp.storage.size).astype(dtype)
+    if bad == "negative":
+        values[3] = -1
+    elif bad == "late":  # read by a window from column 8 only
+        values[20] = -3
+    elif bad == "nan":
+        values[2] = NAN32[1] if np.dtype(dtype).itemsize == 4 else NAN16[0]
+    elif bad == "huge":
+        values[1] = np.float32(2.0**64)
+    fp.storage[...] = values
+    return fp
+
+
+INDEX_CASES = ((), (0, 0), (2, 8), (3, 0), (0, 9), (9, 0), (-1, 0), (70000, 2), (1.5, 0), (np.int64(1), 1))
+
+
+@pytest.mark.parametrize("target", ("cpu", "a5"))
+@pytest.mark.parametrize("run_time", (False, True))
+def test_tinsert_plain_matches_kernel(target, run_time):
+    config = resolve(target)
+    rng = np.random.default_rng(3)
+    for dtype in (np.float32, np.float16, np.int32, np.int8):
+        for layout in (ROW, COL):
+            if target == "a5" and layout is COL:
+                continue
+            big = tile(dtype, 32, 32, 12, 24, layout, run_time)
+            small = tile(dtype, 32, 32, 5, 13, layout, run_time)
+            fill(big, rng)
+            fill(small, rng)
+            for index in INDEX_CASES:
+                compare("TINSERT", config, (big, small, *index), None if run_time else "_window_compiled")
+            compare("TINSERT", config, (big, big, 0, 0))  # dst = src: the whole valid region onto itself
+
+
+@pytest.mark.parametrize("name", ("TINSERT", "TINSERT_FP", "TEXTRACT_FP"))
+@pytest.mark.parametrize("run_time", (False, True))
+def test_quantising_forms_match_kernel_on_cpu(name, run_time):
+    config = resolve("cpu")
+    rng = np.random.default_rng(7)
+    extract = name == "TEXTRACT_FP"
+    for src_type, dst_type in ((np.float32, np.float32), (np.int32, np.int32), (np.float16, np.float16),
+                               (np.float32, np.int8), (np.float32, np.float16), (np.int32, np.int16)):
+        big = tile(src_type if extract else dst_type, 32, 32, 12, 24, ROW, run_time)
+        small = tile(dst_type if extract else src_type, 32, 32, 5, 13, ROW, run_time)
+        fill(big, rng)
+        fill(small, rng)
+        dst, source = (small, big) if extract else (big, small)
+        for fp_type in (np.float32, np.uint32, np.float16, np.int32):
+            for bad in ("", "negative", "late", "nan", "huge"):
+                if bad == "huge" and fp_type is not np.float32 or bad == "nan" and np.dtype(fp_type).kind != "f" \
+                        or bad in ("negative", "late") and np.dtype(fp_type).kind == "u":
+                    continue
+                fp = fp_row(fp_type, 32, rng, bad)
+                for index in ((0, 0), (2, 8), (7, 11), (8, 12), (-1, 0)):
+                    hook = "_window_compiled" if src_type is dst_type and not run_time else None
+                    compare(name, config, (dst, source, fp, *index), hook)
+        for words in (9, 12, 13, 14):  # fewer words than the columns read (13), or just enough
+            narrow = Tile[TileType.Vec, np.float32, 1, 16, ROW, 1, words]()
+            compare(name, config, (dst, source, narrow, 0, 0))
+            compare(name, config, (dst, source, narrow, 0, 1))
+        if name == "TINSERT":
+            for word in (0, 2**32 + 5, np.uint64(7), -1, 1.5):
+                compare(name, config, (dst, source, word, 1, 2))
+            for index in ((0, 0), (2, 8)):  # the scalar word form on a column-major source (words: its rows)
+                col = tile(src_type, 32, 32, 13, 5, COL, run_time)
+                fill(col, rng)
+                compare(name, config, (big, col, 3, *index))
+
+
+def test_tinsert_fp_and_textract_fp_windows_that_overlap():
+    from ptoisa.tile.tile import window
+
+    config = resolve("cpu")
+    rng = np.random.default_rng(9)
+    parent = Tile[TileType.Vec, np.float32, 32, 16]()
+    large = Tile[TileType.Vec, np.float32, 12, 16, ROW, 12, 16]
+    small = Tile[TileType.Vec, np.float32, 12, 16, ROW, 8, 10]
+    fp = fp_row(np.float32, 16, rng)
+    for first, second, index in ((0, 4, (1, 2)), (4, 0, (0, 0)), (2, 2, (4, 6)), (3, 1, (2, 3))):
+        fill(parent, rng)
+        start = parent.storage.copy()
+        big, little = window(parent, large, first, 0), window(parent, small, second, 0)
+        for name, args in (("TINSERT_FP", (big, little, fp, *index)), ("TEXTRACT_FP", (little, big, fp, *index)),
+                           ("TINSERT", (big, little, *index))):
+            rec = REGISTRY[name]
+            parent.storage[...] = start
+            rec.call(config, *rec.bind(config, args, {}))
+            slow = parent.storage.copy()
+            assert slow.tobytes() != start.tobytes()
+            for _ in range(2):
+                parent.storage[...] = start
+                rec(*args, target=config)
+                assert parent.storage.tobytes() == slow.tobytes(), (name, first, second)
+            assert compiled_name(rec, config, args).startswith("_window_compiled")

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._quiet import quiet
+from ..._quiet import quiet, quiet_reset, quiet_set
 from ...dtypes import STANDARD_DTYPES
 from ...dtypes import DType as D
 from ...enums import AccToVecMode, ReluPreMode
@@ -203,6 +203,90 @@ def _extract_fp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     relu = plan.attrs.get("reluMode") is ReluPreMode.NormalRelu
     window = np.array(valid_of(source, (r0 + rows, c0 + cols))[r0:, c0:])
     write(out, _prequant.apply(window, out.spec.dtype, words, True, relu))
+
+
+def _window_compiled(extract: bool):  # noqa: ANN202
+    """The compiled hook (`compiled_scalars`) of `_insert` (extract False) and `_extract_fp` (True): per signature
+    whose element moves are plain copies (dst's element type is src's, no ReLU, no quantisation mode for the
+    pair: `_prequant.apply` then gives the values unchanged) with plain layouts, per call only the scalars'
+    conversion, the window's bounds, fp's words checked (vector forms: each must convert to uint64_t) and one
+    copy between the two regions (NumPy stages it when they overlap). A call the checks refuse runs the kernel
+    with the converted scalars, which raises the same refusal before any byte changes. None (the bound kernel):
+    boxed layouts, converting or quantising pairs, ReLU, the modes the NPU model refuses, and a scalar word the
+    simulator's vector would not hold."""
+
+    def hook(plan: Plan, positions: dict[str, int], scalars: Mapping[str, Any]) -> Any:
+        specs = plan.specs
+        s, d, fp = specs["src"], specs["dst"], specs.get("fp")
+        if s.slayout is not SLayout.NoneBox or d.slayout is not SLayout.NoneBox or s.dtype is not d.dtype:
+            return None
+        if fp is not None and fp.slayout is not SLayout.NoneBox:
+            return None
+        if plan.attrs.get("reluMode") is ReluPreMode.NormalRelu:
+            return None
+        mode = plan.attrs.get("mode")
+        if mode not in (None, AccToVecMode.SingleModeVec0) and plan.config.name != "cpu":
+            return None
+        words = fp is not None or "preQuantScalar" in scalars
+        if words and _prequant.mode_of(s.dtype, d.dtype, fp is not None) is not None:
+            return None
+        rows, cols = (d.valid_row, d.valid_col) if extract else (s.valid_row, s.valid_col)
+        if extract:
+            limit = (s.valid_row, s.valid_col)
+        else:
+            limit = (d.valid_row, d.valid_col) if plan.config.name == "cpu" else (d.rows, d.cols)
+            size = cols if s.is_row_major else rows
+            if "preQuantScalar" in scalars and cols > size and plan.config.undefined != "emulate":
+                return None
+        checked = fp is not None and fp.np_dtype.kind == "f" and cols > 0  # the kernel checks float words only
+        kernel = _extract_fp if extract else _insert
+        tile_names = [n for n in ("dst", "src", "fp") if n in positions and n in specs]
+        tile_at = [(n, positions[n]) for n in tile_names]
+        slots = [(n, positions[n], slot.convert) for n, slot in scalars.items()]
+        di, si = positions["dst"], positions["src"]
+        fi = positions.get("fp")
+        fp_cols = fp.valid_col if fp is not None else 0
+        copyto, mn, mx = np.copyto, np.minimum.reduce, np.maximum.reduce
+        empty = rows == 0 or cols == 0
+
+        def general(args: tuple, converted: dict[str, Any]) -> None:
+            kernel(plan, {n: args[i] for n, i in tile_at}, converted)
+
+        def run(args: tuple) -> None:
+            converted = {n: convert(args[i]) for n, i, convert in slots}
+            r0, c0 = int(converted.get("indexRow", 0)), int(converted.get("indexCol", 0))
+            if r0 + rows > limit[0] or c0 + cols > limit[1]:
+                return general(args, converted)
+            if fi is not None:
+                first = c0 if extract else 0
+                if first + cols > fp_cols:
+                    return general(args, converted)
+                if checked:
+                    row = args[fi].view[0, first:first + cols]
+                    token = quiet_set()
+                    try:
+                        low, high = float(mn(row)), float(mx(row))
+                    finally:
+                        quiet_reset(token)
+                    if not (low >= 0 and high < 2.0**64):  # a NaN fails both
+                        return general(args, converted)
+            if empty:
+                return None
+            if extract:
+                copyto(args[di].view[:rows, :cols], args[si].view[r0:r0 + rows, c0:c0 + cols])
+            else:
+                copyto(args[di].view[r0:r0 + rows, c0:c0 + cols], args[si].view[:rows, :cols])
+            return None
+
+        return run
+
+    return hook
+
+
+_insert.compiled = _window_compiled(False)  # type: ignore[attr-defined]
+_insert.compiled_scalars = True  # type: ignore[attr-defined]
+_extract_fp.compiled = _window_compiled(True)  # type: ignore[attr-defined]
+_extract_fp.compiled_scalars = True  # type: ignore[attr-defined]
 
 
 TINSERT = instruction(

@@ -268,3 +268,115 @@ def test_tinsert_fp_and_textract_fp_windows_that_overlap():
                 rec(*args, target=config)
                 assert parent.storage.tobytes() == slow.tobytes(), (name, first, second)
             assert compiled_name(rec, config, args).startswith("_window_compiled")
+
+
+# --- TMOV, TEXTRACT, TFILLPAD ------------------------------------------------------------------------------------
+MOVE_TYPES = (np.float32, np.float16, np.int32, np.int8, np.uint16)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("run_time", (False, True))
+def test_tmov_matches_kernel(target, run_time):
+    from ptoisa import AccToVecMode, ReluPreMode
+
+    config = resolve(target)
+    rng = np.random.default_rng(13)
+    for dtype in MOVE_TYPES:
+        for layout in (ROW, COL):
+            for shape in ((32, 32), (5, 13), (0, 7), (32, 0)):
+                a, b = tile(dtype, 32, 32, *shape, layout, run_time), tile(dtype, 32, 32, *shape, ROW, run_time)
+                fill(a, rng)
+                fill(b, rng)
+                compare("TMOV", config, (b, a), None if run_time else "_mov_compiled")
+                compare("TMOV", config, (a, a), None if run_time else "_mov_compiled")
+                compare("TMOV", config, (b, a, ReluPreMode.NoRelu, AccToVecMode.SingleModeVec1))
+        if not run_time:  # valid shapes that differ: refused each time
+            compare("TMOV", config, (tile(dtype, 32, 32, 4, 4), tile(dtype, 32, 32, 4, 5)))
+        else:
+            compare("TMOV", config, (tile(dtype, 32, 32, 4, 4, ROW, True), tile(dtype, 32, 32, 4, 5, ROW, True)))
+    acc = Tile[TileType.Acc, np.float32, 16, 16]()
+    fill(acc, rng)
+    vec = tile(np.float32, 16, 16)
+    for mode in AccToVecMode:  # the NPU model refuses the modes that write the other core's buffer
+        error, _ = compare("TMOV", config, (vec, acc, ReluPreMode.NoRelu, mode))
+        assert (error is not None) == (target != "cpu" and mode not in (AccToVecMode.SingleModeVec0,)), (mode, error)
+    if target == "cpu":  # a converting move and the quantised forms take the kernel
+        a, b = tile(np.float32, 16, 16), tile(np.float16, 16, 16)
+        fill(a, rng)
+        compare("TMOV", config, (b, a))
+        c = tile(np.float32, 16, 16)
+        for bad in ("", "negative", "nan"):
+            compare("TMOV", config, (c, a, fp_row(np.float32, 16, rng, bad)))
+        compare("TMOV", config, (c, a, Tile[TileType.Vec, np.float32, 1, 16, ROW, 1, 9]()))
+        compare("TMOV", config, (c, a, 2**33 + 1))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("run_time", (False, True))
+def test_textract_matches_kernel(target, run_time):
+    config = resolve(target)
+    rng = np.random.default_rng(17)
+    for dtype in MOVE_TYPES:
+        for layout in (ROW, COL):
+            if target == "a5" and layout is COL:
+                continue
+            big = tile(dtype, 32, 32, 12, 24, layout, run_time)
+            small = tile(dtype, 32, 32, 5, 13, layout, run_time)
+            fill(big, rng)
+            fill(small, rng)
+            for index in ((), (0,), (0, 0), (2, 8), (7, 11), (8, 11), (7, 12), (-1, 0), (70000, 2), (1.5, 0)):
+                compare("TEXTRACT", config, (small, big, *index), None if run_time else "_extract_compiled")
+            compare("TEXTRACT", config, (big, big, 0, 0))
+
+
+def test_textract_overlapping_windows():
+    from ptoisa.tile.tile import window
+
+    config = resolve("cpu")
+    rng = np.random.default_rng(19)
+    parent = Tile[TileType.Vec, np.float32, 32, 16]()
+    large = Tile[TileType.Vec, np.float32, 12, 16, ROW, 12, 16]
+    small = Tile[TileType.Vec, np.float32, 12, 16, ROW, 8, 10]
+    for first, second, index in ((0, 4, (1, 2)), (4, 0, (0, 0)), (2, 2, (4, 6)), (3, 1, (2, 3))):
+        fill(parent, rng)
+        start = parent.storage.copy()
+        big, little = window(parent, large, first, 0), window(parent, small, second, 0)
+        for name, args in (("TEXTRACT", (little, big, *index)), ("TMOV", (little, window(parent, small, first, 0))),
+                           ("TFILLPAD", (big, little))):
+            rec = REGISTRY[name]
+            parent.storage[...] = start
+            rec.call(config, *rec.bind(config, args, {}))
+            slow = parent.storage.copy()
+            for _ in range(2):
+                parent.storage[...] = start
+                rec(*args, target=config)
+                assert parent.storage.tobytes() == slow.tobytes(), (name, first, second)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", ("TFILLPAD", "TFILLPAD_INPLACE"))
+@pytest.mark.parametrize("run_time", (False, True))
+def test_tfillpad_matches_kernel(target, name, run_time):
+    from ptoisa import PadValue, SLayout
+
+    config = resolve(target)
+    rng = np.random.default_rng(23)
+    for dtype in (np.float32, np.float16, np.int32, np.int8, np.uint16):
+        for pad in PadValue:
+            for layout in (ROW, COL):
+                for shape in ((32, 32), (5, 13), (0, 7), (32, 0), (31, 32)):
+                    def make(spec_pad, vr, vc):
+                        if run_time:
+                            return Tile[TileType.Vec, dtype, 32, 32, layout, -1, -1, SLayout.NoneBox, 512,
+                                        spec_pad](vr, vc)
+                        return Tile[TileType.Vec, dtype, 32, 32, layout, vr, vc, SLayout.NoneBox, 512, spec_pad]()
+
+                    out, source = make(pad, 7, 9), make(PadValue.Null, *shape)
+                    fill(out, rng)
+                    fill(source, rng)
+                    hook = None if run_time or (dtype is np.float16 and pad in (PadValue.Max, PadValue.Min)
+                                                and target == "cpu") else "_fillpad_compiled"
+                    compare(name, config, (out, source), hook)
+                    same = make(pad, *shape)
+                    fill(same, rng)
+                    compare(name, config, (same, same), hook)

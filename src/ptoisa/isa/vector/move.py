@@ -154,6 +154,32 @@ def _mov_static(check: Check, config: object, specs: dict, attrs: dict, form: in
         check.fail("src", f"the ReLU form needs an Acc source (got {s.loc.name})")
 
 
+def _mov_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
+    """TMOV's plain form for one signature that keeps the element type, without ReLU, with plain layouts: one
+    copy between the valid regions (equal, by the run-time rule; NumPy stages a copy between overlapping bytes).
+    None (the bound kernel): the quantised forms, converting moves, ReLU, boxed layouts and the modes the NPU
+    model refuses."""
+    specs = plan.specs
+    s, d = specs["src"], specs["dst"]
+    if plan.form != 0 or s.dtype is not d.dtype or s.slayout is not SLayout.NoneBox \
+            or d.slayout is not SLayout.NoneBox or plan.attrs.get("reluMode") is ReluPreMode.NormalRelu:
+        return None
+    mode = plan.attrs.get("mode")
+    if mode not in (None, AccToVecMode.SingleModeVec0) and plan.config.name != "cpu":
+        return None
+    part = slice(0, d.valid_row), slice(0, d.valid_col)
+    di, si = positions["dst"], positions["src"]
+    copyto = np.copyto
+
+    def run(args: tuple) -> None:
+        copyto(args[di].view[part], args[si].view[part])
+
+    return run
+
+
+_mov.compiled = _mov_compiled  # type: ignore[attr-defined]
+
+
 _MOV_PLAIN = (dst(), src("src"))
 _MOV_SCALAR = (dst(), src("src"), scalar("preQuantScalar", fixed=UINT64))
 _MOV_VECTOR = (dst(), src("src"), src("fp"))
@@ -440,6 +466,38 @@ def _fillpad(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     store(out, spec.rows, spec.cols, contract)
 
 
+def _fillpad_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
+    """TFILLPAD (TFILLPAD_INPLACE) of one signature with plain layouts: src's valid region (within dst) copied
+    into dst, then the pad value written over the rest of dst's rows and columns. The copy reads all of src
+    before the pad writes anything, so overlapping tiles (dst = src) end as the kernel's staged result. None (the
+    bound kernel): boxed layouts and the half Max/Min pads of the tfillpad_half_limits erratum."""
+    specs = plan.specs
+    s, d = specs["src"], specs["dst"]
+    if s.slayout is not SLayout.NoneBox or d.slayout is not SLayout.NoneBox:
+        return None
+    if d.dtype is D.F16 and d.pad in (PadValue.Max, PadValue.Min) and plan.config.erratum("tfillpad_half_limits"):
+        return None
+    pad = np.full((), pad_value(d.dtype, d.pad), dtype=d.dtype.np)
+    vr, vc = min(s.valid_row, d.rows), min(s.valid_col, d.cols)
+    part, below, right = (slice(0, vr), slice(0, vc)), (slice(vr, None), slice(None)), (slice(0, vr), slice(vc, None))
+    tail_rows, tail_cols = vr < d.rows, vc < d.cols
+    di, si = positions["dst"], positions["src"]
+    copyto = np.copyto
+
+    def run(args: tuple) -> None:
+        view = args[di].view
+        copyto(view[part], args[si].view[part])
+        if tail_rows:
+            view[below] = pad
+        if tail_cols:
+            view[right] = pad
+
+    return run
+
+
+_fillpad.compiled = _fillpad_compiled  # type: ignore[attr-defined]
+
+
 TFILLPAD = instruction("TFILLPAD", operands=(dst(), src("src")), legality=_same("dst", "src"), family="move",
                        summary="dst = src's valid region, dst's pad value (PadValue) everywhere else")(_fillpad)
 TFILLPAD_INPLACE = instruction(
@@ -457,6 +515,35 @@ def _extract(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
             "src", f"the window at ({r0}, {c0}) of dst's valid shape {out.valid_shape} leaves src's valid shape "
                    f"{source.valid_shape}")
     write(out, np.array(valid_of(source, (r0 + rows, c0 + cols))[r0:, c0:]))
+
+
+def _extract_compiled(plan: Plan, positions: dict[str, int], scalars: dict):  # noqa: ANN202
+    """TEXTRACT of one signature with plain layouts (`compiled_scalars`): the indices converted, the window
+    checked against src's valid shape (a refused call runs the kernel with the converted indices, which raises),
+    then one copy of the window into dst's valid region. None (the bound kernel): boxed layouts."""
+    specs = plan.specs
+    s, d = specs["src"], specs["dst"]
+    if s.slayout is not SLayout.NoneBox or d.slayout is not SLayout.NoneBox:
+        return None
+    rows, cols = d.valid_row, d.valid_col
+    limit_rows, limit_cols = s.valid_row, s.valid_col
+    slots = [(n, positions[n], slot.convert) for n, slot in scalars.items()]
+    di, si = positions["dst"], positions["src"]
+    copyto = np.copyto
+
+    def run(args: tuple) -> None:
+        converted = {n: convert(args[i]) for n, i, convert in slots}
+        r0, c0 = int(converted.get("indexRow", 0)), int(converted.get("indexCol", 0))
+        if r0 + rows > limit_rows or c0 + cols > limit_cols:
+            _extract(plan, {"dst": args[di], "src": args[si]}, converted)
+            return
+        copyto(args[di].view[:rows, :cols], args[si].view[r0:r0 + rows, c0:c0 + cols])
+
+    return run
+
+
+_extract.compiled = _extract_compiled  # type: ignore[attr-defined]
+_extract.compiled_scalars = True  # type: ignore[attr-defined]
 
 
 def _extract_layouts(check: Check, config: object, specs: dict, attrs: dict, form: int) -> None:

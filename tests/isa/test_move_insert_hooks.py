@@ -177,6 +177,8 @@ def fp_row(dtype, cols: int, rng: np.random.Generator, bad: str = "") -> Tile:
     values = rng.integers(0, 2**12, fp.storage.size).astype(dtype)
     if bad == "negative":
         values[3] = -1
+    elif bad == "negzero":  # converts to 0: allowed
+        values[5] = -0.0
     elif bad == "late":  # read by a window from column 8 only
         values[20] = -3
     elif bad == "nan":
@@ -222,8 +224,9 @@ def test_quantising_forms_match_kernel_on_cpu(name, run_time):
         fill(small, rng)
         dst, source = (small, big) if extract else (big, small)
         for fp_type in (np.float32, np.uint32, np.float16, np.int32):
-            for bad in ("", "negative", "late", "nan", "huge"):
-                if bad == "huge" and fp_type is not np.float32 or bad == "nan" and np.dtype(fp_type).kind != "f" \
+            for bad in ("", "negative", "late", "nan", "huge", "negzero"):
+                if bad == "huge" and fp_type is not np.float32 or bad in ("nan", "negzero") \
+                        and np.dtype(fp_type).kind != "f" \
                         or bad in ("negative", "late") and np.dtype(fp_type).kind == "u":
                     continue
                 fp = fp_row(fp_type, 32, rng, bad)

@@ -239,6 +239,11 @@ def _window_compiled(extract: bool):  # noqa: ANN202
             if "preQuantScalar" in scalars and cols > size and plan.config.undefined != "emulate":
                 return None
         checked = fp is not None and fp.np_dtype.kind == "f" and cols > 0  # the kernel checks float words only
+        bits, top = np.dtype(np.uint8), 0
+        if checked:
+            bits = np.dtype(f"u{fp.np_dtype.itemsize}")
+            with quiet():
+                top = np.array(2.0**64).astype(fp.np_dtype).view(bits)[()]
         kernel = _extract_fp if extract else _insert
         tile_names = [n for n in ("dst", "src", "fp") if n in positions and n in specs]
         tile_at = [(n, positions[n]) for n in tile_names]
@@ -261,8 +266,10 @@ def _window_compiled(extract: bool):  # noqa: ANN202
                 first = c0 if extract else 0
                 if first + cols > fp_cols:
                     return general(args, converted)
-                if checked:
-                    row = args[fi].view[0, first:first + cols]
+                # every word's bits below those of 2**64 (inf for half): non-negative, finite and small enough;
+                # else (a -0.0 too) the values themselves are checked
+                row = args[fi].view[0, first:first + cols] if checked else None
+                if checked and not mx(row.view(bits)) < top:
                     token = quiet_set()
                     try:
                         low, high = float(mn(row)), float(mx(row))

@@ -383,3 +383,40 @@ def test_tfillpad_matches_kernel(target, name, run_time):
                     same = make(pad, *shape)
                     fill(same, rng)
                     compare(name, config, (same, same), hook)
+
+
+# --- TPACK -------------------------------------------------------------------------------------------------------
+PACK_TYPES = (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.float16, np.float32)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("run_time", (False, True))
+def test_tpack_matches_kernel(target, run_time):
+    config = resolve(target)
+    rng = np.random.default_rng(29)
+    pairs = REGISTRY["TPACK"].legality[target].pairs or frozenset()
+    types = PACK_TYPES + ((D.BF16,) if target == "a5" else ())
+    hooked = 0
+    for src_type in types:
+        for dst_type in types:
+            for layout in (ROW, COL):
+                if target != "cpu" and layout is COL:
+                    continue
+                for shape in ((32, 32), (5, 13), (0, 4)):
+                    source = tile(src_type, 32, 32, *shape, layout, run_time)
+                    out = tile(dst_type, 32, 32, *shape, layout, run_time)
+                    fill(source, rng)
+                    fill(out, rng)
+                    decline = target == "cpu" and source.storage.dtype.kind == "f" \
+                        and out.storage.dtype.kind in "iu"
+                    legal = (source.spec.dtype, out.spec.dtype) in pairs
+                    error, _ = compare("TPACK", config, (out, source),
+                                       None if run_time or decline or not legal else "_tpack_compiled")
+                    hooked += error is None and legal and not decline
+                if source.storage.dtype == out.storage.dtype and target == "cpu":
+                    compare("TPACK", config, (source, source), None if run_time else "_tpack_compiled")
+    assert hooked or target == "a2a3"
+    if target == "cpu":  # float -> integer: finite values in range (the kernel's own path)
+        source = tile(np.float32, 8, 32)
+        source.storage[...] = rng.uniform(-100, 100, source.storage.size).astype(np.float32)
+        compare("TPACK", config, (tile(np.int8, 8, 32), source))

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._quiet import quiet
+from ..._quiet import quiet, quiet_reset, quiet_set
 from ...dtypes import DType as D
 from ...memory import Binding, memory_for
 from ...tile.enums import TileType
@@ -81,6 +81,50 @@ def _tpack(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         with quiet():
             out = values.astype(np.float64 if values.dtype.kind in "iu" else values.dtype).astype(out_type)
     store(d, rows, cols, out)
+
+
+def _tpack_compiled(plan: Plan, positions: dict[str, int]) -> Any:
+    """TPACK of one signature with plain layouts: one casting copy between the valid regions (equal, by the
+    run-time rule), which gives the kernel's bits: on a5 the low bytes (unsigned views of both), on cpu C's
+    conversion for integer -> integer (modulo 2**bits, as through int64) and float -> float (NumPy's one
+    rounding), and integer -> float through double as the kernel. None (the bound kernel): boxed layouts and
+    float -> integer on cpu (out-of-range values are refused)."""
+    specs = plan.specs
+    s, d = specs["src"], specs["dst"]
+    if s.is_boxed or d.is_boxed:
+        return None
+    rows, cols = s.valid_row, s.valid_col
+    if rows == 0 or cols == 0:
+        return lambda args: None
+    kinds = s.np_dtype.kind + d.np_dtype.kind
+    part = slice(0, rows), slice(0, cols)
+    di, si = positions["dst"], positions["src"]
+    copyto = np.copyto
+    if plan.config.name != "cpu":
+        into, outof = np.dtype(f"u{d.np_dtype.itemsize}"), np.dtype(f"u{s.np_dtype.itemsize}")
+
+        def low_bytes(args: tuple) -> None:
+            copyto(args[di].view[part].view(into), args[si].view[part].view(outof), casting="unsafe")
+
+        return low_bytes
+    if kinds[0] == "f" and kinds[1] in "iu" or "V" in kinds:
+        return None
+    through_double = kinds[0] in "iu" and kinds[1] == "f"
+
+    def cast(args: tuple) -> None:
+        source = args[si].view[part]
+        if through_double:
+            source = source.astype(np.float64)
+        token = quiet_set()
+        try:
+            copyto(args[di].view[part], source, casting="unsafe")
+        finally:
+            quiet_reset(token)
+
+    return cast
+
+
+_tpack.compiled = _tpack_compiled  # type: ignore[attr-defined]
 
 
 TPACK = instruction(

@@ -420,3 +420,24 @@ def test_tpack_matches_kernel(target, run_time):
         source = tile(np.float32, 8, 32)
         source.storage[...] = rng.uniform(-100, 100, source.storage.size).astype(np.float32)
         compare("TPACK", config, (tile(np.int8, 8, 32), source))
+
+
+def test_tcmp_padding_bits_do_not_depend_on_fresh_memory(monkeypatch):
+    """np.empty may return any bytes: with it filling its arrays with ones, the bits past the valid columns of
+    a packed word are still 0 (a hook that took its padded buffer uninitialised would set them)."""
+    real_empty = np.empty
+
+    def dirty(shape, dtype=float, *args, **kwargs):
+        out = real_empty(shape, dtype, *args, **kwargs)
+        out.view(np.uint8)[...] = 1 if np.dtype(dtype) == np.bool_ else 0xA5
+        return out
+
+    monkeypatch.setattr(np, "empty", dirty)
+    config = resolve("cpu")
+    rng = np.random.default_rng(31)
+    for cols, out_type, out_cols in ((29, np.uint8, 32), (40, np.uint32, 8), (64, np.uint8, 32)):
+        a, b = tile(np.float32, 24, 64, 23, cols), tile(np.float32, 24, 64, 23, cols)
+        fill(a, rng)
+        fill(b, rng, a)
+        out = tile(out_type, 24, out_cols, 23, out_cols)
+        compare("TCMP", config, (out, a, b, CmpMode.NE), "_tcmp_compiled")

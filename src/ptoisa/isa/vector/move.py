@@ -310,9 +310,9 @@ def _tcmp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
 
 def _tcmp_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
     """TCMP of one signature with plain layouts: the compare of the two valid regions into a bool buffer as wide
-    as whole packed words (its padding False), packed little-endian (the flat buffer at once), then dst zeroed and the packed words stored
-    (the compare reads both sources before dst changes, as the kernel's). None (the bound kernel): boxed layouts
-    and A2/A3's int32 compares other than EQ (which may announce their fallback)."""
+    as whole packed words (its padding False), packed little-endian (the flat buffer at once), then dst zeroed
+    and the packed words stored (the compare reads both sources before dst changes, as the kernel's). None (the
+    bound kernel): boxed layouts and A2/A3's int32 compares other than EQ (which may announce their fallback)."""
     specs = plan.specs
     if any(specs[r].slayout is not SLayout.NoneBox for r in ("dst", "src0", "src1")):
         return None
@@ -328,23 +328,29 @@ def _tcmp_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
             args[d].storage[...] = 0
 
         return zero
-    compare, packbits, zeros = _COMPARE[mode], np.packbits, np.zeros
+    compare, packbits = _COMPARE[mode], np.packbits
     part, into = (slice(0, rows), slice(0, cols)), (slice(0, rows), slice(0, words))
     width = -(-cols // bits) * bits
     word = np.dtype(f"<u{bits // 8}")
+    buffer = np.empty if width == cols else np.zeros  # the padding bits must be False; no padding: all written
+    whole_words = width // bits == words  # every packed word of a row is stored
+    view_as = None if bits == 8 else word
+    region = (slice(0, rows), slice(0, cols)) if width != cols else slice(None)
 
     def run(args: tuple) -> None:
-        truth = zeros((rows, width), bool)
+        truth = buffer((rows, width), bool)
         token = quiet_set()
         try:
-            compare(args[a].view[part], args[b].view[part], out=truth[:, :cols])
+            compare(args[a].view[part], args[b].view[part], out=truth[region])
         finally:
             quiet_reset(token)
-        # rows of whole bytes: packing the flat buffer packs each row (and costs less than axis=1)
-        packed = packbits(truth.reshape(-1), bitorder="little").reshape(rows, -1).view(word)
+        # rows of whole bytes: packing the flat buffer (axis None) packs each row, and costs less than axis=1
+        packed = packbits(truth, None, "little").reshape(rows, -1)
+        if view_as is not None:
+            packed = packed.view(view_as)
         out = args[d]
-        out.storage[...] = 0
-        out.view[into] = packed[:, :words]
+        out.storage.fill(0)
+        out.view[into] = packed if whole_words else packed[:, :words]
 
     return run
 

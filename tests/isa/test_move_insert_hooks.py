@@ -6,7 +6,8 @@ tiles, dst = src where the record allows it, and the first (compiling) and later
 
 from __future__ import annotations
 
-import warnings
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -18,6 +19,9 @@ from ptoisa.isa.enums import CmpMode
 from ptoisa.isa.fastcall import key_of
 from ptoisa.isa.record import REGISTRY
 from ptoisa.targets import make_config, resolve
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _twins import outcome, twins  # noqa: E402
 
 TARGETS = ("cpu", "a2a3", "a5")
 ROW, COL = BLayout.RowMajor, BLayout.ColMajor
@@ -45,38 +49,6 @@ def fill(tile: Tile, rng: np.random.Generator, equal_to: Tile | None = None) -> 
         same = rng.random(n) < 0.5
         values[same] = equal_to.storage[same]
     tile.storage[...] = values
-
-
-def outcome(fn):
-    """(error type and text or None, [(warning category, text)])."""
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        try:
-            fn()
-            error = None
-        except Exception as exc:  # noqa: BLE001 - compared between the two paths
-            error = (type(exc).__name__, str(exc))
-    return error, [(w.category.__name__, str(w.message)) for w in seen]
-
-
-def twins(args):
-    """Two independent copies of the call's arguments (tiles copied, aliasing kept)."""
-    made = []
-    for _ in range(2):
-        by_id: dict[int, Tile] = {}
-        out = []
-        for a in args:
-            if type(a) is Tile:
-                if id(a) not in by_id:
-                    dyn = [v for v, d in zip(a.valid_shape, (a.spec.dynamic_row, a.spec.dynamic_col)) if d]
-                    c = Tile(a.spec, *dyn)
-                    c.storage[...] = a.storage
-                    by_id[id(a)] = c
-                out.append(by_id[id(a)])
-            else:
-                out.append(a)
-        made.append(out)
-    return made
 
 
 def compiled_name(rec, config, args) -> str:

@@ -8,7 +8,8 @@ overloads of TDIVS, TREMS/TXORS with and without tmp, and undefined behaviour re
 
 from __future__ import annotations
 
-import warnings
+import os
+import sys
 import zlib
 from enum import Enum
 
@@ -20,6 +21,9 @@ from ptoisa import BLayout, Tile, TileType, TriangleMode
 from ptoisa.isa.fastcall import key_of
 from ptoisa.isa.record import REGISTRY
 from ptoisa.targets import make_config, resolve
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _twins import outcome, twins  # noqa: E402
 
 TARGETS = ("cpu", "a2a3", "a5")
 ROW, COL = BLayout.RowMajor, BLayout.ColMajor
@@ -60,38 +64,6 @@ def data(dtype: np.dtype, n: int, rng: np.random.Generator) -> np.ndarray:
         if rng.random() < 0.7:
             out[rng.integers(0, n)] = nan
     return out
-
-
-def outcome(fn):
-    """(error type and text or None, [(warning category, text)])."""
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        try:
-            fn()
-            error = None
-        except Exception as exc:  # noqa: BLE001 - compared between the two paths
-            error = (type(exc).__name__, str(exc))
-    return error, [(w.category.__name__, str(w.message)) for w in seen]
-
-
-def twins(args):
-    """Two independent copies of the call's arguments (tiles copied, aliasing kept)."""
-    made = []
-    for _ in range(2):
-        by_id: dict[int, Tile] = {}
-        out = []
-        for a in args:
-            if type(a) is Tile:
-                if id(a) not in by_id:
-                    dyn = [v for v, d in zip(a.valid_shape, (a.spec.dynamic_row, a.spec.dynamic_col)) if d]
-                    c = Tile(a.spec, *dyn)
-                    c.storage[...] = a.storage
-                    by_id[id(a)] = c
-                out.append(by_id[id(a)])
-            else:
-                out.append(a)
-        made.append(out)
-    return made
 
 
 def compiled_form(rec, config, args):

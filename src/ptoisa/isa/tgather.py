@@ -1050,6 +1050,11 @@ def _cmp_general(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, t
         size = tile.spec.rows if role == "dst" else tile.spec.numel
         if size < vr:
             check.fail(role, f"must hold one entry per valid src0 row ({vr}), but holds {size}")
+    for role, tile in holders[1:]:
+        if tile.storage.ndim != 1:  # k[i] and cdst[i] are element i of a run of storage
+            raise NotModelledError(f"{INSTR} on {config.name}: {role} is read or written as one run of storage "
+                                   "(element i for row i), and it is a window of a wider tile (its rows are not "
+                                   "contiguous)")
     k_scalar = None if k_tile is not None else to_element(k_value, src0.spec.dtype, check, "k_value")
 
     raw = (src0.spec.layout_name != "ND" or dst.spec.layout_name != "ND") and config.erratum("tgather_cmp_raw_rows")

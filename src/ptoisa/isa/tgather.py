@@ -224,6 +224,11 @@ def _gather_b32_idx16(check: Check, config: Config, dst: Tile, src0: Tile, indic
     for 16-bit lanes, so a 32-bit lane is live when its first half is: ceil(n / 2) lanes for n valid indices
     left in the repeat. The contract result is computed too, to announce the erratum only when it differs."""
     vr, vc = dst.valid_shape
+    for role, tile in (("indices", indices), ("dst", dst)):
+        if tile.storage.ndim != 1:  # a window of a wider tile: its rows are not at i * Cols of one run
+            raise NotModelledError(f"{INSTR} on {config.name}: with 16-bit indices the b32 kernel addresses {role} "
+                                   "row i at i * Cols of its storage, and it is a window of a wider tile (its rows "
+                                   "are not contiguous) (erratum tgather_index_b32_idx16)")
     idx = indices.storage.view(np.uint16)
     out = dst.storage.copy()
     rows = np.arange(vr)[:, None]

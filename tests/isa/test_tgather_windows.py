@@ -1,4 +1,6 @@
-"""TGATHER comparison form with k_value or cdst a window of a wider tile (PTOAS `pto.subview`, 2-D storage).
+"""TGATHER with operands that the general path addresses as one run of storage given as windows of a wider tile
+(PTOAS `pto.subview`, 2-D storage): the comparison form's k_value and cdst, and a5's 16-bit-index b32 erratum's
+indices and dst.
 
 The form reads k[i] and writes cdst[i] as element i of one run of storage; a window that does not span its
 parent's rows has no such run. The general path indexed the window's 2-D storage as if it were flat and crashed
@@ -80,3 +82,30 @@ def test_whole_row_windows_of_k_and_cdst_give_the_standalone_bytes(target):
         results.append((dst.tobytes(), cdst.tobytes()))
         assert k.spec.blayout is BLayout.RowMajor
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("role", ["indices", "dst"])
+def test_a5_b32_idx16_with_a_window_is_refused_before_any_byte_changes(role):
+    """a5's erratum tgather_index_b32_idx16 (32-bit data, 16-bit indices) addresses indices and dst row i at
+    i * Cols of their storage; on a window (2-D storage) its general path indexed rows and crashed with NumPy's
+    IndexError (found by the compiled-vs-plain fuzzer); it now refuses with NotModelledError, bytes unchanged."""
+    src0 = Tile[TileType.Vec, np.uint32, 4, 16]()
+    src0.storage[:] = np.arange(64)
+    dst_spec, idx_spec = Tile[TileType.Vec, np.uint32, 4, 32], Tile[TileType.Vec, np.uint16, 4, 32]
+    dst, indices = dst_spec(), idx_spec()
+    parent = Tile[TileType.Vec, np.uint32 if role == "dst" else np.uint16, 4, 64]()
+    parent.storage[:] = np.arange(parent.storage.size) % 60
+    win = window(parent, dst_spec if role == "dst" else idx_spec, 0, 16)
+    assert type(win) is WindowTile
+    if role == "dst":
+        dst = win
+    else:
+        indices = win
+    indices.view[:] = np.arange(128).reshape(4, 32) % 60
+    tiles = [src0, dst, indices, parent]
+    before = [t.tobytes() for t in tiles]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(NotModelledError, match=f"addresses {role} row i at i \\* Cols"):
+            TGATHER(dst, src0, indices, target="a5")
+    assert [t.tobytes() for t in tiles] == before

@@ -8,8 +8,10 @@ specials, scalars of every kind) are run three times on twins:
 - fast 1: the public call `ptoisa.NAME(*args)` (the first call of a signature compiles it);
 - fast 2: the public call again on fresh twins (the compiled call kept from the first);
 - plain:  the record's binder and kernel (`Instruction.bind` + `Instruction.call`: no compiled call, no
-  whole-tile ufunc, no kernel hook), or for the seeds (TCMPS, TGATHER, TPARTMUL, TEXPANDS, TCI) their modules'
-  general functions.
+  whole-tile ufunc, no kernel hook), with the fast paths a kernel picks inside itself switched off for the call
+  (TEXP's and TCVT's general functions, TROWEXPAND*'s `general`, the `fast` function of the compound and
+  scalar kernels set to None); for the seeds (TCMPS, TGATHER, TPARTMUL, TEXPANDS, TCI) their modules' general
+  functions.
 
 The three must give identical storage bytes of every tile (NaN payloads, -0.0), identical warnings (category and
 text) and identical errors (type and text); a refused call must leave every byte as it was. Some cases run with
@@ -17,7 +19,9 @@ warnings turned into errors (a warning raised as an error must change nothing ei
 
 The default budget is small (CI); PTOISA_FUZZ_SCALE multiplies it. Each (record, target) test draws its cases
 from its own seed (printed on failure with the case), so a failure reproduces alone:
-`PTOISA_FUZZ_SEED=<seed> pytest tests/fuzz/test_compiled_vs_plain.py -k "TADD and cpu"`.
+`PTOISA_FUZZ_SEED=<seed> PTOISA_FUZZ_SCALE=<scale> pytest tests/fuzz/test_compiled_vs_plain.py -k "TADD and cpu"`
+(the case seed in the message rebuilds the call itself: `Case.build`). Records that the builder cannot call
+legally (the cube's Left/Right/Acc fractals, TMRGSORT's lists, ...) are still run, their refusals compared.
 """
 
 from __future__ import annotations
@@ -260,7 +264,8 @@ class Case:
         roles = "; ".join(f"{n}={r.spec()} valid={r.valid} place={r.place}{r.offset or ''} fill={r.fill}"
                           for n, r in self.roles.items())
         values = [v if k == "value" else f"<{v}>" for k, v in self.items]
-        return (f"{self.name} on {self.target} (case seed {self.seed}, warnings as errors: {self.errors}): "
+        return (f"{self.name} on {self.target} (PTOISA_FUZZ_SEED={SEED}, case seed {self.seed}, warnings as "
+                f"errors: {self.errors}): "
                 f"args {values} {self.kwargs or ''}; {roles}")
 
 

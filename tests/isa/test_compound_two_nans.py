@@ -53,3 +53,30 @@ def test_compiled_call_gives_the_general_kernels_nan(target, name, dynamic, shap
                 rec.call(config, tiles, scalars, attrs, form)
             results.append(b"".join(t.tobytes() for t in args))
         assert results[0] == results[2] and results[1] == results[2], f"seed {seed}"
+
+
+@pytest.mark.parametrize("target", ["a5", "cpu"])
+@pytest.mark.parametrize("name", ["TADDSC", "TSUBSC"])
+@pytest.mark.parametrize("scalar", [-0.0, 1.5, float("nan")])
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("shape,valid", [((3, 24), (2, 21)), ((19, 48), (3, 47)), ((8, 64), (8, 64))])
+def test_scalar_forms_give_the_general_computations_nan(target, name, scalar, dynamic, shape, valid):
+    """TADDSC / TSUBSC: the kernel's own fast path (first(src0, scalar), then + src1 straight into dst) against
+    the kernel with it switched off (found by the fuzzer: TADDSC a5, 3x24 float, valid (2, 21), scalar -0.0)."""
+    rec = REGISTRY[name]
+    config = resolve(target)
+    cells = dict(zip(rec.kernel.__code__.co_freevars, rec.kernel.__closure__, strict=True))
+    for seed in range(4):
+        results = []
+        for fast in (True, False):
+            dst, src0, src1 = _tiles(2, dynamic, shape, valid, seed)
+            saved = cells["fast"].cell_contents
+            if not fast:
+                cells["fast"].cell_contents = None
+            try:
+                tiles, scalars, attrs, form = rec.bind(config, (dst, src0, scalar, src1), {})
+                rec.call(config, tiles, scalars, attrs, form)
+            finally:
+                cells["fast"].cell_contents = saved
+            results.append(b"".join(t.tobytes() for t in (dst, src0, src1)))
+        assert results[0] == results[1], f"seed {seed}"

@@ -91,6 +91,9 @@ def _scalar_then(first: np.ufunc) -> Callable[..., bool]:
     operations in the same order and type."""
 
     def fast(y: np.ndarray, a: np.ndarray, b: np.ndarray, s: np.generic) -> bool:
+        if y.dtype.kind == "f" and not (y.flags.c_contiguous and a.flags.c_contiguous and b.flags.c_contiguous):
+            return False  # strided: the general computation (NumPy's add in place on strided arrays may return
+            # the other operand's NaN where both are NaN)
         np.add(first(a, s), b, out=y)
         return True
 

@@ -58,11 +58,11 @@ from ptoisa.tile.tile import Tile, window
 
 TARGETS = ("a2a3", "a5", "cpu")
 SEED = int(os.environ.get("PTOISA_FUZZ_SEED", "20261125"))
-CASES = fuzz_budget(30)
+CASES = fuzz_budget(45)
 """Random cases per (record, target) test of a record whose kernel has its own compiled forms (`compiled` or
 `whole`) or with a fast path inside its kernel; CASES_PLAIN for the others (whose compiled call only binds the
 kernel)."""
-CASES_PLAIN = fuzz_budget(8)
+CASES_PLAIN = fuzz_budget(12)
 ATTEMPTS = 10
 """Tries per case at finding a call the plain path accepts (a refused call is compared too)."""
 

@@ -224,6 +224,11 @@ def _gather_b32_idx16(check: Check, config: Config, dst: Tile, src0: Tile, indic
     for 16-bit lanes, so a 32-bit lane is live when its first half is: ceil(n / 2) lanes for n valid indices
     left in the repeat. The contract result is computed too, to announce the erratum only when it differs."""
     vr, vc = dst.valid_shape
+    for role, tile in (("indices", indices), ("dst", dst)):
+        if tile.storage.ndim != 1:  # a window of a wider tile: its rows are not at i * Cols of one run
+            raise NotModelledError(f"{INSTR} on {config.name}: with 16-bit indices the b32 kernel addresses {role} "
+                                   "row i at i * Cols of its storage, and it is a window of a wider tile (its rows "
+                                   "are not contiguous) (erratum tgather_index_b32_idx16)")
     idx = indices.storage.view(np.uint16)
     out = dst.storage.copy()
     rows = np.arange(vr)[:, None]
@@ -1050,6 +1055,11 @@ def _cmp_general(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, t
         size = tile.spec.rows if role == "dst" else tile.spec.numel
         if size < vr:
             check.fail(role, f"must hold one entry per valid src0 row ({vr}), but holds {size}")
+    for role, tile in holders[1:]:
+        if tile.storage.ndim != 1:  # k[i] and cdst[i] are element i of a run of storage
+            raise NotModelledError(f"{INSTR} on {config.name}: {role} is read or written as one run of storage "
+                                   "(element i for row i), and it is a window of a wider tile (its rows are not "
+                                   "contiguous)")
     k_scalar = None if k_tile is not None else to_element(k_value, src0.spec.dtype, check, "k_value")
 
     raw = (src0.spec.layout_name != "ND" or dst.spec.layout_name != "ND") and config.erratum("tgather_cmp_raw_rows")

@@ -135,6 +135,9 @@ def _scalar_then(first: np.ufunc) -> Callable[..., bool]:
     operations in the same order and type."""
 
     def fast(y: np.ndarray, a: np.ndarray, b: np.ndarray, s: np.generic) -> bool:
+        if y.dtype.kind == "f" and not (y.flags.c_contiguous and a.flags.c_contiguous and b.flags.c_contiguous):
+            return False  # strided: the general computation (NumPy's add in place on strided arrays may return
+            # the other operand's NaN where both are NaN)
         np.add(first(a, s), b, out=y)
         return True
 
@@ -203,8 +206,15 @@ def _two_steps(first: np.ufunc, second: np.ufunc, order: str) -> Callable[[np.dt
             return None
 
         p, q, r = (_AT[c] for c in order)
+        floats = dtype.kind == "f"
 
         def fast(*args: np.ndarray) -> bool:  # (y, a, b[, c], apart, spare)
+            if floats and not (args[0].flags.c_contiguous and args[p].flags.c_contiguous
+                               and args[q].flags.c_contiguous and args[r].flags.c_contiguous):
+                # strided regions: the general kernel's calls into new arrays (where both operands of the add
+                # are NaN, NumPy's in-place add on strided arrays may return the other one's), then a copy
+                args[0][...] = second(first(args[p], args[q]), args[r])
+                return True
             spare = args[-1]
             t = spare.take()
             try:

@@ -320,6 +320,19 @@ def _col_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], plan: Plan
     into = _pair_into(fn, dtype, rows * cols)
     d, a, b = positions["dst"], positions["src0"], positions["src1"]
     region, first = (slice(0, rows), slice(0, cols)), (slice(0, 1), slice(0, cols))
+    if isinstance(fn, np.ufunc) and dtype.kind == "f" and not all(
+            specs[r].layout_name == "ND" and specs[r].cols == cols for r in ("dst", "src0")):
+        # Where both operands are NaN, NumPy's add and multiply on a strided region written in place may return
+        # either one (they reorder commutative operands); the general kernel computes into a new array, where
+        # they return src0's: the same call here, then a copy
+        def run_strided(args: tuple) -> None:
+            token = quiet_set()
+            try:
+                args[d].view[region] = fn(args[a].view[region], args[b].view[first])
+            finally:
+                quiet_reset(token)
+
+        return run_strided
     if isinstance(fn, np.ufunc) and rows * cols >= _EXPAND_MIN:
         copyto, overlap = np.copyto, np.may_share_memory
 

@@ -80,6 +80,11 @@ def _static(check: Check, config: Config, specs: Mapping[str, TileSpec], attrs: 
     if "cInMatrix" in specs:
         check.loc("cInMatrix", specs["cInMatrix"].loc, frozenset({TileType.Acc}))
         check.same_dtype("cInMatrix", specs["cInMatrix"].dtype, c_role, c.dtype)
+        c_in = specs["cInMatrix"]
+        if (c_in.rows, c_in.cols, c_in.blayout, c_in.slayout) != (c.rows, c.cols, c.blayout, c.slayout):
+            check.fail("cInMatrix", f"must have {c_role}'s tile shape and layout (one C++ TileAcc type for both): "
+                                    f"{c_in.rows}x{c_in.cols} {c_in.layout_name} against {c.rows}x{c.cols} "
+                                    f"{c.layout_name}")
     if (c.dtype, a.dtype, b.dtype) not in TRIPLES[config.name]:
         check.fail(c_role, f"({c.dtype.cname} += {a.dtype.cname} x {b.dtype.cname}) is not a supported "
                            "combination of element types")

@@ -398,12 +398,7 @@ def _exp_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], No
                                                                                    src_spec.valid_col)
     squares = full and vr * vc <= 4096
     same = full and src_spec == spec  # one layout: element i of each storage is the same element
-    exp_, copyto, f64 = np.exp, np.copyto, np.float64
-    # exp into a double buffer, then one rounding copy: the same two steps as the ufunc's own casting loop
-    # (widen, exp in double, round to nearest float), a little cheaper than it. The buffers are taken from and
-    # given back to `spare` (a list: pop and append are atomic), so that calls in two threads never share one.
-    shape = (spec.rows * spec.cols,) if same else (vr, vc)
-    spare: list[np.ndarray] = []
+    exp_ = np.exp
 
     def run(args: tuple) -> None:
         out, source = args[d], args[s]
@@ -420,10 +415,7 @@ def _exp_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], No
             # reduce), else the maximum of the region
             top = source.storage.dot(source.storage) if squares else _max(x, None, None, None, False, _NEG_INF)
             if top == top:
-                wide = spare.pop() if spare else np.empty(shape, f64)
-                exp_(x, out=wide, dtype=f64)
-                copyto(y, wide, casting="unsafe")
-                spare.append(wide)
+                exp_(x, out=y, dtype=np.float64, casting="unsafe")
                 return
         finally:
             quiet_reset(token)

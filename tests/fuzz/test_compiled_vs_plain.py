@@ -298,18 +298,43 @@ def _probe(case: Case, plain: Callable[[Case, list[Any]], Any]) -> bool:
     return True
 
 
+NAN_PAYLOAD_ANY = {"TADD", "TSUB", "TMUL", "TDIV", "TADDS", "TSUBS", "TMULS", "TDIVS", "TROWSUM", "TCOLSUM",
+                   "TROWPROD", "TCOLPROD", "TPARTADD", "TADDC", "TSUBC", "TADDSC", "TSUBSC", "TLRELU",
+                   "TFUSEDMULADD", "TMULADDDST", "TFUSEDMULADDRELU", "TSUBRELU", "TAXPY",
+                   *(f"T{axis}EXPAND{op}" for axis in ("ROW", "COL") for op in ("ADD", "SUB", "MUL", "DIV"))}
+"""The records whose NaN payload ptoisa does not promise where both operands are NaN (x86 returns the first
+operand's, and which one that is was the compiler's choice: the simulator's vectors of these ops carry
+`"nan_payload": "any"`, see tools/oracle/README.md and `NAN_PAYLOAD_ANY` in tools/oracle/generate.py). NumPy's own
+choice there depends on the loop it runs (SIMD body or tail, broadcast or not), so a compiled call may pick the
+other operand's NaN than the plain kernel: accepted for these records, NaN for NaN only."""
+
+
+def _nan_for_nan(fast: bytes, plain: bytes, dtype: np.dtype) -> bool:
+    """True when every element that differs is a NaN on both sides (float tiles only)."""
+    if dtype.kind != "f" and dtype.name != "bfloat16":
+        return False
+    a, b = np.frombuffer(fast, dtype), np.frombuffer(plain, dtype)
+    differ = a.view(np.uint8).reshape(a.size, -1) != b.view(np.uint8).reshape(b.size, -1)
+    differ = differ.any(axis=1)
+    with np.errstate(invalid="ignore"):
+        return bool(np.isnan(a[differ].astype(np.float32)).all() and np.isnan(b[differ].astype(np.float32)).all())
+
+
 def compare(case: Case, fast: Callable[[Case, list[Any]], Any], plain: Callable[[Case, list[Any]], Any]) -> None:
     outcomes = []
     for run in (fast, fast, plain):
         args, roots = case.build()
         outcomes.append(_outcome(lambda run=run, args=args: run(case, args), roots, case.errors))
+    dtypes = [r.storage.dtype for r in roots]
     labels = ("fast (first call)", "fast (compiled call)", "plain")
     for label, got in zip(labels[:2], outcomes[:2], strict=True):
         want = outcomes[2]
         for what, a, b in (("error", got[0], want[0]), ("warnings", got[1], want[1])):
             assert a == b, f"{label} vs plain: {what} differ\n  {label}: {a}\n  plain: {b}\n  case: {case}"
         if got[2] != want[2]:
-            where = [i for i, (x, y) in enumerate(zip(got[2], want[2], strict=True)) if x != y]
+            where = [i for i, (x, y) in enumerate(zip(got[2], want[2], strict=True))
+                     if x != y and not (case.name in NAN_PAYLOAD_ANY and _nan_for_nan(x, y, dtypes[i]))]
+        if got[2] != want[2] and where:
             raise AssertionError(f"{label} vs plain: bytes of tile(s) {where} differ\n  case: {case}")
     error = outcomes[2][0]
     assert error is None or len(error) == 2, f"refused after changing bytes: {error}\n  case: {case}"

@@ -757,31 +757,12 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile, per: _PerShape | None = None,
     signed = np.dtype(f"<i{sspec.dtype.itemsize}") if config.erratum("tgather_cmp_k_signed_src_width") else None
     if signed is not None and kspec.np_dtype == signed:
         signed = None
-    k_bytes = vr * sspec.dtype.itemsize
 
     def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Any, offset: int) -> bool:
-        name = None
-        token = quiet_set()
-        try:
-            k = k_value.storage[:vr].astype(stype)
-            if signed is None:
-                matches = op(src0.view[:vr, :vc], k[:, None])  # same-type compare: exact
-            else:
-                values, contract = src0.view[:vr, :vc], k
-                k = k_value.storage.view(np.uint8)[:k_bytes].view(signed).astype(stype)
-                matches = op(values, k[:, None])
-                if not (k == contract).all() and not np.array_equal(matches, op(values, contract[:, None])):
-                    name = "tgather_cmp_k_signed_src_width"
-        finally:
-            quiet_reset(token)
-        flat = matches.reshape(-1).nonzero()[0]
-        if bounds is None:
-            counts = np.zeros(vr, np.int64)
-        else:
-            at = flat.searchsorted(bounds)
-            counts = at[1:] - at[:-1]
-            if vr and counts.max() > dcols:
-                return False
+        found = _cmp_rows(op, src0.view[:vr, :vc], k_value, vr, stype, signed, bounds, dcols)
+        if found is None:
+            return False
+        matches, flat, counts, name = found
         if name is not None:  # the general path announces it with the compare, before the running index
             announce_erratum(config, INSTR, name)
         if running and bounds is not None and counts[1:].any():
@@ -796,6 +777,36 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile, per: _PerShape | None = None,
         return True
     cache[key] = run
     return run
+
+
+def _cmp_rows(op: Any, values: np.ndarray, k_value: Tile, vr: int, stype: np.dtype, signed: np.dtype | None,
+              bounds: np.ndarray | None, dcols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, str | None] | None:
+    """The comparison form's matches, for the compiled calls: (the valid region's match mask, the flat positions
+    of its matches, matches per row, the erratum to announce or None), or None when a row has more matches than
+    dst's `dcols` (left to the general path's refusal). With `signed`, k is read as the A2/A3 kernel reads it (its
+    bytes as signed integers of the source's width) and `tgather_cmp_k_signed_src_width` is named where that changes the
+    matches: the two readings of k compared first, the matches only when they differ."""
+    name = None
+    token = quiet_set()
+    try:
+        k = k_value.storage[:vr].astype(stype)  # the contract's reading
+        if signed is None:
+            matches = op(values, k[:, None])  # same-type compare: exact
+        else:
+            k_kernel = k_value.storage.view(np.uint8)[:vr * signed.itemsize].view(signed).astype(stype)
+            matches = op(values, k_kernel[:, None])  # as the general path's widened compare: exact
+            if not (k_kernel == k).all() and not np.array_equal(matches, op(values, k[:, None])):
+                name = "tgather_cmp_k_signed_src_width"
+    finally:
+        quiet_reset(token)
+    flat = matches.reshape(-1).nonzero()[0]
+    if bounds is None:
+        return matches, flat, np.zeros(vr, np.int64), name
+    at = flat.searchsorted(bounds)
+    counts = at[1:] - at[:-1]
+    if vr and counts.max() > dcols:
+        return None
+    return matches, flat, counts, name
 
 
 def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: TileSpec, cspec: TileSpec,
@@ -818,32 +829,13 @@ def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: Ti
     bounds = np.arange(0, (vr + 1) * vc, vc) if vc else None
     dcols, scols = dspec.cols, sspec.cols
     numbers = _slot_numbers(dcols)
-    k_bytes = vr * sspec.dtype.itemsize
     lay = _Scratch(tspec, sspec, kspec, vr, vc, k_signed)
 
     def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
-        values = src0.view[:vr, :vc]
-        token = quiet_set()
-        try:
-            k = k_value.storage[:vr].astype(stype)  # the contract's reading
-            name = None
-            if signed is None:
-                matches = op(values, k[:, None])
-            else:  # the kernel's: k's bytes as signed integers of the source's width
-                k_kernel = k_value.storage.view(np.uint8)[:k_bytes].view(signed).astype(stype)
-                matches = op(values, k_kernel[:, None])  # as the general path's widened compare: exact
-                if not (k_kernel == k).all() and not np.array_equal(matches, op(values, k[:, None])):
-                    name = "tgather_cmp_k_signed_src_width"
-        finally:
-            quiet_reset(token)
-        flat = matches.reshape(-1).nonzero()[0]
-        if bounds is None:
-            counts = np.zeros(vr, np.int64)
-        else:
-            at = flat.searchsorted(bounds)
-            counts = at[1:] - at[:-1]
-            if vr and counts.max() > dcols:
-                return False  # the general path announces what it compared, then refuses
+        found = _cmp_rows(op, src0.view[:vr, :vc], k_value, vr, stype, signed, bounds, dcols)
+        if found is None:
+            return False  # the general path announces what it compared, then refuses
+        matches, flat, counts, name = found
         if name is not None:
             announce_erratum(config, INSTR, name)
         pos = flat + (flat // vc) * (scols - vc) if vc and scols != vc else flat

@@ -8,8 +8,11 @@ unchanged.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, NamedTuple
+from itertools import repeat
+from operator import itemgetter
+from typing import Any
 
 from .errors import IllegalInstructionError
 
@@ -27,22 +30,33 @@ _SEQUENCE = itertools.count(1)
 next_event_number = _SEQUENCE.__next__
 
 
-class RecordEvent(NamedTuple):
-    """What an instruction returns: the op that completed, its pipe and a sequence number."""
+class RecordEvent(tuple):  # noqa: SLOT001 - slots below
+    """What an instruction returns: the op that completed (`op`), its pipe (`pipe`) and a sequence number
+    (`seq`, increasing in program order). A tuple `(op, pipe, seq)`; instructions make them, a program only
+    passes them on as wait events (`RecordEvent((op, pipe, seq))` builds one)."""
 
-    op: str
-    pipe: Pipe
-    seq: int
+    __slots__ = ()
+    _fields = ("op", "pipe", "seq")
 
-    def Wait(self) -> None:
+    op = property(itemgetter(0), doc="The instruction's name.")
+    pipe = property(itemgetter(1), doc="The pipe it issued on.")
+    seq = property(itemgetter(2), doc="Its sequence number: later instructions have larger ones.")
+
+    def __repr__(self) -> str:
+        return f"RecordEvent(op={self[0]!r}, pipe={self[1]!r}, seq={self[2]!r})"
+
+    def Wait(self) -> None:  # noqa: N802 - the C++ method's name
         """Waiting is immediate: the op has already completed."""
 
 
-_NEW = tuple.__new__
-
-
 def record(op: str, pipe: Pipe) -> RecordEvent:
-    return _NEW(RecordEvent, (op, pipe, next(_SEQUENCE)))  # the NamedTuple without its __new__ (3x cheaper)
+    return RecordEvent((op, pipe, next_event_number()))
+
+
+def event_stream(op: str, pipe: Pipe) -> Callable[[], RecordEvent]:
+    """`next()` of an endless stream of `op`'s events, numbered from the one sequence: `record(op, pipe)` for a
+    fixed op and pipe made in C (map, zip, repeat), without a Python frame."""
+    return map(RecordEvent, zip(repeat(op), repeat(pipe), _SEQUENCE)).__next__
 
 
 def is_event(value: Any) -> bool:

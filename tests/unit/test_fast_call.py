@@ -279,3 +279,33 @@ def test_a_member_of_another_enum_is_refused_as_an_attribute(target):
             result = outcome(lambda: entry(dst, src, ptoisa.CmpMode.EQ))  # noqa: B023 - called at once
         assert result is not None and result[0] == "IllegalInstructionError" and "RoundMode" in result[1]
         assert dst.tobytes() == before
+
+
+@pytest.mark.parametrize("name", ["TADD", "TMULS", "TEXP", "TADDSC"])
+def test_keywords_reach_the_general_entry_as_given(name):
+    """The generated entry takes its operands as positional-only parameters, so an operand given by name (alone,
+    after positional ones, or twice) lands in the general entry's keywords exactly as given: same outcome, same
+    bytes written, for every split of the operands into positional and named ones."""
+    rec = REGISTRY[name]
+    form = rec.forms[0]
+    rng = np.random.default_rng(3)
+
+    def fresh():
+        return [filled(F32, rng.standard_normal(64).astype(np.float32)) if o.kind == "tile" else 0.75
+                for o in form]
+
+    for split in range(len(form) + 1):
+        for twice in (None, *range(split)):
+            results = []
+            for entry in (lambda *a, **k: rec(*a, **k), lambda *a, **k: Instruction.__call__(rec, *a, **k)):
+                rng = np.random.default_rng(3)  # the same values for both entries
+                values = fresh()
+                named = {o.name: v for o, v in zip(form[split:], values[split:])}
+                if twice is not None:
+                    named[form[twice].name] = values[twice]
+                with ptoisa.target("cpu"):
+                    got = outcome(lambda: entry(*values[:split], **named))  # noqa: B023 - called at once
+                results.append((got, [v.tobytes() for v in values if type(v) is Tile]))
+            assert results[0] == results[1], (name, split, twice)
+            if twice is not None:
+                assert results[0][0] is not None and "given twice" in results[0][0][1]

@@ -6,16 +6,14 @@ record's class is specialised with a `__call__` written for its exact operand li
 has any, left at their defaults), which looks up the compiled call of the signature (the same cache the general
 entry fills) and runs it, and hands everything else to the general entry unchanged:
 
-    def __call__(self, *args, target=None, **kwargs):
-        if not kwargs and len(args) == 3:
-            a0, a1, a2 = args
-            if type(a0) is Tile and type(a1) is Tile and type(a2) in NUMBERS:
-                config = (context_target() or current_config()) if target is None else resolve(target)
-                run = compiled.get((config, a0.spec, a1.spec, None))
-                if run is not None:
-                    run(args)
-                    return new_event(RecordEvent, (name, pipe, next(sequence)))
-        return general(self, *args, target=target, **kwargs)
+    def __call__(self, a0=NOT_GIVEN, a1=NOT_GIVEN, a2=NOT_GIVEN, /, *events, target=None, **kwargs):
+        if type(a0) is Tile and type(a1) is Tile and type(a2) in NUMBERS and not events and not kwargs:
+            config = (context_target() or current_config()) if target is None else resolve(target)
+            run = self._compiled.get((config, a0.spec, a1.spec, None))
+            if run is not None:
+                run((a0, a1, a2))
+                return self._event()     # the record's event stream (events.event_stream)
+        return general(self, *(the arguments given), *events, target=target, **kwargs)
 
 Records with several forms or with attributes (TCVT, TDIVS, TROWEXPANDMUL, ...) get an entry written for every
 positional arity they take, which builds inline the key the general entry would build (a tile's spec, an enum
@@ -36,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..events import RecordEvent, next_event_number
+from ..events import RecordEvent
 from ..targets import context_target, current_config, resolve
 from ..tile.tile import Tile
 
@@ -45,6 +43,8 @@ if TYPE_CHECKING:
 
 _CLASSES: dict[tuple[type, Any], type] = {}
 ABSENT = object()
+NOT_GIVEN = object()
+"""The default of a generated entry's positional-only operands: the argument was not given."""
 """A None argument in a compiled-call key (an omitted optional operand), told apart from a scalar."""
 NUMBERS = frozenset({int, float, *(np.dtype(c).type for c in "bBhHiIlLqQefd")})
 """Scalar argument types the fast entry passes on (Python's and NumPy's numbers, bool excluded: it is refused
@@ -93,24 +93,24 @@ def _make_class(base: type, kinds: tuple[str, ...]) -> type:
         else:  # a plain number; anything else (a Tile, an enum, a wait event, None) goes the general way
             tests.append(f"type({name}) in NUMBERS")
             key.append("None")
-    unpack = f"{', '.join(names)}," if names else "()"
+    # The operands are positional-only parameters defaulting to NOT_GIVEN (so a keyword of the same name lands in
+    # kwargs, as the general entry expects, and a short call is no TypeError): the general entry gets back
+    # exactly the positional arguments given.
+    params = "".join(f"{name}=NOT_GIVEN, " for name in names)
+    given = " + ".join(f"(() if {name} is NOT_GIVEN else ({name},))" for name in names) or "()"
     source = f"""
-def __call__(self, *args, target=None, **kwargs):
-    if not kwargs and len(args) == {len(kinds)}:
-        {unpack} = args
-        if {' and '.join(tests) or 'True'}:
-{indent(_CONFIG, " " * 12)}
-            run = self._compiled.get(({', '.join(key)},))
-            if run is not None:
-                run(args)
-                return new_event(RecordEvent, (self.name, self.pipe, next_event_number()))
-    return general(self, *args, target=target, **kwargs)
+def __call__(self, {params}/, *events, target=None, **kwargs):
+    if {' and '.join(tests) or 'True'} and not events and not kwargs:
+{indent(_CONFIG, " " * 8)}
+        run = self._compiled.get(({', '.join(key)},))
+        if run is not None:
+            run(({', '.join(names)}{',' if names else ''}))
+            return self._event()
+    return general(self, *({given}), *events, target=target, **kwargs)
 """
-    scope: dict[str, Any] = {"Tile": Tile, "NUMBERS": NUMBERS, "RecordEvent": RecordEvent,
-                             "context_target": context_target,
-                             "current_config": current_config, "new_event": tuple.__new__,
-                             "next_event_number": next_event_number, "general": base.__call__,
-                             "resolve": resolve}
+    scope: dict[str, Any] = {"Tile": Tile, "NUMBERS": NUMBERS, "NOT_GIVEN": NOT_GIVEN,
+                             "context_target": context_target, "current_config": current_config,
+                             "general": base.__call__, "resolve": resolve}
     exec(compile(source, f"<ptoisa fast call {'/'.join(kinds)}>", "exec"), scope)  # noqa: S102 - our own text
     call = scope["__call__"]
     call.__doc__ = base.__call__.__doc__
@@ -141,12 +141,11 @@ def __call__(self, *args, target=None, **kwargs):
         run = None{''.join(branches)}
         if run is not None:
             run(args)
-            return new_event(RecordEvent, (self.name, self.pipe, next_event_number()))
+            return self._event()
     return general(self, *args, target=target, **kwargs)
 """
-    scope: dict[str, Any] = {"Tile": Tile, "RecordEvent": RecordEvent, "key_of": key_of,
+    scope: dict[str, Any] = {"Tile": Tile, "key_of": key_of,
                              "context_target": context_target, "current_config": current_config,
-                             "new_event": tuple.__new__, "next_event_number": next_event_number,
                              "general": base.__call__, "resolve": resolve}
     exec(compile(source, f"<ptoisa fast call, up to {arity} arguments>", "exec"), scope)  # noqa: S102 - our text
     call = scope["__call__"]

@@ -28,10 +28,12 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Literal
 
-from .._quiet import quiet_reset, quiet_set
+import numpy as np
+
+from .._quiet import QUIET
 from ..dtypes import DType, names
 from ..errors import IllegalInstructionError
-from ..events import Pipe, RecordEvent, check_events, record
+from ..events import Pipe, RecordEvent, check_events, event_stream
 from ..targets import Config, resolve
 from ..tile.enums import TileType
 from ..tile.spec import TileSpec
@@ -217,6 +219,7 @@ class Instruction:
         # the operand list that binds it without building names.
         object.__setattr__(self, "_plans", {})
         object.__setattr__(self, "_compiled", {})
+        object.__setattr__(self, "_event", event_stream(self.name, self.pipe))
         simple = len(self.forms) == 1 and not any(o.optional for o in self.forms[0])
         object.__setattr__(self, "_simple", self.forms[0] if simple else None)
         object.__setattr__(self, "_scalar_types", {o.name: o for f in self.forms for o in f if o.kind == "scalar"})
@@ -374,7 +377,7 @@ class Instruction:
                 run = self._compile(key, config, args)
             if run is not None and run is not _SLOW:
                 run(args)
-                return record(self.name, self.pipe)
+                return self._event()  # type: ignore[attr-defined]
             tiles: Tiles = {}
             scalars: Scalars = {}
             for operand, value in zip(simple, args):
@@ -388,7 +391,7 @@ class Instruction:
                     scalars[operand.name] = value
             else:
                 self.call(config, tiles, scalars, {}, 0)
-                return record(self.name, self.pipe)
+                return self._event()  # type: ignore[attr-defined]
         elif not kwargs:  # several forms, optional operands or attributes: compiled per positional signature
             key = (config, *[a.spec if type(a) is Tile else key_of(a) for a in args])
             run = self._compiled.get(key, _SLOW)  # type: ignore[attr-defined]
@@ -396,10 +399,10 @@ class Instruction:
                 run = self._compile_any(key, config, args)
             if run is not None and run is not _SLOW:
                 run(args)
-                return record(self.name, self.pipe)
+                return self._event()  # type: ignore[attr-defined]
         tiles, scalars, attrs, form = self.bind(config, args, kwargs)
         self.call(config, tiles, scalars, attrs, form)
-        return record(self.name, self.pipe)
+        return self._event()  # type: ignore[attr-defined]
 
     def _compile_any(self, key: tuple[Any, ...], config: Config, args: tuple[Any, ...]
                      ) -> Callable[..., None] | None:
@@ -713,7 +716,7 @@ def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_ty
     specs = list(plan.specs.values())
     spec = specs[0]
     shape = valid if valid is not None else (spec.valid_row, spec.valid_col)
-    if ufunc is None or form[0].name != "dst" or plan.form != 0 or any(s is not spec for s in specs) \
+    if type(ufunc) is not np.ufunc or form[0].name != "dst" or plan.form != 0 or any(s is not spec for s in specs) \
             or spec.np_dtype.kind == "V" or shape != (spec.rows, spec.cols):
         return None
     kinds = tuple("scalar" if t is not None else "tile" for t in scalar_types)
@@ -726,11 +729,7 @@ def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_ty
             return binary_int
 
         def binary(args: tuple[Any, ...]) -> None:
-            token = quiet_set()
-            try:
-                ufunc(args[1].storage, args[2].storage, args[0].storage)
-            finally:
-                quiet_reset(token)
+            QUIET.run(ufunc, args[1].storage, args[2].storage, args[0].storage)
 
         return binary
     if kinds == ("tile", "tile", "scalar") and ufunc.nin == 2:
@@ -744,12 +743,10 @@ def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_ty
             value = args[2]
             if type(value) is not weak or not low <= value <= high:
                 value = to_element(value, dtype, check, name)  # type: ignore[arg-type]
-            token = quiet_set() if quiet else None
-            try:
+            if quiet:
+                QUIET.run(ufunc, args[1].storage, value, args[0].storage)
+            else:
                 ufunc(args[1].storage, value, args[0].storage)
-            finally:
-                if token is not None:
-                    quiet_reset(token)
 
         return with_scalar
     if kinds == ("tile", "tile") and ufunc.nin == 1:
@@ -760,11 +757,7 @@ def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_ty
             return unary_int
 
         def unary(args: tuple[Any, ...]) -> None:
-            token = quiet_set()
-            try:
-                ufunc(args[1].storage, args[0].storage)
-            finally:
-                quiet_reset(token)
+            QUIET.run(ufunc, args[1].storage, args[0].storage)
 
         return unary
     return None

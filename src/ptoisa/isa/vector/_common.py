@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._quiet import quiet, quiet_reset, quiet_set
+from ..._quiet import QUIET, quiet
 
 from ...dtypes import STANDARD_DTYPES, DType
 from ...errors import UndefinedBehaviourError
@@ -270,7 +270,8 @@ class Spare:
 
 Fast = Callable[..., bool]
 """fast(y, *xs, apart, spare) -> bool: the element-wise computation of dst's valid region `y` from the sources'
-`xs` (arrays of one shape, under `quiet` for float types), True when done; False (the caller then runs the
+`xs` (arrays of one shape; for float types run by `QUIET.run`, errors ignored: NumPy work only, no warnings,
+no target lookups), True when done; False (the caller then runs the
 general kernel) only when the xs (the tiles' bytes) are still as they were. `apart`: y certainly shares no memory
 with any x (computed only for a `fast` whose attribute `apart` is true; else False); `spare`: a `Spare` of y's
 shape and type."""
@@ -331,11 +332,7 @@ def elementwise_hook(sources: tuple[str, ...], fast_for: Callable[[np.dtype], Fa
             xs = [pick(args[i]) for i in at]
             apart = wants_apart and _apart(out.storage, [args[i].storage for i in at])
             if silence:
-                token = quiet_set()
-                try:
-                    done = fast(pick(out), *xs, apart, spare)
-                finally:
-                    quiet_reset(token)
+                done = QUIET.run(fast, pick(out), *xs, apart, spare)
             else:
                 done = fast(pick(out), *xs, apart, spare)
             if not done:
@@ -353,11 +350,7 @@ def elementwise_hook(sources: tuple[str, ...], fast_for: Callable[[np.dtype], Fa
                 else:
                     y, a, b = out.view[part], first.view[part], second.view[part]
                 if silence:
-                    token = quiet_set()
-                    try:
-                        done = fast(y, a, b, False, spare)
-                    finally:
-                        quiet_reset(token)
+                    done = QUIET.run(fast, y, a, b, False, spare)
                 else:
                     done = fast(y, a, b, False, spare)
                 if not done:
@@ -376,11 +369,7 @@ def elementwise_hook(sources: tuple[str, ...], fast_for: Callable[[np.dtype], Fa
                 else:
                     y, x = out.view[part], source.view[part]
                 if silence:
-                    token = quiet_set()
-                    try:
-                        done = fast(y, x, False, spare)
-                    finally:
-                        quiet_reset(token)
+                    done = QUIET.run(fast, y, x, False, spare)
                 else:
                     done = fast(y, x, False, spare)
                 if not done:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .._quiet import quiet, quiet_reset, quiet_set
+from .._quiet import QUIET, quiet
 from ..errors import NotModelledError, PtoError
 from ..targets import Config
 from ..tile.layout import certainly_apart, region, store, write_region
@@ -245,11 +245,7 @@ def _whole_plan(dtype: np.dtype) -> Any:
         return run_int
 
     def run(dst: Tile, src0: Tile, src1: Tile) -> None:
-        token = quiet_set()
-        try:
-            multiply(src0.storage, src1.storage, dst.storage)
-        finally:
-            quiet_reset(token)
+        QUIET.run(multiply, src0.storage, src1.storage, dst.storage)
 
     return run
 
@@ -267,11 +263,7 @@ def _equal_plan(dtype: np.dtype, d: tuple[int, int]) -> Any:
         if out.shape != d or a.shape != d or b.shape != d:
             out, a, b = out[:vr, :vc], a[:vr, :vc], b[:vr, :vc]
         if floating:
-            token = quiet_set()
-            try:
-                multiply(a, b, out=out)
-            finally:
-                quiet_reset(token)
+            QUIET.run(multiply, a, b, out=out)
         else:
             multiply(a, b, out=out)
 
@@ -306,11 +298,7 @@ def _multiply_plain(config: Config, half: bool, d: tuple[int, int], a: tuple[int
     if half:
         _product(whole[:pr, :pc], part.view[:pr, :pc], out[:pr, :pc])
     else:
-        token = quiet_set()
-        try:
-            np.multiply(whole[:pr, :pc], part.view[:pr, :pc], out=out[:pr, :pc])
-        finally:
-            quiet_reset(token)
+        QUIET.run(np.multiply, whole[:pr, :pc], part.view[:pr, :pc], out=out[:pr, :pc])
     if copies:
         if pc < vc:
             out[:pr, pc:vc] = whole[:pr, pc:vc]

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._quiet import quiet, quiet_reset, quiet_set
+from ..._quiet import QUIET, quiet, quiet_reset, quiet_set
 from ...errors import NotModelledError
 
 from ...dtypes import STANDARD_DTYPES
@@ -339,11 +339,7 @@ def _tcmp_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
 
     def run(args: tuple) -> None:
         truth = buffer((rows, width), bool)
-        token = quiet_set()
-        try:
-            compare(args[a].view[part], args[b].view[part], out=truth[region])
-        finally:
-            quiet_reset(token)
+        QUIET.run(compare, args[a].view[part], args[b].view[part], out=truth[region])
         # rows of whole bytes: packing the flat buffer (axis None) packs each row, and costs less than axis=1
         packed = packbits(truth, None, "little").reshape(rows, -1)
         if view_as is not None:

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._quiet import quiet, quiet_reset, quiet_set
+from ..._quiet import QUIET, quiet
 from ...dtypes import DType as D
 from ...memory import Binding, memory_for
 from ...tile.enums import TileType
@@ -115,11 +115,7 @@ def _tpack_compiled(plan: Plan, positions: dict[str, int]) -> Any:
         source = args[si].view[part]
         if through_double:
             source = source.astype(np.float64)
-        token = quiet_set()
-        try:
-            copyto(args[di].view[part], source, casting="unsafe")
-        finally:
-            quiet_reset(token)
+        QUIET.run(copyto, args[di].view[part], source, casting="unsafe")
 
     return cast
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._quiet import quiet, quiet_reset, quiet_set
+from ..._quiet import QUIET, quiet, quiet_reset, quiet_set
 
 from ...dtypes import DType as D
 from .._check import Check
@@ -280,12 +280,10 @@ def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: C
                     y, a = out.storage, src0.storage
                 else:
                     y, a = out.view[part], src0.view[part]
-                token = quiet_set() if quiet_floats else None
-                try:
+                if quiet_floats:
+                    QUIET.run(plain, *((value, a) if form == 1 else (a, value)), out=y)
+                else:
                     plain(*((value, a) if form == 1 else (a, value)), out=y)
-                finally:
-                    if token is not None:
-                        quiet_reset(token)
 
             return run_plain
 

@@ -121,30 +121,33 @@ def __call__(self, {params}/, *events, target=None, **kwargs):
 def _make_any_class(base: type, arity: int) -> type:
     """The entry of a record with several forms or with attributes: a positional call of up to `arity` arguments
     builds, inline, the key the general entry builds for it (each tile's spec, an enum as itself, None as
-    ABSENT, a wait event or a Tile subclass as MISS, anything else None) and runs the compiled call found under it; a call with a wait event, keywords,
-    or no compiled call takes the general entry, which compiles, checks, refuses or runs it. So both entries
-    give the same bytes, warnings and errors by construction."""
+    ABSENT, a wait event or a Tile subclass as MISS, anything else None) and runs the compiled call found under
+    it; a call with a wait event, keywords, or no compiled call takes the general entry, which compiles, checks,
+    refuses or runs it. So both entries give the same bytes, warnings and errors by construction. The arguments
+    are positional-only parameters defaulting to NOT_GIVEN, as in the single-form entry."""
+    names = [f"a{i}" for i in range(arity)]
     branches = []
-    for n in range(arity + 1):
-        names = [f"a{i}" for i in range(n)]
-        unpack = f"{', '.join(names)}," if names else "()"
-        key = ", ".join(["config"] + [f"{a}.spec if type({a}) is Tile else key_of({a})" for a in names])
+    for n in range(arity, -1, -1):  # the number of arguments given: the last one given decides
+        given = names[:n]
+        key = ", ".join(["config"] + [f"{a}.spec if type({a}) is Tile else key_of({a})" for a in given])
+        test = f"elif {names[n - 1]} is not NOT_GIVEN" if n else "else"
         branches.append(f"""
-        {'if' if n == 0 else 'elif'} count == {n}:
-            {unpack} = args
+        {test}:
+            args = ({', '.join(given)}{',' if given else ''})
             run = self._compiled.get(({key},))""")
+    branches[0] = branches[0].replace("elif", "if", 1)
+    params = "".join(f"{name}=NOT_GIVEN, " for name in names)
+    every = " + ".join(f"(() if {name} is NOT_GIVEN else ({name},))" for name in names) or "()"
     source = f"""
-def __call__(self, *args, target=None, **kwargs):
-    if not kwargs:
-{indent(_CONFIG, " " * 8)}
-        count = len(args)
-        run = None{''.join(branches)}
+def __call__(self, {params}/, *events, target=None, **kwargs):
+    if not kwargs and not events:
+{indent(_CONFIG, " " * 8)}{''.join(branches)}
         if run is not None:
             run(args)
             return self._event()
-    return general(self, *args, target=target, **kwargs)
+    return general(self, *({every}), *events, target=target, **kwargs)
 """
-    scope: dict[str, Any] = {"Tile": Tile, "key_of": key_of,
+    scope: dict[str, Any] = {"Tile": Tile, "key_of": key_of, "NOT_GIVEN": NOT_GIVEN,
                              "context_target": context_target, "current_config": current_config,
                              "general": base.__call__, "resolve": resolve}
     exec(compile(source, f"<ptoisa fast call, up to {arity} arguments>", "exec"), scope)  # noqa: S102 - our text

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..._quiet import quiet, quiet_reset, quiet_set
+from ..._quiet import QUIET, quiet, quiet_reset, quiet_set
 
 from ...dtypes import DType as D
 from ...tile.enums import SLayout
@@ -398,7 +398,17 @@ def _exp_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], No
                                                                                    src_spec.valid_col)
     squares = full and vr * vc <= 4096
     same = full and src_spec == spec  # one layout: element i of each storage is the same element
-    exp_ = np.exp
+    exp_, f64 = np.exp, np.float64
+
+    def step(whole: np.ndarray, x: np.ndarray, y: np.ndarray) -> bool:  # under QUIET.run: NumPy work only
+        # a NaN anywhere makes the NaN check's value NaN: for small whole tiles the sum of squares of the
+        # storage (no NaN from numbers: squares are >= 0, and inf + inf is inf; one call cheaper than a
+        # reduce), else the maximum of the region
+        top = whole.dot(whole) if squares else _max(x, None, None, None, False, _NEG_INF)
+        if top == top:
+            exp_(x, out=y, dtype=f64, casting="unsafe")
+            return True
+        return False
 
     def run(args: tuple) -> None:
         out, source = args[d], args[s]
@@ -408,18 +418,8 @@ def _exp_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], No
             x, y = source.view, out.view
         else:
             x, y = source.view[part], out.view[part]
-        token = quiet_set()
-        try:
-            # a NaN anywhere makes the NaN check's value NaN: for small whole tiles the sum of squares of the
-            # storage (no NaN from numbers: squares are >= 0, and inf + inf is inf; one call cheaper than a
-            # reduce), else the maximum of the region
-            top = source.storage.dot(source.storage) if squares else _max(x, None, None, None, False, _NEG_INF)
-            if top == top:
-                exp_(x, out=y, dtype=np.float64, casting="unsafe")
-                return
-        finally:
-            quiet_reset(token)
-        _exp_general(plan, {"dst": out, "src": source}, {})
+        if not QUIET.run(step, source.storage, x, y):
+            _exp_general(plan, {"dst": out, "src": source}, {})
 
     return run
 

@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._quiet import quiet, quiet_reset, quiet_set
+from ..._quiet import QUIET, quiet, quiet_reset, quiet_set
 
 from ...dtypes import DType as D
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
@@ -189,40 +189,34 @@ def _row_direct(plan: Plan, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
     if positions is not None:  # the compiled call's form: the tiles taken from the arguments
         d, a, b = positions["dst"], positions["src0"], positions["src1"]
         if spread:
+            def spread_step(out: np.ndarray, first: np.ndarray, second: np.ndarray) -> None:  # NumPy work only
+                if a_full:
+                    full, vector = first, second
+                    if in_dst and not overlap(out, full):  # spread into dst, then the ufunc in place
+                        copyto(out, vector)
+                        fn(full, out, out=out)
+                        return
+                    block = empty(shape, dtype)
+                    copyto(block, vector)
+                    into(full, block, out, vector)
+                else:
+                    vector, full = first, second
+                    if in_dst and not overlap(out, full):
+                        copyto(out, vector)
+                        fn(out, full, out=out)
+                        return
+                    block = empty(shape, dtype)
+                    copyto(block, vector)
+                    into(block, full, out, vector)
+
             def run_spread(args: tuple) -> None:
-                out = args[d].view[d_part]
-                token = quiet_set()
-                try:
-                    if a_full:
-                        full, vector = args[a].view[a_part], args[b].view[b_part]
-                        if in_dst and not overlap(out, full):  # spread into dst, then the ufunc in place
-                            copyto(out, vector)
-                            fn(full, out, out=out)
-                            return
-                        block = empty(shape, dtype)
-                        copyto(block, vector)
-                        into(full, block, out, vector)
-                    else:
-                        vector, full = args[a].view[a_part], args[b].view[b_part]
-                        if in_dst and not overlap(out, full):
-                            copyto(out, vector)
-                            fn(out, full, out=out)
-                            return
-                        block = empty(shape, dtype)
-                        copyto(block, vector)
-                        into(block, full, out, vector)
-                finally:
-                    quiet_reset(token)
+                QUIET.run(spread_step, args[d].view[d_part], args[a].view[a_part], args[b].view[b_part])
 
             return run_spread
 
         def run_args(args: tuple) -> None:
-            token = quiet_set()
-            try:
-                x, y = args[a].view[a_part], args[b].view[b_part]
-                into(x, y, args[d].view[d_part], y if a_full else x)
-            finally:
-                quiet_reset(token)
+            x, y = args[a].view[a_part], args[b].view[b_part]
+            QUIET.run(into, x, y, args[d].view[d_part], y if a_full else x)
 
         return run_args
 
@@ -326,38 +320,28 @@ def _col_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], plan: Plan
         # either one (they reorder commutative operands); the general kernel computes into a new array, where
         # they return src0's: the same call here, then a copy
         def run_strided(args: tuple) -> None:
-            token = quiet_set()
-            try:
-                args[d].view[region] = fn(args[a].view[region], args[b].view[first])
-            finally:
-                quiet_reset(token)
+            args[d].view[region] = QUIET.run(fn, args[a].view[region], args[b].view[first])
 
         return run_strided
     if isinstance(fn, np.ufunc) and rows * cols >= _EXPAND_MIN:
         copyto, overlap = np.copyto, np.may_share_memory
 
+        def spread(out: np.ndarray, full: np.ndarray, vector: np.ndarray) -> None:  # NumPy work only
+            if overlap(out, full):
+                fn(full, vector, out=out)
+            else:
+                copyto(out, vector)
+                fn(full, out, out=out)
+
         def run_spread(args: tuple) -> None:
             """The row copied down dst (when dst does not overlap src0), then the ufunc in place: two streams."""
-            out, full, vector = args[d].view[region], args[a].view[region], args[b].view[first]
-            token = quiet_set()
-            try:
-                if overlap(out, full):
-                    fn(full, vector, out=out)
-                else:
-                    copyto(out, vector)
-                    fn(full, out, out=out)
-            finally:
-                quiet_reset(token)
+            QUIET.run(spread, args[d].view[region], args[a].view[region], args[b].view[first])
 
         return run_spread
 
     def run(args: tuple) -> None:
-        token = quiet_set()
-        try:
-            vector = args[b].view[first]
-            into(args[a].view[region], vector, args[d].view[region], vector)
-        finally:
-            quiet_reset(token)
+        vector = args[b].view[first]
+        QUIET.run(into, args[a].view[region], vector, args[d].view[region], vector)
 
     return run
 

@@ -19,10 +19,11 @@ the attribute `upperOrLower = 0 | 1`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from ..._quiet import quiet, quiet_reset, quiet_set
+from ..._quiet import QUIET, quiet
 from ...dtypes import DType as D
 from ...enums import TriangleMode
 from ...tile.enums import SLayout
@@ -72,6 +73,9 @@ def _axpy_compiled(plan: Plan, positions: dict[str, int], scalars: dict[str, Sca
     out_type = spec.np_dtype
     multiply, add = np.multiply, np.add
 
+    def axpy(y: np.ndarray, xs: np.ndarray, a: Any) -> None:  # under QUIET.run: NumPy work only
+        add(y, multiply(xs, a), out=y, dtype=out_type)
+
     def run(args: tuple) -> None:
         a = convert(args[s_at])
         out, x = args[d], args[x_at]
@@ -79,11 +83,7 @@ def _axpy_compiled(plan: Plan, positions: dict[str, int], scalars: dict[str, Sca
             y, xs = out.storage, x.storage
         else:
             y, xs = out.view[part], x.view[part]
-        token = quiet_set()
-        try:
-            add(y, multiply(xs, a), out=y, dtype=out_type)
-        finally:
-            quiet_reset(token)
+        QUIET.run(axpy, y, xs, a)
 
     return run
 

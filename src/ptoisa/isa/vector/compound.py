@@ -34,7 +34,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..._quiet import quiet, quiet_reset, quiet_set
+from ..._quiet import QUIET, quiet
 from ...dtypes import DType as D
 from ..record import Legality, Plan, ScalarSlot, Scalars, Tiles, dst, instruction, scalar, src
 from ._common import (ALL9, FLOATS, Fast, Spare, elementwise_hook, equal_valid, highest, lowest, select, valid_of,
@@ -117,13 +117,8 @@ def _scalar_compiled(roles: tuple[str, ...], fast: Callable[..., bool], general:
             s = convert(args[s_at])
             given = [args[i] for i in at]
             arrays = [t.storage for t in given] if same else [t.view[part] for t in given]
-            token = quiet_set()
-            try:
-                if step(*arrays, s):
-                    return
-            finally:
-                quiet_reset(token)
-            general(plan, dict(zip(tiles, given)), {"scalar": s})
+            if not QUIET.run(step, *arrays, s):
+                general(plan, dict(zip(tiles, given)), {"scalar": s})
 
         return run
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._quiet import quiet, quiet_reset, quiet_set
+from ..._quiet import QUIET, quiet, quiet_reset, quiet_set
 
 from ...dtypes import STANDARD_DTYPES, DType
 from ...dtypes import DType as D
@@ -293,11 +293,7 @@ def _convert_compiled(plan: Plan, positions: dict[str, int]) -> Any:
             out, x = args[d].view, args[s].view
         else:
             out, x = args[d].view[part], args[s].view[part]
-        token = quiet_set()
-        try:
-            cast(out, x)
-        finally:
-            quiet_reset(token)
+        QUIET.run(cast, out, x)
 
     return run
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._quiet import QUIET, quiet, quiet_reset, quiet_set
+from ..._quiet import QUIET, quiet
 from ...errors import NotModelledError
 
 from ...dtypes import STANDARD_DTYPES
@@ -418,11 +418,7 @@ def _part_compiled(fn, plan: Plan, positions: dict[str, int]):  # noqa: ANN001, 
     d, a, b = positions["dst"], positions["src0"], positions["src1"]
 
     def run(args: tuple) -> None:
-        token = quiet_set()
-        try:
-            into(args[a].view[region], args[b].view[region], args[d].view[region])
-        finally:
-            quiet_reset(token)
+        QUIET.run(into, args[a].view[region], args[b].view[region], args[d].view[region])
 
     return run
 

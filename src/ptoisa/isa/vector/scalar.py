@@ -20,11 +20,11 @@ the element-wise binary family (TADD, ...: the simulator's include/pto/cpu/Eleme
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from ..._quiet import QUIET, quiet, quiet_reset, quiet_set
-
+from ..._quiet import QUIET, quiet
 from ...dtypes import DType as D
 from .._check import Check
 from .._scalar import weak_range
@@ -38,6 +38,8 @@ SAME = (("dst", "src0"),)
 _A2A3_ARITH = (D.I32, D.I16, D.F16, D.F32)
 _A5_ARITH = (D.I32, D.U32, D.F32, D.I16, D.U16, D.F16, D.BF16, D.U8, D.I8)
 _BITWISE = INTS
+DONE = object()
+"""What a compiled call's quiet step returns when it has written dst itself."""
 # Per-instruction lists from the instruction pages' constraints (docs/isa/<NAME>.md)
 _A5_MULS = (D.U16, D.I16, D.U32, D.I32, D.F16, D.F32, D.BF16)
 _A5_DIVS = (D.U16, D.I16, D.U32, D.I32, D.F16, D.F32)
@@ -287,6 +289,14 @@ def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: C
 
             return run_plain
 
+        def compute(y: np.ndarray, a: np.ndarray, s: Any) -> Any:  # under QUIET.run: NumPy work only
+            if step is not None and step(y, a, s, form):
+                return DONE
+            if ufunc is not None:
+                ufunc(*((s, a) if form == 1 else (a, s)), out=y)
+                return DONE
+            return fn(s, a) if form == 1 else fn(a, s)
+
         def run(args: tuple) -> None:
             out, src0 = args[d], args[a_at]
             s = convert(args[s_at])
@@ -296,17 +306,9 @@ def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: C
                 y, a = out.view[part], src0.view[part]
             if guard is not None and not guard(plan, s, lambda: a):
                 return
-            token = quiet_set()
-            try:
-                if step is not None and step(y, a, s, form):
-                    return
-                if ufunc is not None:
-                    ufunc(*((s, a) if form == 1 else (a, s)), out=y)
-                    return
-                result = fn(s, a) if form == 1 else fn(a, s)
-            finally:
-                quiet_reset(token)
-            y[...] = np.asarray(result).astype(a.dtype, copy=False)  # the kernel's write, outside the quiet part
+            result = QUIET.run(compute, y, a, s)
+            if result is not DONE:
+                y[...] = np.asarray(result).astype(a.dtype, copy=False)  # the kernel's write, outside the quiet part
 
         return run
 

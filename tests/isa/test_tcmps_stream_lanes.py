@@ -23,7 +23,9 @@ RNG = np.random.default_rng(20261126)
 
 # rows, cols, vr, vc (cols a multiple of 8: the stream form; the lanes run past validCol)
 SHAPES = [(16, 16, 16, 16), (16, 16, 13, 16), (16, 16, 16, 9), (8, 64, 8, 40), (4, 32, 3, 24), (2, 128, 2, 100),
-          (1, 16, 1, 16), (5, 8, 5, 8), (3, 96, 3, 70), (32, 16, 32, 16)]
+          (1, 16, 1, 16), (5, 8, 5, 8), (3, 96, 3, 70), (32, 16, 32, 16),
+          # the lanes end before the last valid row does (a repeat narrower than the row)
+          (4, 128, 4, 40), (3, 256, 2, 60), (2, 512, 2, 100), (4, 128, 3, 64)]
 DTYPES = [np.float32, np.float16, np.int32, np.int16, np.uint8, np.int8]
 
 
@@ -177,7 +179,8 @@ def test_every_target_and_the_errata_off(target, dtype, mode):
 @pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.LT, CmpMode.GE, CmpMode.LE])
 @pytest.mark.parametrize("kind", ["none_equal_none_beyond", "none_equal_one_beyond", "one_equal", "last_equal",
                                   "first_equal", "equal_outside_only"])
-@pytest.mark.parametrize("shape", [(16, 16, 16, 16), (16, 16, 12, 16), (8, 64, 8, 40), (4, 32, 4, 24)])
+@pytest.mark.parametrize("shape", [(16, 16, 16, 16), (16, 16, 12, 16), (8, 64, 8, 40), (4, 32, 4, 24),
+                                   (4, 128, 4, 40), (4, 128, 3, 64)])
 def test_int32_fallback_tested_on_the_equal_bits_first(mode, kind, shape):
     """int32 GT/LT run as EQ: an equal element of the valid region announces the fallback without the second
     test; without one, the elements beyond the scalar decide; equal elements outside the valid region (read by

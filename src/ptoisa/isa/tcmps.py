@@ -837,7 +837,9 @@ def _stream_lanes(predicate: Any, sspec: TileSpec, vr: int, vc: int, width: int,
 
     def fresh() -> tuple[np.ndarray, np.ndarray, Any, np.ndarray]:
         bits = np.zeros(reach, bool)
-        valid = bits[:vr * cols].reshape(vr, cols)[:, :vc] if count_valid and not rows_valid else None
+        valid = None  # (the lanes may stop short of the last row's end: the valid rows seen Cols apart)
+        if count_valid and not rows_valid:
+            valid = np.ndarray((vr, vc), bool, bits, 0, (cols, 1))
         return bits, bits[:head], valid, np.zeros((), stype)
 
     def lanes(storage: np.ndarray, scalar: Any) -> tuple[np.ndarray, bool]:

@@ -882,7 +882,8 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
     overwrote (announcing the erratum when one differs from the plain gather's), and writes dst, cdst and those
     bytes of tmp: no scratch image, no second gather. Returns False, having written nothing, for a row with more
     matches than dst holds (the general path refuses it). A placed tmp (whose tail rows land in its buffer) goes
-    to `placed`, the scratch call.
+    to `placed`, the scratch call. Tables of at most `_TABLE_BELOW` entries are built with the thresholds after
+    them as one image of the kernel's bytes from the table on (`_ONE_IMAGE`), written to tmp in one copy.
 
     None (`_scratch_run` decides) where the compare loop's order shows (a threshold an earlier bitmap covered,
     overlapping bitmap rows) or where it runs several chunks."""
@@ -953,8 +954,10 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
     small = vr * dcols < _FUSED_BELOW  # the slot test against int64 counts (one call less; narrow ones pay later)
     numbers = np.arange(dcols) if small else _slot_numbers(dcols)
     # narrow dst rows: row i's slots as a row of a table made here (one take instead of a broadcast compare)
-    slot_rows = np.arange(dcols)[None, :] < np.arange(dcols + 1)[:, None] \
-        if small and vc <= dcols and (dcols + 1) * dcols <= _SLOT_TABLE_MAX and _ONE_IMAGE else None
+    slot_rows = None
+    if small and vc <= dcols and (dcols + 1) * dcols <= _SLOT_TABLE_MAX and _ONE_IMAGE:
+        slot_rows = np.arange(dcols)[None, :] < np.arange(dcols + 1)[:, None]
+        slot_rows.flags.writeable = False
     all_rows = vr == dspec.rows
     may_overrun = vc > dcols  # else no row can hold more matches than dst's row
     k_bytes, s_nbytes = vr * item, sspec.nbytes

@@ -26,7 +26,7 @@ SHAPES = [(16, 16, 16, 16), (16, 16, 13, 16), (16, 16, 16, 9), (8, 64, 8, 40), (
           (1, 16, 1, 16), (5, 8, 5, 8), (3, 96, 3, 70), (32, 16, 32, 16),
           # the lanes end before the last valid row does (a repeat narrower than the row)
           (4, 128, 4, 40), (3, 256, 2, 60), (2, 512, 2, 100), (4, 128, 3, 64)]
-DTYPES = [np.float32, np.float16, np.int32, np.int16, np.uint8, np.int8]
+DTYPES = [np.float32, np.float16, np.int32, np.int16, np.uint16, np.uint8, np.int8]
 
 
 def _data(dtype, n, kind):
@@ -161,14 +161,19 @@ def test_stream_lanes_convert_scalars_as_the_general_path(dtype, mode, shape):
         assert stream == lanes == general, scalar
 
 
-@pytest.mark.parametrize("target", ["a2a3", "a2a3_no_errata", "a5", "cpu"])
-@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int16])
+@pytest.mark.parametrize("target", ["a2a3", "a2a3_no_errata", "a2a3_int16_as_int16", "a5", "cpu"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int16, np.uint16])
 @pytest.mark.parametrize("mode", [CmpMode.GT, CmpMode.LT, CmpMode.NE, CmpMode.GE])
 def test_every_target_and_the_errata_off(target, dtype, mode):
     """On the other targets and on a2a3 with its errata off the stream form is not taken; the compiled calls
-    still give the general path's bytes and warnings."""
-    config = ptoisa.targets.make_config("a2a3", False) if target == "a2a3_no_errata" \
-        else ptoisa.targets.resolve(target)
+    still give the general path's bytes and warnings. With the repeat tail but not tcmps_int16_as_half, 16-bit
+    integers are compared as integers: a plain ufunc, the stream form."""
+    if target == "a2a3_no_errata":
+        config = ptoisa.targets.make_config("a2a3", False)
+    elif target == "a2a3_int16_as_int16":
+        config = ptoisa.targets.resolve("a2a3").without("tcmps_int16_as_half")
+    else:
+        config = ptoisa.targets.resolve(target)
     for shape in ((16, 16, 16, 16), (8, 64, 5, 40)):
         for dynamic in (False, True):
             dst, calls = _calls(dtype, shape, dynamic, "random", _scalars(dtype)[0], "random")

@@ -926,7 +926,8 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
     inside_k = k_read <= kspec.nbytes or m <= n_in
     k_easy = n_conv <= vr and kspec.nbytes % width_k == 0
     kdtype, signed_item = kspec.np_dtype, np.dtype(f"<i{item}")
-    image_base = plain_picks = None
+    image_base: Any = None
+    plain_picks: Any = None
     k_in_image = False
     if by_table and _ONE_IMAGE:
         # One image of the kernel's bytes from the table on: the table (offset + n), the thresholds inside tmp

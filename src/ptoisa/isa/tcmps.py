@@ -616,7 +616,7 @@ def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpM
         # (a large valid region: one reduction, whose True or False the count takes as it is)
         tells = _DIFFERS_FROM_EQ[mode] if vr * vc < _REDUCE_FROM else _tells_from_eq(mode)
         return _lean_tail(config, dspec, sspec, mode, check, tile_form, OPS[CmpMode.EQ], lanes, inside, dvalid,
-                          svalid, CmpMode.EQ, (tells, fallback))
+                          svalid, CmpMode.EQ, (tells, fallback), mode in (CmpMode.GT, CmpMode.LT))
     if dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half"):
         # Compared as half bit patterns, lanes and valid region alike; the erratum announced over the valid
         # region, where the requested mode's bits as patterns differ from its bits as integers.
@@ -709,7 +709,8 @@ def _as_int(mask: np.ndarray) -> int:
 
 def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check, tile_form: bool,
                predicate: Any, lanes: np.ndarray, inside: np.ndarray, dvalid: tuple[int, int],
-               svalid: tuple[int, int], compared: CmpMode, first: tuple[Any, Any] = (None, None)) -> Any:
+               svalid: tuple[int, int], compared: CmpMode, first: tuple[Any, Any] = (None, None),
+               eq_tells: bool = False) -> Any:
     """The repeat tail from one comparison over the repeats' lanes, which gives both results, since the lanes'
     first validCol bits are the contract's (NE: their complement, the hardware comparing EQ): the contract keeps
     those bits of each row's first ceil(validCol / 8) bytes and the rest of dst's bytes; the target writes every
@@ -725,7 +726,10 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
     (differs, announce), a fallback or erratum that changes the valid region's bits is announced before anything
     else, as `_predicate` announces it: where `differs(values, scalar)` holds anywhere in src0's valid region
     (a2a3 int32 LT/LE/GT/GE run as EQ: where the requested mode's bits differ from EQ's; int16/uint16 compared
-    as half bit patterns: where those bits differ from the integers')."""
+    as half bit patterns: where those bits differ from the integers'). With `eq_tells` (int32 GT and LT run as
+    EQ, which `predicate` compares), an equal element of the valid region differs already: where the lanes come
+    from one stream (`_stream_lanes`), its EQ bits there are counted first and `differs` runs only when none is
+    set."""
     vr, vc = svalid
     pitch = dspec.cols * dspec.dtype.itemsize
     lane_bytes, valid_bytes = lanes.shape[1] // 8, -(-vc // 8)
@@ -771,4 +775,86 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
         if rest:
             invert(now[:, lane_bytes:], out=now[:, lane_bytes:])
 
+    stream = _stream_lanes(predicate, sspec, vr, vc, lane_bytes * 8, ne, eq_tells and differs is not None)
+    if stream is None or not _STREAM_LANES:
+        return run
+    general, numel = run, sspec.numel
+
+    def run(dst: Tile, src0: Tile, src1: Any) -> None:  # type: ignore[no-redef]
+        storage = src0.storage
+        if storage.ndim != 1 or storage.size != numel:
+            general(dst, src0, src1)  # (a storage that is not the tile's flat run: its lanes gathered)
+            return
+        scalar = scalar_of(src1)
+        packed, equal = stream(storage, scalar)  # (NE: inverted already)
+        if differs is not None and (equal or count_nonzero(differs(values_of(src0), scalar))):
+            announce_first()
+        now = rows_of(dst)
+        held = now[:, :lane_bytes]
+        changed = 0
+        if tested_mask:
+            lanes_now = from_bytes(packed.tobytes(), "little")
+            dst_now = from_bytes(held.tobytes(), "little")
+            changed = (lanes_now ^ (dst_now & tail_mask)) & tested_mask
+        if changed or rest:
+            announce_erratum(config, INSTR, "tcmps_repeat_tail",
+                             "" if rest_in_valid or changed & in_valid_mask else detail)
+        held[...] = packed
+        if rest:
+            invert(now[:, lane_bytes:], out=now[:, lane_bytes:])
+
     return run
+
+
+_STREAM_LANES = True  # tests switch it off to hold `_stream_lanes`' calls to the general ones
+
+
+def _stream_lanes(predicate: Any, sspec: TileSpec, vr: int, vc: int, width: int, invert: bool,
+                  count_valid: bool) -> Any:
+    """lanes(storage, scalar) -> (packed, equal) for a flat storage of the tile's size: every repeat's lane bytes
+    as `_lane_bits` gives them ((vr, width / 8) bytes; inverted with `invert`) and, with `count_valid`, whether
+    the comparison sets a bit of src0's valid region (else False). Where the repeats start on whole bytes (src0
+    Cols a multiple of 8) and `predicate` is a ufunc: the storage the repeats read is compared into a bool buffer
+    (zeros past the storage, never written), packed as one stream, and row i's bytes are the stream's from
+    i * Cols / 8 on (one gather of those bytes: cheaper than a strided view, whose bytes the caller reads and
+    copies). The scalar is compared from a 0-d array of src0's type (NumPy's ufuncs take one several times
+    faster than a Python number; the value is the one the ufunc would convert the number to, since `scalar` is
+    a number that type holds exactly or rounds to as the ufunc does, or an element of it). Where the valid
+    region is whole rows of the stream, its bits are tested on the stream's bytes. The buffers (bool buffer,
+    0-d scalar) are taken from a free list and given back after packing, so that calls in two threads never
+    share one. None where this form does not apply."""
+    cols, numel = sspec.cols, sspec.numel
+    if cols % 8 or not vr or not isinstance(predicate, np.ufunc):
+        return None
+    reach = (vr - 1) * cols + width  # storage elements the repeats read (a multiple of 8)
+    head = min(reach, numel)
+    whole = head == numel
+    byte_index = np.arange(vr)[:, None] * (cols // 8) + np.arange(width // 8)[None, :]
+    rows_valid = count_valid and vc == cols  # the valid region: the stream's first vr * Cols / 8 bytes
+    valid_bytes, no_bytes = vr * cols // 8, bytes(vr * cols // 8)
+    free: list[tuple[np.ndarray, np.ndarray, Any, np.ndarray]] = []
+    packbits, count_nonzero, bit_not, stype = np.packbits, np.count_nonzero, np.invert, sspec.np_dtype
+
+    def fresh() -> tuple[np.ndarray, np.ndarray, Any, np.ndarray]:
+        bits = np.zeros(reach, bool)
+        valid = None  # (the lanes may stop short of the last row's end: the valid rows seen Cols apart)
+        if count_valid and not rows_valid:
+            valid = np.ndarray((vr, vc), bool, bits, 0, (cols, 1))
+        return bits, bits[:head], valid, np.zeros((), stype)
+
+    def lanes(storage: np.ndarray, scalar: Any) -> tuple[np.ndarray, bool]:
+        held = free.pop() if free else fresh()
+        bits, into, valid, box = held
+        box[()] = scalar
+        predicate(storage if whole else storage[:head], box, into)
+        equal = bool(count_nonzero(valid)) if valid is not None else False
+        stream = packbits(bits, None, "little")
+        free.append(held)
+        if rows_valid:
+            equal = stream.tobytes()[:valid_bytes] != no_bytes
+        packed = stream[byte_index]
+        if invert:
+            bit_not(packed, out=packed)
+        return packed, equal
+
+    return lanes

@@ -866,6 +866,8 @@ def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: Ti
 _TABLE_BELOW = 4096
 """`_lean_scratch` builds src0 tables of at most this many entries per call and takes the picks from them (one
 take); larger ones patch the few picks a bitmap row overwrote."""
+_SLOT_TABLE_MAX = 1 << 16  # `_lean_scratch`'s table of slot rows: at most this many bytes
+_ONE_IMAGE = True  # tests switch it off to hold the image form of `_lean_scratch` to its table-and-writes form
 
 
 def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpec, kspec: TileSpec,
@@ -880,7 +882,8 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
     overwrote (announcing the erratum when one differs from the plain gather's), and writes dst, cdst and those
     bytes of tmp: no scratch image, no second gather. Returns False, having written nothing, for a row with more
     matches than dst holds (the general path refuses it). A placed tmp (whose tail rows land in its buffer) goes
-    to `placed`, the scratch call.
+    to `placed`, the scratch call. Tables of at most `_TABLE_BELOW` entries are built with the thresholds after
+    them as one image of the kernel's bytes from the table on (`_ONE_IMAGE`), written to tmp in one copy.
 
     None (`_scratch_run` decides) where the compare loop's order shows (a threshold an earlier bitmap covered,
     overlapping bitmap rows) or where it runs several chunks."""
@@ -923,16 +926,44 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
     inside_k = k_read <= kspec.nbytes or m <= n_in
     k_easy = n_conv <= vr and kspec.nbytes % width_k == 0
     kdtype, signed_item = kspec.np_dtype, np.dtype(f"<i{item}")
+    image_base: Any = None
+    plain_picks: Any = None
+    k_in_image = False
+    if by_table and _ONE_IMAGE:
+        # One image of the kernel's bytes from the table on: the table (offset + n), the thresholds inside tmp
+        # after it, and every bitmap byte over them (over the table past tmp too: the picks read it). Built per
+        # call from `image_base`, it gives the picks (one take) and the bytes of tmp from index_at on (one
+        # write); the bitmap bytes elsewhere in tmp (`row_pos`, `row_bits`) are written on their own.
+        image_len = numel * 4 + cvt_bytes
+        image_base = np.zeros(-(-image_len // 4), np.uint32)
+        image_base[:numel] = _table_base(numel)
+        image_base.flags.writeable = False
+        over_image = (row_v >= index_at) & (row_v < index_at + image_len)
+        tab_byte, tab_bit = row_v[over_image] - index_at, np.flatnonzero(over_image)
+        outside = ~over_image & (row_v < own_size)
+        row_pos, row_bits = row_v[outside], np.flatnonzero(outside)
+        image_own = max(min(image_len, own_size - index_at), 0)  # the image's bytes inside tmp
+        cvt_in = numel * 4  # the thresholds' first byte in the image
+        # every row's threshold inside tmp (and read from k's storage): the compare's k is converted straight
+        # into the image's thresholds (what `astype` gives: the same cast), no copy after
+        k_in_image = k_easy and n_conv == vr and conv_bytes == vr * item
+        plain_picks = image_base[:numel]  # (offset 0) the plain gather's picks are this table's entries
     stype = sspec.np_dtype
     op = np.greater if mode is CmpMode.GT else np.equal
     bounds = np.arange(0, (vr + 1) * vc, vc)
     dcols = dspec.cols
     small = vr * dcols < _FUSED_BELOW  # the slot test against int64 counts (one call less; narrow ones pay later)
     numbers = np.arange(dcols) if small else _slot_numbers(dcols)
+    # narrow dst rows: row i's slots as a row of a table made here (one take instead of a broadcast compare)
+    slot_rows = None
+    if small and vc <= dcols and (dcols + 1) * dcols <= _SLOT_TABLE_MAX and _ONE_IMAGE:
+        slot_rows = np.arange(dcols)[None, :] < np.arange(dcols + 1)[:, None]
+        slot_rows.flags.writeable = False
     all_rows = vr == dspec.rows
     may_overrun = vc > dcols  # else no row can hold more matches than dst's row
     k_bytes, s_nbytes = vr * item, sspec.nbytes
     same_width, whole = width == vc, (vr, vc) == (sspec.rows, scols)
+    flat_compare = whole and by_table and _ONE_IMAGE  # (larger tiles: the repeat's buffer costs as much)
     packbits, u8, u32, count_nonzero, shares = np.packbits, np.uint8, np.uint32, np.count_nonzero, np.may_share_memory
     base = _table_base(numel)
 
@@ -951,24 +982,38 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
         name = None
         token = quiet_set()
         try:
-            k = k_value.storage[:vr].astype(stype)  # the contract's reading
-            if signed is None:
-                matches = op(values, k[:, None])
-            else:  # the kernel's: k's bytes as signed integers of the source's width
-                contract = k
-                k = k_value.storage.view(u8)[:k_bytes].view(signed).astype(stype)
-                matches = op(values, k[:, None])  # as the general path's widened compare: exact
-                if not (k == contract).all() and not np.array_equal(matches, op(values, contract[:, None])):
-                    name = "tgather_cmp_k_signed_src_width"
+            if k_in_image:  # the image first; k converted into its thresholds
+                image32 = image_base + u32(offset) if offset else image_base.copy()
+                image = image32.view(u8)
+                k = image[cvt_in:cvt_in + k_bytes].view(stype)
+                if signed is None:
+                    k[...] = k_value.storage[:vr]  # the contract's reading
+                else:
+                    k[...] = k_value.storage.view(u8)[:k_bytes].view(signed)  # the kernel's
+                    contract = k_value.storage[:vr].astype(stype)
+            else:
+                k = k_value.storage[:vr].astype(stype)  # the contract's reading
+                if signed is not None:  # the kernel's: k's bytes as signed integers of the source's width
+                    contract = k
+                    k = k_value.storage.view(u8)[:k_bytes].view(signed).astype(stype)
+            # (k read as the kernel reads it: as the general path's widened compare, exact.) The whole tile: its
+            # storage against k's elements repeated along the rows (flat operands: NumPy's broadcast of a column
+            # costs more than the repeat)
+            if flat_compare:
+                flat_matches = op(src0.storage, k.repeat(vc))
+            else:
+                flat_matches = op(values, k[:, None]).reshape(-1)
+            if signed is not None and not (k == contract).all() \
+                    and not np.array_equal(flat_matches, op(values, contract[:, None]).reshape(-1)):
+                name = "tgather_cmp_k_signed_src_width"
             if same_width:
-                hits = matches[:r_end]
+                hits = flat_matches[:r_end * vc]  # the front rows' bits, one row after another
             else:  # the front rows' whole repeats (k as the kernel reads it: the thresholds as put)
                 source = src0.storage if src_end <= s_nbytes else window(src0, src_end).view(tin)
                 hits = op(np.ndarray((r_end, width), tin, source, 0, (scols * item, item)), k[:r_end, None])
             thresholds = None if k_easy and (inside_k or k_value.binding is None) else thresholds_of(k_value)
         finally:
             quiet_reset(token)
-        flat_matches = matches.reshape(-1)
         flat = flat_matches.nonzero()[0]
         at = flat.searchsorted(bounds)
         counts = at[1:] - at[:-1]
@@ -977,8 +1022,29 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
         if name is not None:
             announce_erratum(config, INSTR, name)
         pos = flat + (flat // vc) * (scols - vc) if scols != vc else flat
-        bits = packbits(hits, 1, "little").reshape(-1)
-        if by_table:  # the kernel's table: offset + n, modulo 2**32, with the bitmap bytes over it
+        # (each row's bits are whole bytes, and hits is C-contiguous: its flat stream is the rows' bytes in turn)
+        bits = packbits(hits, None, "little")
+        if image_base is not None:  # the kernel's table (offset + n, modulo 2**32) and thresholds, bitmaps over
+            if not k_in_image:
+                image32 = image_base + u32(offset) if offset else image_base.copy()
+                image = image32.view(u8)
+            if cvt_bytes:
+                if thresholds is not None:
+                    image[cvt_in:image_len] = thresholds.view(u8)[:cvt_bytes]
+                else:
+                    if not k_in_image:
+                        image[cvt_in:cvt_in + conv_bytes] = k.view(u8)[:conv_bytes]
+                    if offset and conv_bytes < cvt_bytes:
+                        image[cvt_in + conv_bytes:image_len] = 0  # past an unplaced k
+            if tab_byte.size:
+                image[tab_byte] = bits[tab_bit]
+            index = image32.take(pos)
+            # a pick unlike the plain gather's (index + offset): a bitmap byte unlike the table's over its entry
+            if cb_byte.size and (index - u32(offset) if offset else index).tobytes() \
+                    != plain_picks.take(pos).tobytes():
+                announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
+            table = image32
+        elif by_table:  # the kernel's table: offset + n, modulo 2**32, with the bitmap bytes over it
             table = base + u32(offset) if offset else base.copy() if tab_byte.size else base
             if tab_byte.size:
                 table.view(u8)[tab_byte] = bits[tab_bit]
@@ -1001,7 +1067,10 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
                 if count_nonzero(values != index[rank]):
                     announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
                     index[rank] = values
-        slots = numbers < (counts[:, None] if small else counts.astype(numbers.dtype)[:, None])
+        if slot_rows is not None:
+            slots = slot_rows.take(counts, 0)
+        else:
+            slots = numbers < (counts[:, None] if small else counts.astype(numbers.dtype)[:, None])
         out = dst.view if all_rows else dst.view[:vr]  # (int32 or uint32: the picks' bits either way)
         if shares(dst.storage, cdst.storage):
             new_cdst = cdst.storage.copy()
@@ -1012,6 +1081,12 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
             out[slots] = index
             cdst.storage[:vr] = counts
         own = tmp.storage.view(u8)
+        if image_base is not None:
+            if image_own:
+                own[index_at:index_at + image_own] = image[:image_own]
+            if row_pos.size:
+                own[row_pos] = bits[row_bits]
+            return True
         if index_at < tab_stop:
             own[index_at:tab_stop] = (_index_table(numel, offset) if table is None else table).view(u8)[
                 :tab_stop - index_at]

@@ -24,7 +24,7 @@ from typing import Any
 
 from .dtypes import DType, as_dtype
 from .errors import IllegalInstructionError, PtoError, TileSpecError
-from .events import Pipe, RecordEvent, check_events, next_event_number, record
+from .events import Pipe, RecordEvent, check_events, event_stream, record
 from .isa.enums import CmpMode, GatherAxis, MaskPattern
 from .isa.tci import tci
 from .isa.tcmps import tcmps
@@ -93,8 +93,19 @@ def _split_events(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ..
 # arguments (refusing an unbindable call with ptoisa's error), checks wait events and picks the form. Both run
 # the same implementation, so they give the same bytes, warnings and refusals; the lean one only skips about
 # 1 us of Python work per call (a wrapper frame, event splitting, the general entry's own frame).
-_new_event = tuple.__new__
 _V, _S, _MTE2, _MAT = Pipe.V, Pipe.S, Pipe.MTE2, TileType.Mat
+_NOT_GIVEN = object()
+"""The default of a lean entry's positional-only operands (so that an operand given by keyword reaches the
+general entry as a keyword, and a short call is the general entry's refusal, not a TypeError)."""
+_TEXPANDS_EVENT, _TEXPANDS_MAT_EVENT = event_stream("TEXPANDS", _V), event_stream("TEXPANDS_MAT", _MTE2)
+_TCMPS_EVENT, _TPARTMUL_EVENT = event_stream("TCMPS", _V), event_stream("TPARTMUL", _V)
+_TCI_EVENT, _TGATHER_EVENT = event_stream("TCI", _S), event_stream("TGATHER", _V)
+
+
+def _given(*values: Any) -> tuple[Any, ...]:
+    """The positional arguments a lean entry was given (its parameters that are not _NOT_GIVEN)."""
+    return tuple(v for v in values if v is not _NOT_GIVEN)
+
 _config = resolve
 """`target=` given: its Config. Without one, the lean entries read the `with target(...)` block's Config
 (`context_target()`, no Python frame) and only outside every block ask `current_config()`."""
@@ -122,7 +133,8 @@ def _texpands(dst: Tile | ConvTile, scalar: Any, *events: RecordEvent, target: A
 
 
 @_shows(_texpands)
-def TEXPANDS(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
+def TEXPANDS(dst: Any = _NOT_GIVEN, scalar: Any = _NOT_GIVEN, /, *events: Any, target: Any = None,
+             **kwargs: Any) -> RecordEvent:
     """TEXPANDS(dst, scalar, *events, target=None): fill `dst` with `scalar`.
 
     A Vec tile gets the scalar over its valid region, a Mat tile over its whole Rows x Cols storage, a ConvTile
@@ -134,13 +146,12 @@ def TEXPANDS(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
     >>> t.data.tolist()[0]
     [1.5, 1.5, 1.5, 1.5, 0.0, 0.0, 0.0, 0.0]
     """
-    if len(args) == 2 and not kwargs:
-        dst, scalar = args
+    if scalar is not _NOT_GIVEN and not events and not kwargs:
         texpands(_config(target) if target is not None else context_target() or current_config(), dst, scalar)
         if dst.spec.loc is _MAT:  # texpands accepted dst: a Tile or a ConvTile, both with a spec
-            return _new_event(RecordEvent, ("TEXPANDS_MAT", _MTE2, next_event_number()))
-        return _new_event(RecordEvent, ("TEXPANDS", _V, next_event_number()))
-    return _texpands(*args, target=target, **kwargs)
+            return _TEXPANDS_MAT_EVENT()
+        return _TEXPANDS_EVENT()
+    return _texpands(*_given(dst, scalar), *events, target=target, **kwargs)
 
 
 @_checked_call("TCMPS")
@@ -154,7 +165,8 @@ def _tcmps(dst: Tile, src0: Tile, src1: Any, cmpMode: Any, *events: RecordEvent,
 
 
 @_shows(_tcmps)
-def TCMPS(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
+def TCMPS(dst: Any = _NOT_GIVEN, src0: Any = _NOT_GIVEN, src1: Any = _NOT_GIVEN, cmpMode: Any = _NOT_GIVEN, /,
+          *events: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
     """TCMPS(dst, src0, scalar_or_src1, cmpMode, *events, target=None): compare into packed predicate bits.
 
     Every valid element of `src0` is compared with the scalar (or with `src1[0,0]` when the third argument is a
@@ -170,10 +182,11 @@ def TCMPS(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
     >>> [hex(b) for b in dst.data[0, :2]]
     ['0x0', '0xfc']
     """
-    if len(args) == 4 and not kwargs:
-        tcmps(_config(target) if target is not None else context_target() or current_config(), *args)
-        return _new_event(RecordEvent, ("TCMPS", _V, next_event_number()))
-    return _tcmps(*args, target=target, **kwargs)
+    if cmpMode is not _NOT_GIVEN and not events and not kwargs:
+        tcmps(_config(target) if target is not None else context_target() or current_config(), dst, src0, src1,
+              cmpMode)
+        return _TCMPS_EVENT()
+    return _tcmps(*_given(dst, src0, src1, cmpMode), *events, target=target, **kwargs)
 
 
 @_checked_call("TPARTMUL")
@@ -187,7 +200,8 @@ def _tpartmul(dst: Tile, src0: Tile, src1: Tile, *events: RecordEvent, target: A
 
 
 @_shows(_tpartmul)
-def TPARTMUL(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
+def TPARTMUL(dst: Any = _NOT_GIVEN, src0: Any = _NOT_GIVEN, src1: Any = _NOT_GIVEN, /, *events: Any,
+             target: Any = None, **kwargs: Any) -> RecordEvent:
     """TPARTMUL(dst, src0, src1, *events, target=None): element-wise product over mismatched valid regions.
 
     Over dst's valid region: src0 * src1 where both are valid, the valid source's value where only one is. One
@@ -202,10 +216,10 @@ def TPARTMUL(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
     >>> dst.data[:, 0].tolist()
     [20.0, 3.0]
     """
-    if len(args) == 3 and not kwargs:
-        tpartmul(_config(target) if target is not None else context_target() or current_config(), *args)
-        return _new_event(RecordEvent, ("TPARTMUL", _V, next_event_number()))
-    return _tpartmul(*args, target=target, **kwargs)
+    if src1 is not _NOT_GIVEN and not events and not kwargs:
+        tpartmul(_config(target) if target is not None else context_target() or current_config(), dst, src0, src1)
+        return _TPARTMUL_EVENT()
+    return _tpartmul(*_given(dst, src0, src1), *events, target=target, **kwargs)
 
 
 class _Intrinsic:
@@ -302,13 +316,14 @@ def _template_dtype(name: str, value: Any) -> DType:
         raise _template_error(name, str(exc)) from None
 
 
-def _tci_lean(*args: Any, descending: Any = False, target: Any = None, **kwargs: Any) -> RecordEvent:
+def _tci_lean(dst: Any = _NOT_GIVEN, start: Any = _NOT_GIVEN, /, *args: Any, descending: Any = False,
+              target: Any = None, **kwargs: Any) -> RecordEvent:
     """TCI's lean entry (see the lean entries above): TCI(dst, start[, descending=...])."""
-    if len(args) == 2 and not kwargs:
+    if start is not _NOT_GIVEN and not args and not kwargs:
         config = _config(target) if target is not None else context_target() or current_config()
-        tci(config, args[0], args[1], descending)
-        return _new_event(RecordEvent, ("TCI", _S, next_event_number()))
-    return _tci(*args, descending=descending, target=target, **kwargs)
+        tci(config, dst, start, descending)
+        return _TCI_EVENT()
+    return _tci(*_given(dst, start), *args, descending=descending, target=target, **kwargs)
 
 
 TCI = _intrinsic("TCI", _tci_lean, _tci, _bind_tci)
@@ -404,16 +419,16 @@ def _tgather_lean(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
             if third is Tile and (count == 3 or type(args[3]) is Tile):
                 config = _config(target) if target is not None else context_target() or current_config()
                 tgather_index(config, args[0], args[1], args[2], args[3] if count == 4 else None)
-                return _new_event(RecordEvent, ("TGATHER", _V, next_event_number()))
+                return _TGATHER_EVENT()
             if third is MaskPattern and (count == 3 or type(args[3]) is GatherAxis):
                 config = _config(target) if target is not None else context_target() or current_config()
                 tgather_mask(config, args[0], args[1], args[2],
                              args[3] if count == 4 else GatherAxis.GATHER_ROW)
-                return _new_event(RecordEvent, ("TGATHER", _V, next_event_number()))
+                return _TGATHER_EVENT()
         elif count == 7 and type(args[6]) is CmpMode and type(args[2]) is not MaskPattern:
             config = _config(target) if target is not None else context_target() or current_config()
             tgather_cmp(config, *args)
-            return _new_event(RecordEvent, ("TGATHER", _V, next_event_number()))
+            return _TGATHER_EVENT()
     return _tgather(*args, target=target, **kwargs)
 
 

@@ -309,3 +309,42 @@ def test_keywords_reach_the_general_entry_as_given(name):
             assert results[0] == results[1], (name, split, twice)
             if twice is not None:
                 assert results[0][0] is not None and "given twice" in results[0][0][1]
+
+
+SEED_CALLS = {  # the seeds' lean entries and their general ones, with a legal call's operands in C++ order
+    "TCMPS": (lambda: (F32(), F32(), 0.5, ptoisa.CmpMode.GT), "dst src0 src1 cmpMode"),
+    "TPARTMUL": (lambda: (F32(), F32(), F32()), "dst src0 src1"),
+    "TEXPANDS": (lambda: (F32(), 1.5), "dst scalar"),
+    "TCI": (lambda: (I32_ROW(), 7), "dst start"),
+}
+I32_ROW = Tile[TileType.Vec, np.int32, 1, 16]
+
+
+@pytest.mark.parametrize("name", sorted(SEED_CALLS))
+def test_the_seed_entries_pass_keywords_and_events_to_the_general_entry_as_given(name):
+    """The seeds' lean entries take their operands positional-only: any split into positional and named
+    operands, an operand named twice, a short call and a trailing wait event give the general entry's outcome
+    and bytes."""
+    import ptoisa.api as api
+
+    lean, general_entry = getattr(api, name), getattr(api, "_" + name.lower())
+    make, names = SEED_CALLS[name]
+    names = names.split()
+    n = len(names)
+    event = ptoisa.TADD(F32(), F32(), F32())
+    # (operands given positionally, the rest by name?, an operand also named, trailing events)
+    calls = [(split, True, twice, ()) for split in range(n + 1) for twice in (None, *range(split))]
+    calls += [(n, True, None, (event,)), (n, True, None, (event, "x")), (n - 1, False, None, ())]
+    for split, rest_named, twice, events in calls:
+        results = []
+        for entry in (lean, general_entry):
+            values = list(make())
+            named = dict(zip(names[split:], values[split:])) if rest_named else {}
+            if twice is not None:
+                named[names[twice]] = values[twice]
+            with ptoisa.target("cpu"):
+                got = outcome(lambda: entry(*values[:split], *events, **named))  # noqa: B023 - called at once
+            results.append((got, [v.tobytes() for v in values if type(v) is Tile]))
+        assert results[0] == results[1], (name, split, twice, events)
+        if twice is not None or not rest_named or "x" in events:
+            assert results[0][0] is not None  # refused by both

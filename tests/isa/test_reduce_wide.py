@@ -1,0 +1,157 @@
+"""The in-order sums and products (TROWSUM TROWPROD TCOLSUM TCOLPROD) on tiles large enough for their blocked
+transposing copy into a kept scratch array (`reduce._steps_outer`, `reduce._spare`): every legal type pair of
+each target against the simulator's step loop (from 0 or 1, one rounding per step), values whose result
+depends on the order, full and partial valid regions (static and set at run time), lane counts that are not
+multiples of the copy's block, and calls repeated with other data (the kept scratch must not leak a value from
+an earlier call)."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ptoisa
+from ptoisa import BLayout, Tile, TileType
+
+UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32}
+FOLDS = {"TROWSUM": (np.add, 1), "TROWPROD": (np.multiply, 1), "TCOLSUM": (np.add, 0), "TCOLPROD": (np.multiply, 0)}
+
+
+def bits(x):
+    x = np.asarray(x)
+    return x.view(UINT[x.dtype.itemsize]) if x.dtype.kind in "fV" else x
+
+
+def loop_fold(op, values, acc, axis):
+    """The simulator's loop, one step at a time over every lane, from op's identity, rounded to acc each step."""
+    lanes = (values if axis == 0 else values.T).astype(acc)
+    result = np.full(lanes.shape[1], 0 if op is np.add else 1, acc)
+    with np.errstate(all="ignore"):
+        for row in lanes:
+            result = op(result, row).astype(acc)
+    return result
+
+
+def assert_same_or_both_nan(got, want, what):
+    """Bits equal, or both NaN: which payload wins where two NaNs meet differs between NumPy's vector body and
+    its scalar tail (the step loop's rows against the reduction's), which the order does not decide."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, what
+    nan = np.zeros(got.shape, bool)
+    if got.dtype.kind in "fV":
+        with np.errstate(all="ignore"):
+            nan = np.isnan(got.astype(np.float32)) & np.isnan(want.astype(np.float32))
+    diff = (bits(got) != bits(want)) & ~nan
+    assert not diff.any(), f"{what}: {int(diff.sum())} differ at {np.argwhere(diff)[:5].ravel()}"
+
+
+def order_sensitive(dtype, shape, rng, product):
+    """Mixed magnitudes (the sum of a lane in another order rounds otherwise), signed zeros and a few
+    infinities and NaNs; for products, factors near 1 (no overflow to inf, no underflow to 0 in most lanes)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    if product:
+        values = 1 + rng.standard_normal(shape) * 0.06
+        values[rng.random(shape) < 0.01] = -0.0
+    else:
+        values = rng.standard_normal(shape) * np.exp2(rng.integers(-12, 13, shape))
+        values[rng.random(shape) < 0.02] = -0.0
+    special = rng.random(shape)
+    values[special < 0.002] = np.nan
+    values[(special >= 0.002) & (special < 0.003)] = np.inf
+    values[(special >= 0.003) & (special < 0.004)] = -np.inf
+    with np.errstate(all="ignore"):
+        return values.astype(dtype)
+
+
+def acc_of(name, dst):
+    return np.dtype(np.float32) if name == "TROWSUM" and dst in (np.float16, ml_dtypes.bfloat16) else dst
+
+
+def dst_tile(dst, rows, cols, axis, vr, vc, dynamic):
+    if axis == 1:
+        return Tile[TileType.Vec, dst.type, rows, 1, BLayout.ColMajor, *((-1, -1) if dynamic else (vr, 1))](
+            *((vr, 1) if dynamic else ()))
+    return Tile[TileType.Vec, dst.type, 1, cols, BLayout.RowMajor, *((-1, -1) if dynamic else (1, vc))](
+        *((1, vc) if dynamic else ()))
+
+
+SHAPES = [(256, 256, 256, 256), (256, 256, 250, 231), (64, 256, 64, 200), (256, 64, 256, 64), (128, 512, 97, 512)]
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("name", list(FOLDS))
+def test_wide_folds_against_the_step_loop(name, target):
+    op, axis = FOLDS[name]
+    record = getattr(ptoisa, name)
+    rng = np.random.default_rng(len(name) * 13 + len(target))
+    ran = 0
+    for src_t, dst_t in sorted(record.legality[target].pairs, key=lambda p: (p[0].value, p[1].value)):
+        src, dst = np.dtype(src_t.np), np.dtype(dst_t.np)
+        acc = acc_of(name, dst)
+        for rows, cols, vr, vc in SHAPES:
+            a = Tile[TileType.Vec, src.type, rows, cols, BLayout.RowMajor, vr, vc]()
+            tmp = Tile[TileType.Vec, src.type, rows, cols]()
+            d = dst_tile(dst, rows, cols, axis, vr, vc, False)
+            for _ in range(2):  # the second call reuses the scratch the first one filled
+                x = order_sensitive(src, (rows, cols), rng, op is np.multiply)
+                a.set_logical(x)
+                with np.errstate(all="ignore"):
+                    record(d, a, tmp, target=target)
+                got = d.data[:vr, 0] if axis == 1 else d.data[0, :vc]
+                want = loop_fold(op, x[:vr, :vc], acc, axis)
+                with np.errstate(all="ignore"):
+                    want = want.astype(dst)
+                assert_same_or_both_nan(got, want, (name, target, src, dst, rows, cols, vr, vc))
+            ran += 1
+    assert ran >= 10
+
+
+@pytest.mark.parametrize("target", ["cpu", "a5"])
+@pytest.mark.parametrize("name", list(FOLDS))
+def test_wide_folds_run_time_valid_shapes(name, target):
+    """One tile type, its valid shape changed between calls (each shape compiled once, then taken again)."""
+    op, axis = FOLDS[name]
+    record = getattr(ptoisa, name)
+    rng = np.random.default_rng(5)
+    legal = {(np.dtype(s.np), np.dtype(d.np)) for s, d in record.legality[target].pairs}
+    for src_t, dst_t in ((np.float32, np.float32), (np.float16, np.float16), (np.int32, np.int32),
+                         (ml_dtypes.bfloat16, np.float32)):
+        src, dst = np.dtype(src_t), np.dtype(dst_t)
+        if (src, dst) not in legal:
+            continue
+        for valid in ((256, 256), (255, 129), (256, 256), (33, 256), (255, 129)):
+            vr, vc = valid
+            a = Tile[TileType.Vec, src.type, 256, 256, BLayout.RowMajor, -1, -1](vr, vc)
+            tmp = Tile[TileType.Vec, src.type, 256, 256]()
+            d = dst_tile(dst, 256, 256, axis, vr, vc, True)
+            x = order_sensitive(src, (256, 256), rng, op is np.multiply)
+            a.set_logical(x)
+            with np.errstate(all="ignore"):
+                record(d, a, tmp, target=target)
+                want = loop_fold(op, x[:vr, :vc], acc_of(name, dst), axis).astype(dst)
+            got = d.data[:vr, 0] if axis == 1 else d.data[0, :vc]
+            assert_same_or_both_nan(got, want, (name, target, src, valid))
+
+
+def test_blocked_copy_into_a_kept_scratch():
+    """`_steps_outer` into a scratch array gives the plain transposed copy, whatever the scratch held; the
+    scratch arrays are shared by shape and type."""
+    from ptoisa.isa.vector.reduce import _blocked_pays, _spare, _steps_outer
+
+    rng = np.random.default_rng(9)
+    for dtype, acc in ((np.float32, np.float32), (np.float16, np.float32), (np.float16, np.float16),
+                       (ml_dtypes.bfloat16, ml_dtypes.bfloat16), (ml_dtypes.bfloat16, np.float32)):
+        acc = np.dtype(acc)
+        grid = rng.standard_normal((200, 256)).astype(dtype)
+        for values in (grid.T, grid[3:197, 1:250].T, grid[:, 5:].T):
+            assert _blocked_pays(values)
+            want = np.ascontiguousarray(values, dtype=acc)
+            scratch = np.full(values.shape, np.nan, acc)
+            got = _steps_outer(values, acc, scratch)
+            assert got is scratch and bits(got).tobytes() == bits(want).tobytes()
+            assert bits(_steps_outer(values, acc)).tobytes() == bits(want).tobytes()
+    assert _spare((256, 256), np.dtype(np.float32)) is _spare((256, 256), np.dtype(np.float32))

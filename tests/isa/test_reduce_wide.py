@@ -1,11 +1,16 @@
-"""The in-order sums and products (TROWSUM TROWPROD TCOLSUM TCOLPROD) on tiles large enough for their blocked
+"""The reductions' routes for large tiles against the simulator's loops.
+
+The in-order sums and products (TROWSUM TROWPROD TCOLSUM TCOLPROD) on tiles large enough for their blocked
 transposing copy into a kept scratch array (`reduce._steps_outer`, `reduce._spare`): every legal type pair of
-each target against the simulator's step loop (from 0 or 1, one rounding per step), values whose result
-depends on the order, full and partial valid regions (static and set at run time), lane counts that are not
-multiples of the copy's block, and calls repeated with other data (the kept scratch must not leak a value from
-an earlier call)."""
+each target against the step loop (from 0 or 1, one rounding per step), values whose result depends on the
+order, full and partial valid regions (static and set at run time), lane counts that are not multiples of the
+copy's block, and calls repeated with other data (the kept scratch must not leak a value from an earlier call).
+The column arg reductions (TCOLARGMAX TCOLARGMIN) of full-width regions (rows laid side by side in long lines)
+and partial ones, against the arg loop, with ties, signed zeros and NaNs."""
 
 from __future__ import annotations
+
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -155,3 +160,66 @@ def test_blocked_copy_into_a_kept_scratch():
             assert got is scratch and bits(got).tobytes() == bits(want).tobytes()
             assert bits(_steps_outer(values, acc)).tobytes() == bits(want).tobytes()
     assert _spare((256, 256), np.dtype(np.float32)) is _spare((256, 256), np.dtype(np.float32))
+
+
+def first_index_loop(region, greater):
+    """The simulator's arg loop (include/pto/cpu/TReduceIdx.hpp) down every column at once: element 0, replaced
+    only by a strictly greater (smaller) element; NaN comparisons are false."""
+    with np.errstate(all="ignore"):
+        wide = region.astype(np.float64)
+    best, index = wide[0].copy(), np.zeros(wide.shape[1], np.int64)
+    for i in range(1, wide.shape[0]):
+        better = wide[i] > best if greater else wide[i] < best
+        best = np.where(better, wide[i], best)
+        index = np.where(better, i, index)
+    return index
+
+
+def arg_values(dtype, shape, rng, kind):
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low, high = (-2 if dtype.kind == "i" else 0, 3) if kind == "ties" else (info.min, info.max)
+        return rng.integers(low, high, shape, endpoint=True).astype(dtype)
+    if kind == "ties":  # small integers and signed zeros: many equal extremes, zero extremes of both signs
+        values = rng.integers(-2, 3, shape).astype(np.float64)
+        values[rng.random(shape) < 0.3] = -0.0
+    else:
+        values = rng.standard_normal(shape) * 100
+    if kind == "nan":
+        values[rng.random(shape) < 0.002] = np.nan
+    with np.errstate(all="ignore"):
+        out = values.astype(dtype)
+    if kind == "nan" and dtype.itemsize == 4:
+        out.view(np.uint32)[0, 3] = 0xFF800001  # a signalling NaN
+    return out
+
+
+@pytest.mark.parametrize("target", ["cpu", "a5"])
+@pytest.mark.parametrize("name", ["TCOLARGMAX", "TCOLARGMIN"])
+@pytest.mark.parametrize("s_type", [np.float32, np.float16, np.int32, np.int16], ids=str)
+def test_wide_column_arg_reductions_against_the_loop(target, name, s_type):
+    """Full-width regions (rows contiguous: the grouped route) and partial ones, static and set at run time, on
+    256-wide tiles, repeated with other data."""
+    greater = name.endswith("MAX")
+    record = getattr(ptoisa, name)
+    rng = np.random.default_rng(11)
+    src = np.dtype(s_type)
+    for rows, cols, vr, vc, dynamic in ((256, 256, 256, 256, False), (256, 256, 250, 256, False),
+                                        (256, 256, 256, 200, False), (128, 256, 128, 256, True),
+                                        (128, 256, 72, 256, True), (128, 256, 128, 256, True)):
+        for kind in ("plain", "ties", "nan"):
+            if kind == "nan" and src.kind in "iu":
+                continue
+            if dynamic:
+                a = Tile[TileType.Vec, src.type, rows, cols, BLayout.RowMajor, -1, -1](vr, vc)
+                d = Tile[TileType.Vec, np.int32, 1, cols, BLayout.RowMajor, 1, -1](vc)
+            else:
+                a = Tile[TileType.Vec, src.type, rows, cols, BLayout.RowMajor, vr, vc]()
+                d = Tile[TileType.Vec, np.int32, 1, cols, BLayout.RowMajor, 1, vc]()
+            x = arg_values(src, (rows, cols), rng, kind)
+            a.set_logical(x)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a signalling NaN widened
+                record(d, a, Tile[TileType.Vec, src.type, rows, cols](), target=target)
+            assert d.data[0, :vc].tolist() == first_index_loop(x[:vr, :vc], greater).tolist(), (rows, vr, vc, kind)

@@ -507,6 +507,59 @@ def _first_match_down(values: np.ndarray, extreme: np.ndarray) -> np.ndarray:
 _DOWN_WEIGHTS: dict[tuple[int, np.dtype], np.ndarray] = {}
 
 
+def _rows_per_group(rows: int, cols: int, length: int = 0) -> int:
+    """For a C-contiguous (rows, cols) region worked down its columns: how many rows to lay side by side as one
+    line. With `length`, the fewest that divide the rows and make a line of at least `length` elements; without
+    (or when none does), the most up to 8 that divide them; 1 when none does. NumPy runs the outer axis of a
+    reduction (and of a comparison with a line broadcast over rows) one row per inner-loop call, and lines
+    shorter than its buffer (8192 elements) also cost a buffered copy. Measured on 256x256 floats: max down the
+    columns 7.8 -> 6.4 us in lines of 8 rows, the comparison with the column extremes 9.5 -> 6.1 us in lines of
+    32 rows."""
+    fits = [group for group in range(2, rows) if rows % group == 0]
+    if length:
+        long = [group for group in fits if group * cols >= length]
+        if long:
+            return long[0]
+    short = [group for group in fits if group <= 8]
+    return short[-1] if short else 1
+
+
+def _down_in_groups(reduce: Callable, x: np.ndarray, group: int) -> np.ndarray:
+    """reduce(x, 0) of a C-contiguous (rows, cols) `x` in two reductions: the rows taken `group` at a time as one
+    long row, then the `group` partial rows. Only for order-free reductions of integers, or of floats where the
+    caller does not take a result that NaNs or zeros could make differ (which NaN, which zero)."""
+    rows, cols = x.shape
+    wide = reduce(x.reshape(rows // group, group * cols), 0)
+    return reduce(wide.reshape(group, cols), 0)
+
+
+def _first_match_grouped(values: np.ndarray, extreme: np.ndarray, line: np.ndarray, group: int, down: int
+                         ) -> np.ndarray:
+    """`_first_match_down` of a C-contiguous region with `group` rows laid side by side as one line (`line`: a
+    scratch array of group * cols elements of values' type): the comparison with the extremes and the weighting
+    run as long lines instead of one call per row, the weights being a whole (rows, cols) array kept per shape;
+    the weighted matches reduced `down` rows at a time (`_down_in_groups`)."""
+    rows, cols = values.shape
+    kind = np.min_scalar_type(rows - 1)
+    key = (rows, cols, kind)
+    weight = _GROUPED_WEIGHTS.get(key)
+    if weight is None:
+        weight = np.ascontiguousarray(np.broadcast_to(np.arange(rows - 1, -1, -1, dtype=kind)[:, None],
+                                                      (rows, cols)))
+        weight.setflags(write=False)
+        if len(_GROUPED_WEIGHTS) < 32:
+            _GROUPED_WEIGHTS[key] = weight
+    np.copyto(line.reshape(group, cols), extreme)
+    match = np.equal(values.reshape(rows // group, group * cols), line).reshape(rows, cols)
+    score = np.multiply(match.view(np.uint8), weight, dtype=kind)
+    best = _down_in_groups(np.maximum.reduce, score, down)
+    return (rows - 1) - best.astype(np.intp)
+
+
+_GROUPED_WEIGHTS: dict[tuple[int, int, np.dtype], np.ndarray] = {}
+_LINE = 8192  # elements: NumPy's buffer size, below which a broadcast line costs a copy
+
+
 def _arg_table(role_layouts: tuple[str, ...]) -> dict[str, Legality]:
     return {t: Legality({"dst": _ARG_IDX, "src": _ARG_SRC[t]}, row_major=role_layouts) for t in TARGETS}
 
@@ -543,6 +596,28 @@ def _arg_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str, int
     down = axis == 0 and vr * vc >= _MATCH_DOWN_MIN
     ints = src_spec.np_dtype.kind in "iu"
     largest = np.maximum.reduce
+    sample = plain_view(np.empty(src_spec.rows * src_spec.cols, src_spec.np_dtype), src_spec)[part]
+    group = _rows_per_group(vr, vc) if down and sample.flags.c_contiguous else 1
+    if group > 1:
+        smallest = np.minimum.reduce
+        lined = _rows_per_group(vr, vc, _LINE)
+        spare = Spare((lined * vc,), src_spec.np_dtype)
+
+        def run_grouped(args: tuple) -> None:
+            x = args[s].view[part]
+            best = _down_in_groups(extreme, x, group)
+            if not ints:
+                low = smallest(best)
+                if low != low:  # a NaN in the region (max and min keep one), found by the column extremes
+                    args[d].view[into] = first_index(x, axis, greater)
+                    return
+            line = spare.take()
+            try:
+                args[d].view[into] = _first_match_grouped(x, best, line, lined, group)
+            finally:
+                spare.give(line)
+
+        return run_grouped
 
     def run(args: tuple) -> None:
         x = args[s].view[part]

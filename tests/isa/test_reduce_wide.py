@@ -223,3 +223,52 @@ def test_wide_column_arg_reductions_against_the_loop(target, name, s_type):
                 warnings.simplefilter("ignore")  # a signalling NaN widened
                 record(d, a, Tile[TileType.Vec, src.type, rows, cols](), target=target)
             assert d.data[0, :vc].tolist() == first_index_loop(x[:vr, :vc], greater).tolist(), (rows, vr, vc, kind)
+
+
+def extreme_loop(region, greater, dst):
+    """The simulator's max (min) loop down every column at once: element 0, replaced only by a strictly greater
+    (smaller) element (a NaN first stays, later NaNs are skipped, of equal zeros the first stays)."""
+    best = region[0].copy()
+    with np.errstate(all="ignore"):
+        for row in region[1:]:
+            best = np.where(row > best if greater else row < best, row, best)
+        return best.astype(dst)
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("name", ["TCOLMAX", "TCOLMIN"])
+@pytest.mark.parametrize("types", [(np.float32, np.float32), (np.float16, np.float16), (np.float16, np.float32),
+                                   (np.int32, np.int32), (np.int16, np.int16), (np.int8, np.int8),
+                                   (np.uint8, np.uint8)], ids=lambda p: f"{np.dtype(p[0]).name}-{np.dtype(p[1]).name}")
+def test_wide_column_extremes_against_the_loop(target, name, types):
+    """Full-width regions (rows contiguous: reduced with rows side by side) and partial ones, static and set
+    at run time, with NaNs, ties of signed zeros, one sign only; each call's bits against the loop's."""
+    src, dst = (np.dtype(t) for t in types)
+    record = getattr(ptoisa, name)
+    legal = {(np.dtype(s.np), np.dtype(d.np)) for s, d in record.legality[target].pairs}
+    if (src, dst) not in legal:
+        pytest.skip("not on this target")
+    greater = name.endswith("MAX")
+    rng = np.random.default_rng(17)
+    for rows, cols, vr, vc, dynamic in ((256, 256, 256, 256, False), (256, 256, 250, 256, False),
+                                        (300, 64, 300, 64, False), (256, 256, 256, 200, False),
+                                        (128, 256, 128, 256, True), (128, 256, 72, 256, True),
+                                        (128, 256, 128, 256, True)):
+        for kind in ("plain", "ties", "nan", "one sign"):
+            if kind == "nan" and src.kind in "iu":
+                continue
+            x = arg_values(src, (rows, cols), rng, "plain" if kind == "one sign" else kind)
+            if kind == "one sign":
+                x = np.abs(x) if src.kind in "fu" or not greater else np.negative(np.abs(x) // 2)
+            if dynamic:
+                a = Tile[TileType.Vec, src.type, rows, cols, BLayout.RowMajor, -1, -1](vr, vc)
+                d = Tile[TileType.Vec, dst.type, 1, cols, BLayout.RowMajor, 1, -1](vc)
+            else:
+                a = Tile[TileType.Vec, src.type, rows, cols, BLayout.RowMajor, vr, vc]()
+                d = Tile[TileType.Vec, dst.type, 1, cols, BLayout.RowMajor, 1, vc]()
+            a.set_logical(x)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a signalling NaN compared
+                record(d, a, target=target)
+            want = extreme_loop(x[:vr, :vc], greater, dst)
+            assert bits(d.data[0, :vc]).tolist() == bits(want).tolist(), (rows, vr, vc, kind)

@@ -286,7 +286,8 @@ _BITS_SIGNED = {2: np.dtype(np.int16), 4: np.dtype(np.int32)}
 _BITS_UNSIGNED = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
 
 
-def _extreme_by_bits(x: np.ndarray, axis: int, greater: bool, order: list[bool]) -> np.ndarray | None:
+def _extreme_by_bits(x: np.ndarray, axis: int, greater: bool, order: list[bool], group: int = 1
+                     ) -> np.ndarray | None:
     """`first_extreme` of half or float `x` from integer reductions of its bits (NumPy reduces integers several
     times faster than floats, whose loops handle NaNs), or None when the bits cannot decide it.
 
@@ -299,8 +300,13 @@ def _extreme_by_bits(x: np.ndarray, axis: int, greater: bool, order: list[bool])
     result found so is the only value of its bits in the lane that compares equal to it, so it is also what the
     simulator's loop keeps. A lane that neither decides (its extreme is a zero the other zero may tie with), or
     any NaN: None. `order[0]`: whether to try the reduction for lanes with a number of the extreme's sign first
-    (else the one for lanes of one sign); flipped when the other one alone decided every lane."""
+    (else the one for lanes of one sign); flipped when the other one alone decided every lane. `group` (axis 0,
+    rows contiguous): the integer reductions run with that many rows side by side (`_down_in_groups`)."""
     n = x.dtype.itemsize
+
+    def down(reduce: Callable, bits: np.ndarray) -> np.ndarray:
+        return _down_in_groups(reduce, bits, group) if group > 1 else reduce(bits, axis)
+
     signed, unsigned = x.view(_BITS_SIGNED[n]), x.view(_BITS_UNSIGNED[n])
     sign = 1 << (8 * n - 1)
     if n == 4:
@@ -311,19 +317,19 @@ def _extreme_by_bits(x: np.ndarray, axis: int, greater: bool, order: list[bool])
         return None
     if greater:  # (bits, lanes it decides): a positive number's lanes; lanes of sign-set values only
         def mixed() -> tuple[np.ndarray, np.ndarray]:
-            best = np.maximum.reduce(signed, axis)
+            best = down(np.maximum.reduce, signed)
             return best.view(x.dtype), best > 0
 
         def one_sign() -> tuple[np.ndarray, np.ndarray]:
-            best = np.minimum.reduce(unsigned, axis)
+            best = down(np.minimum.reduce, unsigned)
             return best.view(x.dtype), best >= sign
     else:  # a negative number's lanes; lanes with no sign bit set
         def mixed() -> tuple[np.ndarray, np.ndarray]:
-            best = np.maximum.reduce(unsigned, axis)
+            best = down(np.maximum.reduce, unsigned)
             return best.view(x.dtype), best > sign
 
         def one_sign() -> tuple[np.ndarray, np.ndarray]:
-            best = np.minimum.reduce(signed, axis)
+            best = down(np.minimum.reduce, signed)
             return best.view(x.dtype), best >= 0
 
     first, second = (mixed, one_sign) if order[0] else (one_sign, mixed)
@@ -364,6 +370,15 @@ def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str,
     wide = dst_spec.np_dtype if dst_spec.np_dtype != src_spec.np_dtype else None
     d, s = positions["dst"], positions["src"]
     reduce = (np.maximum if greater else np.minimum).reduce
+    sample = plain_view(np.empty(src_spec.rows * src_spec.cols, src_spec.np_dtype), src_spec)[part]
+    # down the columns of a large region whose rows are contiguous: rows laid side by side (`_down_in_groups`)
+    group = _rows_per_group(vr, vc) if axis == 0 and vr * vc >= _MATCH_DOWN_MIN and sample.flags.c_contiguous \
+        else 1
+    if group > 1:
+        plain_reduce = reduce
+
+        def reduce(values: np.ndarray, along: int) -> np.ndarray:  # noqa: ARG001 - always 0 here
+            return _down_in_groups(plain_reduce, values, group)
     if dst_spec.np_dtype.kind in "iu":
         def run_int(args: tuple) -> None:
             args[d].view[into] = reduce(args[s].view[part], axis)
@@ -383,7 +398,7 @@ def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str,
         if by_bits:
             token = quiet_set()
             try:
-                found = _extreme_by_bits(x, axis, greater, order)
+                found = _extreme_by_bits(x, axis, greater, order, group)
             finally:
                 quiet_reset(token)
             if found is not None:
@@ -527,10 +542,16 @@ def _rows_per_group(rows: int, cols: int, length: int = 0) -> int:
 def _down_in_groups(reduce: Callable, x: np.ndarray, group: int) -> np.ndarray:
     """reduce(x, 0) of a C-contiguous (rows, cols) `x` in two reductions: the rows taken `group` at a time as one
     long row, then the `group` partial rows. Only for order-free reductions of integers, or of floats where the
-    caller does not take a result that NaNs or zeros could make differ (which NaN, which zero)."""
+    caller does not take a result that NaNs or zeros could make differ (which NaN, which zero). The first
+    reduction meets every element (each group of rows is compared with another), so it raises what
+    one reduction would (a signalling NaN's invalid operation); the second, of its results, is silent."""
     rows, cols = x.shape
     wide = reduce(x.reshape(rows // group, group * cols), 0)
-    return reduce(wide.reshape(group, cols), 0)
+    token = quiet_set()
+    try:
+        return reduce(wide.reshape(group, cols), 0)
+    finally:
+        quiet_reset(token)
 
 
 def _first_match_grouped(values: np.ndarray, extreme: np.ndarray, line: np.ndarray, group: int, down: int
@@ -607,7 +628,11 @@ def _arg_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str, int
             x = args[s].view[part]
             best = _down_in_groups(extreme, x, group)
             if not ints:
-                low = smallest(best)
+                token = quiet_set()  # the test of the extremes is ours: silent
+                try:
+                    low = smallest(best)
+                finally:
+                    quiet_reset(token)
                 if low != low:  # a NaN in the region (max and min keep one), found by the column extremes
                     args[d].view[into] = first_index(x, axis, greater)
                     return

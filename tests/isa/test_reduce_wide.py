@@ -152,11 +152,15 @@ def test_blocked_copy_into_a_kept_scratch():
                        (ml_dtypes.bfloat16, ml_dtypes.bfloat16), (ml_dtypes.bfloat16, np.float32)):
         acc = np.dtype(acc)
         grid = rng.standard_normal((200, 256)).astype(dtype)
+        grid.view(UINT[grid.itemsize]).ravel()[::97] = 0x7C01 if grid.itemsize == 2 else 0x7F800001  # NaN payloads
         for values in (grid.T, grid[3:197, 1:250].T, grid[:, 5:].T):
             assert _blocked_pays(values)
             want = np.ascontiguousarray(values, dtype=acc)
             scratch = np.full(values.shape, np.nan, acc)
             got = _steps_outer(values, acc, scratch)
+            assert got is scratch and bits(got).tobytes() == bits(want).tobytes()
+            scratch = np.full(values.shape, np.nan, acc)
+            got = _steps_outer(values, acc, scratch, np.full(values.shape, 0x7E01, np.uint16))  # bits copied first
             assert got is scratch and bits(got).tobytes() == bits(want).tobytes()
             assert bits(_steps_outer(values, acc)).tobytes() == bits(want).tobytes()
     assert _spare((256, 256), np.dtype(np.float32)) is _spare((256, 256), np.dtype(np.float32))

@@ -276,3 +276,36 @@ def test_wide_column_extremes_against_the_loop(target, name, types):
                 record(d, a, target=target)
             want = extreme_loop(x[:vr, :vc], greater, dst)
             assert bits(d.data[0, :vc]).tolist() == bits(want).tolist(), (rows, vr, vc, kind)
+
+
+# --- the compiled calls against the general kernel (bytes and warnings), on the wide routes --------------------
+def _hooks():
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.dirname(__file__))
+    import test_rowcol_hooks
+
+    return test_rowcol_hooks
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("name", ["TCOLARGMAX", "TCOLARGMIN", "TCOLMAX", "TCOLMIN", "TROWSUM", "TROWPROD"])
+@pytest.mark.parametrize("s_type", [np.float32, np.float16, np.int16], ids=str)
+@pytest.mark.parametrize("region", [(256, 256, None, None), (256, 256, 200, 256), (128, 256, 128, 256)], ids=str)
+@pytest.mark.parametrize("kind", ["mixed", "positive", "nan", "zeros"])
+def test_wide_compiled_against_the_general_kernel(target, name, s_type, region, kind):
+    """The public (compiled) call, twice, against the general kernel on copies: same bytes, same warnings (NaNs
+    with payloads and signalling NaNs in "mixed" and "nan")."""
+    h = _hooks()
+    rows, cols, vr, vc = region
+    s = h.make(h.spec(s_type, rows, cols, h.ROW, vr, vc), h.values(s_type, rows * cols, kind))
+    vr, vc = s.valid_shape
+    if name.startswith("TCOLARG"):
+        tiles = [h.make(h.spec(np.int32, 1, cols, h.ROW, 1, vc)), s, h.make(s.spec)]
+    elif name.startswith("TCOL"):
+        tiles = [h.make(h.spec(s_type, 1, cols, h.ROW, 1, vc)), s]
+    else:
+        wide = np.float32 if s_type == np.float16 and name == "TROWSUM" and target == "cpu" else s_type
+        tiles = [h.make(h.spec(wide, rows, 1, h.COL, vr, 1)), s, h.make(s.spec)]
+    h.check(name, target, tiles, hooked=None)

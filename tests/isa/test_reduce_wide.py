@@ -309,3 +309,26 @@ def test_wide_compiled_against_the_general_kernel(target, name, s_type, region, 
         wide = np.float32 if s_type == np.float16 and name == "TROWSUM" and target == "cpu" else s_type
         tiles = [h.make(h.spec(wide, rows, 1, h.COL, vr, 1)), s, h.make(s.spec)]
     h.check(name, target, tiles, hooked=None)
+
+
+def test_widen_gives_numpys_half_to_float_bits():
+    """`reduce._widen` against NumPy's conversion: every half bit pattern (zeros, subnormals, infinities, NaN
+    payloads, signalling NaNs), shuffled, in 2-d strided and transposed views, with and without specials and
+    subnormals; no floating-point flag raised."""
+    from ptoisa.isa.vector.reduce import _widen
+
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    magnitude = every.view(np.uint16) & 0x7FFF
+    rng = np.random.default_rng(4)
+    finite_normal = every[(magnitude >= 0x400) & (magnitude < 0x7C00)]
+    cases = [every, rng.permutation(every), every.reshape(256, 256).T, every.reshape(256, 256)[5:200:3, 7:250],
+             finite_normal, rng.permutation(finite_normal)[:4096].reshape(64, 64).T,
+             rng.standard_normal((256, 256)).astype(np.float16), np.zeros((64, 64), np.float16)]
+    for values in cases:
+        out = np.full(values.shape, np.nan, np.float32)
+        with np.errstate(all="raise"):
+            got = _widen(values, out)
+        assert got is out and bits(out).tolist() == bits(values.astype(np.float32)).tolist()
+    out = np.empty((16, 16), np.float32)  # bfloat16: ml_dtypes' cast
+    b = rng.standard_normal((16, 16)).astype(ml_dtypes.bfloat16)
+    assert bits(_widen(b, out)).tolist() == bits(b.astype(np.float32)).tolist()

@@ -33,7 +33,7 @@ from ...dtypes import DType as D
 from ...tile.enums import SLayout
 from ...tile.layout import plain_view, store
 from ..record import TARGETS, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
-from ._common import valid_of
+from ._common import Spare, valid_of
 
 _ROW_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
                       (D.I16, D.I16), (D.I16, D.I32), (D.I32, D.I32)})
@@ -95,24 +95,89 @@ def _blocked_pays(values: np.ndarray) -> bool:
         and pitch & (pitch - 1) == 0
 
 
-def _steps_outer(values: np.ndarray, acc: np.dtype) -> np.ndarray:
+def _steps_outer(values: np.ndarray, acc: np.dtype, scratch: np.ndarray | None = None,
+                 bits: np.ndarray | None = None) -> np.ndarray:
     """`values` (steps, lanes) as a C-ordered array of acc's type (rows may be padded): a row-major view of acc's
     type as it is, else a copy. When the lanes are the source's rows (a transposed view), the copy is made a
     block of lanes at a time, each block reading a few source rows: a whole-array transposing copy reads one
-    element per cache line and costs several times more."""
+    element per cache line and costs several times more. That blocked copy goes into `scratch` (a C-ordered
+    (steps, lanes) array of acc's type) when given: a kept array is faster to write than a new one (256x256
+    float, copy and reduce: 31.0 -> 28.5 us). Half or bfloat16 values summed in float are copied as their bits
+    (into `bits`, a C-ordered (steps, lanes) uint16 array, when given), then converted in one contiguous pass
+    (`_widen`): a converting copy a block at a time is slower (256x256 TROWSUM bfloat16: 150 -> 38 us). Large
+    half regions summed in float are widened by `_widen` on every route."""
     steps, lanes = values.shape
     item = values.itemsize
     if values.dtype == acc and values.strides[1] == item and values.strides[0] >= item * lanes:
         return values
     if _blocked_pays(values):
-        out = np.empty((steps, lanes), acc)
-        into, source = out, values
-        if values.dtype == acc and acc.kind == "V":  # bfloat16: copied as bits (ml_dtypes' own copy is slower)
-            into, source = out.view(np.uint16), values.view(np.uint16)
+        out = np.empty((steps, lanes), acc) if scratch is None else scratch
+        into, source = out.T, values.T  # (lanes, steps): a block of lanes is a block of source rows
+        halves = values.dtype != acc and values.dtype in _WIDENED
+        if halves:
+            into = (np.empty((steps, lanes), np.uint16) if bits is None else bits).T
+        if values.dtype == acc and acc.kind == "V" or halves:  # 16-bit floats copied as bits (faster)
+            into, source = into.view(np.uint16), source.view(np.uint16)
+        copyto = np.copyto
         for start in range(0, lanes, _BLOCK):
-            np.copyto(into[:, start:start + _BLOCK], source[:, start:start + _BLOCK], casting="unsafe")
+            copyto(into[start:start + _BLOCK], source[start:start + _BLOCK], casting="unsafe")
+        if halves:
+            _widen(into.T.view(values.dtype), out)
         return out
+    if values.dtype == _HALF and acc == _FLOAT and values.size >= _WIDEN_MIN:
+        return _widen(values, np.empty((steps, lanes), acc))
     return np.ascontiguousarray(values, dtype=acc)
+
+
+_HALF, _FLOAT = np.dtype(np.float16), np.dtype(np.float32)
+_WIDENED = frozenset({_HALF, np.dtype(D.BF16.np)})
+_WIDEN_MIN = 16384  # half elements: below this NumPy's own conversion costs less than `_widen`'s passes
+_HALF_SCALE = np.float32(2.0 ** 112)  # a half's magnitude bits under a float's, times this: its value
+_SIGN_AND_LOW = np.int32(-0x70000000 - 1)  # 0x8FFFFFFF: the sign bit and the 28 low bits
+
+
+def _widen(values: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Half or bfloat16 `values` converted into float `out` (C-ordered, of their shape), with the bits of NumPy's
+    (ml_dtypes') conversion: bfloat16 by ml_dtypes' cast (the top half of a float, fast); half by integer steps
+    instead of NumPy's conversion, which runs a scalar routine per element. The half's bits sign-extended to 32
+    and shifted left by 13 put its magnitude bits under the float's (bits 13-27) and its sign in bits 28-31;
+    bits 28-30 cleared, the float read from them is the half's value times 2**-112 (a half subnormal: a float
+    subnormal), so one multiplication by 2**112 gives the value exactly (no rounding, no overflow, no flag). An
+    infinity or NaN (exponent all ones) comes out of it with the float exponent 143 and its significand in
+    place: 112 more in the exponent field make it the float infinity or NaN with the half's payload shifted up
+    (a signalling NaN not quieted), as NumPy's npy_halfbits_to_floatbits does. x86 multiplies a vector holding
+    a subnormal by microcode (some hundred cycles): 256x256 halves, NumPy's conversion against this one
+    (interleaved medians), random normal values 57 -> 27 us, with 1 % subnormals 66 -> 44, 10 % 151 -> 175,
+    all 916 -> 301."""
+    if values.dtype != _HALF:
+        np.copyto(out, values, casting="unsafe")
+        return out
+    half = values.view(np.uint16)
+    word = out.view(np.int32)
+    np.copyto(word, values.view(np.int16), casting="unsafe")  # sign-extended
+    np.left_shift(word, 13, out=word)
+    np.bitwise_and(word, _SIGN_AND_LOW, out=word)
+    np.multiply(out, _HALF_SCALE, out=out)
+    if np.maximum.reduce(np.bitwise_and(half, 0x7FFF), None) >= 0x7C00:  # an infinity or a NaN: 143 -> 255
+        special = np.equal(np.bitwise_and(half, 0x7C00), 0x7C00)
+        np.add(word, np.multiply(special, np.int32(112 << 23), dtype=np.int32), out=word)
+    return out
+
+
+_SPARES: dict[tuple[tuple[int, ...], np.dtype], Spare] = {}
+_SPARES_KEPT = 32
+
+
+def _spare(shape: tuple[int, ...], acc: np.dtype) -> Spare:
+    """The scratch arrays of a blocked copy (`_steps_outer`) of one shape and type, shared by the compiled calls
+    that need them (so that many signatures hold few arrays); past `_SPARES_KEPT` shapes, one of the call's own."""
+    key = (shape, acc)
+    spare = _SPARES.get(key)
+    if spare is None:
+        spare = Spare(shape, acc)
+        if len(_SPARES) < _SPARES_KEPT:
+            _SPARES[key] = spare
+    return spare
 
 
 def first_extreme(values: np.ndarray, axis: int, greater: bool) -> np.ndarray:
@@ -233,20 +298,32 @@ def _in_order_compiled(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtyp
     as_is = steps_lanes.dtype == acc and steps_lanes.strides[1] == item \
         and steps_lanes.strides[0] >= item * steps_lanes.shape[1]
     blocked = not as_is and _blocked_pays(steps_lanes)
-    contiguous = np.ascontiguousarray
+    # large half regions summed in float: `_steps_outer` widens them faster than NumPy's conversion
+    contiguous = _steps_outer if steps_lanes.dtype == _HALF and acc == _FLOAT and steps_lanes.size >= _WIDEN_MIN \
+        else np.ascontiguousarray
+    spare = _spare(steps_lanes.shape, acc) if blocked else None
+    halves = _spare(steps_lanes.shape, np.dtype(np.uint16)) if blocked and steps_lanes.dtype != acc \
+        and steps_lanes.dtype in _WIDENED else None
 
     def run(args: tuple) -> None:
         x = args[s].view[part]
         values = x if axis == 0 else x.T
+        scratch = spare.take() if blocked else None
+        bits = halves.take() if halves is not None else None
         token = quiet_set()
         try:
-            outer = values if as_is else _steps_outer(values, acc) if blocked else contiguous(values, acc)
+            outer = values if as_is else _steps_outer(values, acc, scratch, bits) if blocked \
+                else contiguous(values, acc)
             if direct:
                 reduce(outer, 0, None, args[d].view[into])
             else:  # half sums overflow to inf quietly, as in the general kernel
                 copyto(args[d].view[into], reduce(outer, 0), casting="unsafe")
         finally:
             quiet_reset(token)
+            if blocked:
+                spare.give(scratch)
+            if bits is not None:
+                halves.give(bits)
 
     return run
 
@@ -263,7 +340,8 @@ _BITS_SIGNED = {2: np.dtype(np.int16), 4: np.dtype(np.int32)}
 _BITS_UNSIGNED = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
 
 
-def _extreme_by_bits(x: np.ndarray, axis: int, greater: bool, order: list[bool]) -> np.ndarray | None:
+def _extreme_by_bits(x: np.ndarray, axis: int, greater: bool, order: list[bool], group: int = 1
+                     ) -> np.ndarray | None:
     """`first_extreme` of half or float `x` from integer reductions of its bits (NumPy reduces integers several
     times faster than floats, whose loops handle NaNs), or None when the bits cannot decide it.
 
@@ -276,8 +354,13 @@ def _extreme_by_bits(x: np.ndarray, axis: int, greater: bool, order: list[bool])
     result found so is the only value of its bits in the lane that compares equal to it, so it is also what the
     simulator's loop keeps. A lane that neither decides (its extreme is a zero the other zero may tie with), or
     any NaN: None. `order[0]`: whether to try the reduction for lanes with a number of the extreme's sign first
-    (else the one for lanes of one sign); flipped when the other one alone decided every lane."""
+    (else the one for lanes of one sign); flipped when the other one alone decided every lane. `group` (axis 0,
+    rows contiguous): the integer reductions run with that many rows side by side (`_down_in_groups`)."""
     n = x.dtype.itemsize
+
+    def down(reduce: Callable, bits: np.ndarray) -> np.ndarray:
+        return _down_in_groups(reduce, bits, group) if group > 1 else reduce(bits, axis)
+
     signed, unsigned = x.view(_BITS_SIGNED[n]), x.view(_BITS_UNSIGNED[n])
     sign = 1 << (8 * n - 1)
     if n == 4:
@@ -288,19 +371,19 @@ def _extreme_by_bits(x: np.ndarray, axis: int, greater: bool, order: list[bool])
         return None
     if greater:  # (bits, lanes it decides): a positive number's lanes; lanes of sign-set values only
         def mixed() -> tuple[np.ndarray, np.ndarray]:
-            best = np.maximum.reduce(signed, axis)
+            best = down(np.maximum.reduce, signed)
             return best.view(x.dtype), best > 0
 
         def one_sign() -> tuple[np.ndarray, np.ndarray]:
-            best = np.minimum.reduce(unsigned, axis)
+            best = down(np.minimum.reduce, unsigned)
             return best.view(x.dtype), best >= sign
     else:  # a negative number's lanes; lanes with no sign bit set
         def mixed() -> tuple[np.ndarray, np.ndarray]:
-            best = np.maximum.reduce(unsigned, axis)
+            best = down(np.maximum.reduce, unsigned)
             return best.view(x.dtype), best > sign
 
         def one_sign() -> tuple[np.ndarray, np.ndarray]:
-            best = np.minimum.reduce(signed, axis)
+            best = down(np.minimum.reduce, signed)
             return best.view(x.dtype), best >= 0
 
     first, second = (mixed, one_sign) if order[0] else (one_sign, mixed)
@@ -341,6 +424,15 @@ def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str,
     wide = dst_spec.np_dtype if dst_spec.np_dtype != src_spec.np_dtype else None
     d, s = positions["dst"], positions["src"]
     reduce = (np.maximum if greater else np.minimum).reduce
+    sample = plain_view(np.empty(src_spec.rows * src_spec.cols, src_spec.np_dtype), src_spec)[part]
+    # down the columns of a large region whose rows are contiguous: rows laid side by side (`_down_in_groups`)
+    group = _rows_per_group(vr, vc) if axis == 0 and vr * vc >= _GROUPED_MIN and sample.flags.c_contiguous \
+        else 1
+    if group > 1:
+        plain_reduce = reduce
+
+        def reduce(values: np.ndarray, along: int) -> np.ndarray:  # noqa: ARG001 - always 0 here
+            return _down_in_groups(plain_reduce, values, group)
     if dst_spec.np_dtype.kind in "iu":
         def run_int(args: tuple) -> None:
             args[d].view[into] = reduce(args[s].view[part], axis)
@@ -360,7 +452,7 @@ def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str,
         if by_bits:
             token = quiet_set()
             try:
-                found = _extreme_by_bits(x, axis, greater, order)
+                found = _extreme_by_bits(x, axis, greater, order, group)
             finally:
                 quiet_reset(token)
             if found is not None:
@@ -484,6 +576,68 @@ def _first_match_down(values: np.ndarray, extreme: np.ndarray) -> np.ndarray:
 _DOWN_WEIGHTS: dict[tuple[int, np.dtype], np.ndarray] = {}
 
 
+def _rows_per_group(rows: int, cols: int, length: int = 0) -> int:
+    """For a C-contiguous (rows, cols) region worked down its columns: how many rows to lay side by side as one
+    line. With `length`, the fewest that divide the rows and make a line of at least `length` elements; without
+    (or when none does), the most up to 8 that divide them; 1 when none does. NumPy runs the outer axis of a
+    reduction (and of a comparison with a line broadcast over rows) one row per inner-loop call, and lines
+    shorter than its buffer (8192 elements) also cost a buffered copy. Measured on 256x256 floats: max down the
+    columns 7.8 -> 6.4 us in lines of 8 rows, the comparison with the column extremes 9.5 -> 6.1 us in lines of
+    32 rows."""
+    fits = [group for group in range(2, rows) if rows % group == 0]
+    if length:
+        long = [group for group in fits if group * cols >= length]
+        if long:
+            return long[0]
+    short = [group for group in fits if group <= 8]
+    return short[-1] if short else 1
+
+
+def _down_in_groups(reduce: Callable, x: np.ndarray, group: int) -> np.ndarray:
+    """reduce(x, 0) of a C-contiguous (rows, cols) `x` in two reductions: the rows taken `group` at a time as one
+    long row, then the `group` partial rows. Only for order-free reductions of integers, or of floats where the
+    caller does not take a result that NaNs or zeros could make differ (which NaN, which zero). The first
+    reduction meets every element (each group of rows is compared with another), so it raises what
+    one reduction would (a signalling NaN's invalid operation); the second, of its results, is silent."""
+    rows, cols = x.shape
+    wide = reduce(x.reshape(rows // group, group * cols), 0)
+    token = quiet_set()
+    try:
+        return reduce(wide.reshape(group, cols), 0)
+    finally:
+        quiet_reset(token)
+
+
+def _first_match_grouped(values: np.ndarray, extreme: np.ndarray, line: np.ndarray, group: int, down: int
+                         ) -> np.ndarray:
+    """`_first_match_down` of a C-contiguous region with `group` rows laid side by side as one line (`line`: a
+    scratch array of group * cols elements of values' type): the comparison with the extremes and the weighting
+    run as long lines instead of one call per row, the weights being a whole (rows, cols) array kept per shape;
+    the weighted matches reduced `down` rows at a time (`_down_in_groups`)."""
+    rows, cols = values.shape
+    kind = np.min_scalar_type(rows - 1)
+    key = (rows, cols, kind)
+    weight = _GROUPED_WEIGHTS.get(key)
+    if weight is None:
+        weight = np.ascontiguousarray(np.broadcast_to(np.arange(rows - 1, -1, -1, dtype=kind)[:, None],
+                                                      (rows, cols)))
+        weight.setflags(write=False)
+        if len(_GROUPED_WEIGHTS) < 32:
+            _GROUPED_WEIGHTS[key] = weight
+    np.copyto(line.reshape(group, cols), extreme)
+    match = np.equal(values.reshape(rows // group, group * cols), line).reshape(rows, cols)
+    score = np.multiply(match.view(np.uint8), weight, dtype=kind)
+    best = _down_in_groups(np.maximum.reduce, score, down)
+    return (rows - 1) - best.astype(np.intp)
+
+
+_GROUPED_WEIGHTS: dict[tuple[int, int, np.dtype], np.ndarray] = {}
+_LINE = 8192  # elements: NumPy's buffer size, below which a broadcast line costs a copy
+# elements: from here rows side by side pay for their extra calls (TCOLARGMAX f32 64x64 10.1 -> 13.9 us, 128x128
+# 18.2 -> 17.2, 256x256 34.7 -> 24.2; TCOLMAX 4.7 -> 5.5, 6.5 -> 6.6, 10.9 -> 9.9)
+_GROUPED_MIN = 16384
+
+
 def _arg_table(role_layouts: tuple[str, ...]) -> dict[str, Legality]:
     return {t: Legality({"dst": _ARG_IDX, "src": _ARG_SRC[t]}, row_major=role_layouts) for t in TARGETS}
 
@@ -520,6 +674,32 @@ def _arg_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str, int
     down = axis == 0 and vr * vc >= _MATCH_DOWN_MIN
     ints = src_spec.np_dtype.kind in "iu"
     largest = np.maximum.reduce
+    sample = plain_view(np.empty(src_spec.rows * src_spec.cols, src_spec.np_dtype), src_spec)[part]
+    group = _rows_per_group(vr, vc) if down and vr * vc >= _GROUPED_MIN and sample.flags.c_contiguous else 1
+    if group > 1:
+        smallest = np.minimum.reduce
+        lined = _rows_per_group(vr, vc, _LINE)
+        spare = Spare((lined * vc,), src_spec.np_dtype)
+
+        def run_grouped(args: tuple) -> None:
+            x = args[s].view[part]
+            best = _down_in_groups(extreme, x, group)
+            if not ints:
+                token = quiet_set()  # the test of the extremes is ours: silent
+                try:
+                    low = smallest(best)
+                finally:
+                    quiet_reset(token)
+                if low != low:  # a NaN in the region (max and min keep one), found by the column extremes
+                    args[d].view[into] = first_index(x, axis, greater)
+                    return
+            line = spare.take()
+            try:
+                args[d].view[into] = _first_match_grouped(x, best, line, lined, group)
+            finally:
+                spare.give(line)
+
+        return run_grouped
 
     def run(args: tuple) -> None:
         x = args[s].view[part]

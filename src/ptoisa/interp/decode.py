@@ -169,6 +169,13 @@ class FunctionDecoder:
         self.template.append(None)
         return slot
 
+    def scratch(self, initial: Any = None) -> int:
+        """A slot of the frame that no SSA value names, holding `initial` when the frame is made: a step's own
+        memory for one call of the function (each run and each call has its own frame)."""
+        slot = len(self.template)
+        self.template.append(initial)
+        return slot
+
     def use(self, value: SSAValue) -> int:
         return self.slots[id(value)]
 

@@ -373,16 +373,25 @@ def tstore_quantised(tile: Tile, view: View, word: int, relu: bool) -> None:
     write_view(_prequant.apply(values, as_dtype(view.tensor.flat.dtype), words, False, relu), view)
 
 
-def load_step(spec: TileSpec, v: int, t: int) -> Callable[[list[Any]], None]:
+NO_PART = (None, -1, -1, None)
+"""What the scratch slot of a TLOAD / TSTORE step holds when the frame is made. A step copying to or from part of
+a tile keeps there (tile view, valid rows, valid cols, `view[:rows, :cols]`), the last cut it made: a loop loads or
+stores the same tile every turn, the cut depends on nothing else, and a NumPy view keeps its memory, so the kept
+cut is the one a new cut would give."""
+
+
+def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], None]:
     """The step of a TLOAD from the view in slot `v` into the tile in slot `t` (of type `spec`), planned when
-    the op is decoded; in poison mode the loaded region is then marked written.
+    the op is decoded; in poison mode the loaded region is then marked written. Slot `m` is the step's own
+    scratch slot (holding `NO_PART` when the frame is made).
 
     Boxed layouts take `tload`. For ND / DN tiles the step copies straight between the tile and the caller's
     memory when the view is a plain window of unit column stride (`ViewShape.row_stride`), its element type is
     the tile's and its matrix covers the valid region: one slice copy when both sides' elements are contiguous
     (a row-major tile whose valid rows are whole, a window whose rows are adjacent), else a 2-D copy between
-    views. Everything else (other shapes, type punning, folded windows, empty regions, whose views are not
-    bounds-checked, every error) goes to `tload`."""
+    views (the tile's side cut once per frame while the tile and its valid shape stay). Everything else (other
+    shapes, type punning, folded windows, empty regions, whose views are not bounds-checked, every error) goes
+    to `tload`."""
     if spec.is_boxed:
         def boxed(regs: list[Any]) -> None:
             tload(regs[v], regs[t])
@@ -404,10 +413,13 @@ def load_step(spec: TileSpec, v: int, t: int) -> Callable[[list[Any]], None]:
         elif row_major and (vr <= 1 or s0 == vc == width) and tile.storage.ndim == 1:
             offset = view.offset
             tile.storage[:vr * vc] = flat[offset:offset + vr * vc]
-        elif vc != width:
-            tile.view[:vr, :vc] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # plain
-        elif vr != height:
-            tile.view[:vr] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # whole rows
+        elif vc != width or vr != height:  # part of the tile (cut once per frame: NO_PART)
+            tview = tile.view
+            kept, kr, kc, part = regs[m]
+            if kept is not tview or kr != vr or kc != vc:
+                part = tview[:vr, :vc]  # type: ignore[index]
+                regs[m] = (tview, vr, vc, part)
+            part[...] = view.tensor.window(view.offset, vr, vc, s0)
         else:
             tile.view[...] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # whole tile
         if regs[0].poison is not None:
@@ -416,10 +428,10 @@ def load_step(spec: TileSpec, v: int, t: int) -> Callable[[list[Any]], None]:
     return step
 
 
-def store_step(spec: TileSpec, t: int, v: int) -> Callable[[list[Any]], None]:
+def store_step(spec: TileSpec, t: int, v: int, m: int) -> Callable[[list[Any]], None]:
     """The step of a plain TSTORE from the tile in slot `t` (of type `spec`) into the view in slot `v`: as
-    `load_step`, for a view whose matrix is exactly the tile's valid region; everything else goes to `tstore`.
-    In poison mode the stored region is checked first."""
+    `load_step` (slot `m` its scratch slot), for a view whose matrix is exactly the tile's valid region;
+    everything else goes to `tstore`. In poison mode the stored region is checked first."""
     if spec.is_boxed:
         def boxed(regs: list[Any]) -> None:
             if regs[0].poison is not None:
@@ -444,10 +456,13 @@ def store_step(spec: TileSpec, t: int, v: int) -> Callable[[list[Any]], None]:
         if row_major and (vr <= 1 or s0 == vc == width) and tile.storage.ndim == 1:
             offset = view.offset
             flat[offset:offset + vr * vc] = tile.storage[:vr * vc]
-        elif vc != width:
-            tensor.window(view.offset, vr, vc, s0)[...] = tile.view[:vr, :vc]  # type: ignore[index]  # plain
-        elif vr != height:
-            tensor.window(view.offset, vr, vc, s0)[...] = tile.view[:vr]  # type: ignore[index]  # whole rows
+        elif vc != width or vr != height:  # part of the tile (cut once per frame: NO_PART)
+            tview = tile.view
+            kept, kr, kc, part = regs[m]
+            if kept is not tview or kr != vr or kc != vc:
+                part = tview[:vr, :vc]  # type: ignore[index]
+                regs[m] = (tview, vr, vc, part)
+            tensor.window(view.offset, vr, vc, s0)[...] = part
         else:
             tensor.window(view.offset, vr, vc, s0)[...] = tile.view  # the whole tile
         tensor._written[0] = True
@@ -463,16 +478,16 @@ class _Plain:
 
 def loader(spec: TileSpec) -> Callable[[View, Tile], None]:
     """TLOAD into tiles of type `spec` as the interpreter runs it (`load_step`): a function of (view, tile)."""
-    step = load_step(spec, 1, 2)
+    step = load_step(spec, 1, 2, 3)
     env = _Plain()
-    return lambda view, tile: step([env, view, tile])
+    return lambda view, tile: step([env, view, tile, NO_PART])
 
 
 def storer(spec: TileSpec) -> Callable[[Tile, View], None]:
     """TSTORE from tiles of type `spec` as the interpreter runs it (`store_step`): a function of (tile, view)."""
-    step = store_step(spec, 1, 2)
+    step = store_step(spec, 1, 2, 3)
     env = _Plain()
-    return lambda tile, view: step([env, tile, view])
+    return lambda tile, view: step([env, tile, view, NO_PART])
 
 
 class TileArgument:

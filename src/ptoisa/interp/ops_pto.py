@@ -24,7 +24,7 @@ from ..tile.spec import TileSpec
 from ..tile.tile import _ALIGN_FROM, Tile, default_valid, private_storage, window
 from .decode import FunctionDecoder, Step, handler, no_effect
 from .errors import LimitError
-from .memory import (GlobalTensor, Partition, ShapeMemo, View, ViewShape, load_step, store_step,
+from .memory import (NO_PART, GlobalTensor, Partition, ShapeMemo, View, ViewShape, load_step, store_step,
                      tstore_quantised)
 
 # --- tiles -------------------------------------------------------------------------------------------------
@@ -283,7 +283,8 @@ def _reinterpret_cast(d: FunctionDecoder, op: Operation) -> Step:
 
 @handler("pto.tload")
 def _tload(d: FunctionDecoder, op: Operation) -> Step:
-    return load_step(_spec(d, op, op.operands[1].type), d.use(op.operands[0]), d.use(op.operands[1]))
+    return load_step(_spec(d, op, op.operands[1].type), d.use(op.operands[0]), d.use(op.operands[1]),
+                     d.scratch(NO_PART))
 
 
 @handler("pto.tstore")
@@ -310,7 +311,7 @@ def _tstore(d: FunctionDecoder, op: Operation) -> Step:
 
         return quantised
 
-    return store_step(spec, t, v)
+    return store_step(spec, t, v, d.scratch(NO_PART))
 
 
 # --- scalar access -----------------------------------------------------------------------------------------

@@ -219,6 +219,7 @@ class FunctionDecoder:
                 ops += 1
                 if step is not no_effect:
                     steps.append(step)
+        steps = fuse(steps)
         steps.ops = ops
         return steps, term
 
@@ -235,6 +236,63 @@ class FunctionDecoder:
         if step is not None and step is not no_effect:
             step.where = (op.name, self.where(op))  # type: ignore[attr-defined]
         return step
+
+
+# --- fused steps ---------------------------------------------------------------------------------------------
+class Inline:
+    """A step's body as Python source, for `fuse` to write several steps into one function.
+
+    `lines(tag)` gives the statements (each a line, no indentation) doing exactly what the step does, reading and
+    writing `regs`; the names they use besides `regs` and their own locals end with `tag` and are defined by
+    `names(tag)`. Their locals may be reused by the next step's lines (each step assigns before it reads)."""
+
+    __slots__ = ("lines", "names")
+
+    def __init__(self, lines: Callable[[str], list[str]], names: Callable[[str], dict[str, Any]]) -> None:
+        self.lines, self.names = lines, names
+
+
+def fuse(steps: Steps) -> Steps:
+    """The steps of a block with every run of two or more consecutive steps that carry an `Inline` (integer index
+    arithmetic, partition views of constant sizes) written into one function: the same statements in the same
+    order, without a Python call per op. A failure is located at the op whose statements raised (the function
+    counts them as it goes), as the step of that op would be, so errors read the same."""
+    fused = Steps()
+    run: list[Step] = []
+    for step in [*steps, None]:
+        if step is not None and getattr(step, "inline", None) is not None:
+            run.append(step)
+            continue
+        if len(run) >= 2:
+            fused.append(_fused(run))
+        else:
+            fused.extend(run)
+        run = []
+        if step is not None:
+            fused.append(step)
+    fused.ops = steps.ops
+    return fused
+
+
+def _fused(group: list[Step]) -> Step:
+    body: list[str] = []
+    scope: dict[str, Any] = {"locate": locate, "GROUP": tuple(group)}
+    for k, step in enumerate(group):
+        inline: Inline = step.inline  # type: ignore[attr-defined]
+        tag = f"_{k}"
+        if k:
+            body.append(f"k = {k}")
+        body.extend(inline.lines(tag))
+        scope.update(inline.names(tag))
+    where = group[0].where  # type: ignore[attr-defined]
+    source = "def fused(regs):\n    k = 0\n    try:\n" + "".join(f"        {line}\n" for line in body) + \
+        "    except Exception as exc:  # noqa: BLE001 - located at the op that raised (its own step's location)\n" \
+        "        raise locate(exc, GROUP[k])\n"
+    exec(compile(source, f"<ptoisa interp fused steps at {where[1]}>", "exec"), scope)  # noqa: S102 - our text
+    step = scope["fused"]
+    step.where = where
+    step.group = tuple(group)
+    return step
 
 
 def decode_function(program: Program, func: Any, compiled: CompiledFunction) -> None:

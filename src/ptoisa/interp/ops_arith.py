@@ -16,7 +16,7 @@ from xdsl.ir import Operation
 
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, VectorType
 
-from .decode import FunctionDecoder, Step, constant_value, handler
+from .decode import FunctionDecoder, Inline, Step, constant_value, handler
 from .errors import ExecutionError
 from .scalars import ScalarKind, int_to_float
 
@@ -133,24 +133,24 @@ def _wrapping(d: FunctionDecoder, op: Operation, k: ScalarKind) -> Step:
     r = d.define(op.results[0])
     low, high = (-(1 << (k.width - 1)), (1 << (k.width - 1)) - 1) if k.signed else (0, (1 << k.width) - 1)
     norm = k.norm
-    if op.name == "arith.addi":
-        def add(regs: list[Any]) -> None:
-            v = regs[a] + regs[b]
-            regs[r] = v if low <= v <= high else norm(v)
+    def add(regs: list[Any]) -> None:
+        v = regs[a] + regs[b]
+        regs[r] = v if low <= v <= high else norm(v)
 
-        return add
-    if op.name == "arith.subi":
-        def sub(regs: list[Any]) -> None:
-            v = regs[a] - regs[b]
-            regs[r] = v if low <= v <= high else norm(v)
-
-        return sub
+    def sub(regs: list[Any]) -> None:
+        v = regs[a] - regs[b]
+        regs[r] = v if low <= v <= high else norm(v)
 
     def mul(regs: list[Any]) -> None:
         v = regs[a] * regs[b]
         regs[r] = v if low <= v <= high else norm(v)
 
-    return mul
+    step: Step = {"arith.addi": add, "arith.subi": sub, "arith.muli": mul}[op.name]
+    sign = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*"}[op.name]
+    step.inline = Inline(  # type: ignore[attr-defined]  # the same two statements, for `fuse`
+        lambda tag: [f"v = regs[{a}] {sign} regs[{b}]", f"regs[{r}] = v if {low} <= v <= {high} else norm{tag}(v)"],
+        lambda tag: {f"norm{tag}": norm})
+    return step
 
 
 def _float_ops(k: ScalarKind) -> dict[str, Callable[[float, float], float]]:

@@ -22,7 +22,7 @@ from ..isa.tgather import tgather_cmp, tgather_index, tgather_mask
 from ..isa.tpartmul import tpartmul
 from ..tile.spec import TileSpec
 from ..tile.tile import _ALIGN_FROM, Tile, default_valid, private_storage, window
-from .decode import FunctionDecoder, Step, handler, no_effect
+from .decode import FunctionDecoder, Inline, Step, handler, no_effect
 from .errors import LimitError
 from .memory import (NO_PART, GlobalTensor, Partition, ShapeMemo, View, ViewShape, load_step, store_step,
                      tstore_quantised)
@@ -245,6 +245,17 @@ def _reused_partition(src: int, o0: int, o1: int, r: int, part: Partition) -> St
         else:
             regs[r] = at2(parent, i, j)
 
+    step.inline = Inline(lambda tag: [  # type: ignore[attr-defined]  # the same statements, for `fuse`
+        f"parent, i, j = regs[{src}], regs[{o0}], regs[{o1}]",
+        f"kind, child, m0, m1, s0, s1 = part{tag}.last2",
+        "if kind is parent.kind and 0 <= i <= m0 and 0 <= j <= m1:",
+        f"    view, tensor = regs[{r}], parent.tensor",
+        "    if view is not None and view.kind is child and view.tensor is tensor:",
+        "        view.offset = parent.offset + i * s0 + j * s1",
+        "    else:",
+        f"        regs[{r}] = View(tensor, parent.offset + i * s0 + j * s1, child)",
+        "else:",
+        f"    regs[{r}] = at2{tag}(parent, i, j)"], lambda tag: {f"part{tag}": part, f"at2{tag}": at2, "View": View})
     return step
 
 

@@ -73,8 +73,14 @@ class GlobalTensor:
         if 0 < cols <= row_stride:
             grid = self._grids.get(row_stride)
             if grid is None:
-                whole = self.flat.size // row_stride
-                grid = self._grids[row_stride] = (self.flat[:whole * row_stride].reshape(whole, row_stride), whole)
+                array = self.array
+                if not self._copy_back and array.ndim == 2 and array.shape[1] == row_stride:
+                    # the caller's own rows (`flat` is their ravel, `__init__`): the same grid, no reshape
+                    grid = self._grids[row_stride] = (array, array.shape[0])
+                else:
+                    whole = self.flat.size // row_stride
+                    grid = self._grids[row_stride] = (self.flat[:whole * row_stride].reshape(whole, row_stride),
+                                                      whole)
             first, col = divmod(offset, row_stride)
             if col + cols <= row_stride and first + rows <= grid[1]:
                 if cols == row_stride:  # whole rows of the grid: one slice

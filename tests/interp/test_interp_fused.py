@@ -1,11 +1,13 @@
-"""Fused steps (decode.fuse): runs of consecutive integer index ops (addi / subi / muli) and partition views of
-constant sizes are written into one function per run. Held against the same programs decoded without fusion:
-the same outputs, results, op counts, and the same errors (type, message, notes, location) wherever in the run
-the failing op sits, in loops and at the top of a function."""
+"""Fused steps (decode.fuse): runs of consecutive steps written as statements (integer index ops, partition views
+of constant sizes, TLOAD / TSTORE, TCMPS, TPARTMUL, the record instructions' compiled calls) are written into one
+function per run. Held against the same programs decoded without fusion: the same outputs, results, op counts,
+warnings (with their sites), and the same errors (type, message, notes, location) wherever in the run the failing
+op sits, in loops and at the top of a function, in poison mode too."""
 
 from __future__ import annotations
 
 import random
+import warnings
 from typing import Any
 
 import numpy as np
@@ -105,11 +107,13 @@ def _fused_groups(program: Any) -> list[int]:
 
 
 def test_the_runs_are_fused(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A guard on the tests below: the loop's six index ops and views are one step, the top's four another."""
+    """A guard on the tests below: each loop body is one step, and the function top's six ops another."""
     fused, plain = _pair(LOOP, monkeypatch)
-    assert _fused_groups(fused) == [6] and _fused_groups(plain) == []
+    assert _fused_groups(fused) == [10] and _fused_groups(plain) == []
     fused, plain = _pair(TOP, monkeypatch)
-    assert _fused_groups(fused) == [4] and _fused_groups(plain) == []
+    assert _fused_groups(fused) == [6] and _fused_groups(plain) == []
+    fused, plain = _pair(BLOCKS, monkeypatch)
+    assert _fused_groups(fused) == [10] and _fused_groups(plain) == []
 
 
 _LOOP_CASES = [
@@ -179,3 +183,123 @@ def test_errors_name_the_op_that_failed() -> None:
     assert where == {(61, 1, 0): "<string>:12:5", (61, 1, -61): "<string>:13:5"}
     # 4 * 2**62 wraps to 0 (as an index), and both views are in range
     assert program.run(x, 4, 1 << 62, 7).returns == (7,)
+
+
+# The shipped kernel's block loop with a record instruction (TADD) added and valid shapes set at run time: each
+# instruction can refuse (valid shapes), warn (TCMPS's a2a3 repeat-tail erratum names its site) or, in poison
+# mode, read what nothing wrote.
+F = "!pto.tile_buf<vec, 16x16xf32>"
+D = "!pto.tile_buf<vec, 16x16xf32, valid=?x?>"
+BITS = "!pto.tile_buf<vec, 16x32xui8, valid=?x?>"
+PV = "!pto.partition_tensor_view<16x16xf32>"
+PM = "!pto.partition_tensor_view<16x2xui8>"
+BLOCKS = f"""module {{
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %m: !pto.ptr<ui8>, %n: index, %sr: index, %sc: index,
+               %br: index, %bc: index, %scale: f32, %threshold: f32) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %tv_x = pto.make_tensor_view %x, shape = [%c64, %c16], strides = [%c16, %c1] : !pto.tensor_view<64x16xf32>
+    %tv_y = pto.make_tensor_view %y, shape = [%c64, %c16], strides = [%c16, %c1] : !pto.tensor_view<64x16xf32>
+    %tv_m = pto.make_tensor_view %m, shape = [%c64, %c2], strides = [%c2, %c1] : !pto.tensor_view<64x2xui8>
+    %src = pto.alloc_tile valid_row = %sr valid_col = %sc : {D}
+    %prod = pto.alloc_tile : {F}
+    %factor = pto.alloc_tile : {F}
+    %acc = pto.alloc_tile : {F}
+    %bits = pto.alloc_tile valid_row = %br valid_col = %bc : {BITS}
+    pto.texpands ins(%scale : f32) outs(%factor : {F})
+    scf.for %i = %c0 to %n step %c1 {{
+      %row = arith.muli %i, %c16 : index
+      %pv_x = pto.partition_view %tv_x, offsets = [%row, %c0], sizes = [%c16, %c16] : !pto.tensor_view<64x16xf32> -> {PV}
+      %pv_y = pto.partition_view %tv_y, offsets = [%row, %c0], sizes = [%c16, %c16] : !pto.tensor_view<64x16xf32> -> {PV}
+      %pv_m = pto.partition_view %tv_m, offsets = [%row, %c0], sizes = [%c16, %c2] : !pto.tensor_view<64x2xui8> -> {PM}
+      pto.tload ins(%pv_x : {PV}) outs(%src : {D})
+      pto.tpartmul ins(%src, %factor : {D}, {F}) outs(%prod : {F})
+      pto.tadd ins(%prod, %factor : {F}, {F}) outs(%acc : {F})
+      pto.tcmps ins(%acc, %threshold {{cmpMode = #pto<cmp gt>}} : {F}, f32) outs(%bits : {BITS})
+      pto.tstore ins(%acc : {F}) outs(%pv_y : {PV})
+      pto.tstore ins(%bits : {BITS}) outs(%pv_m : {PM})
+    }}
+    return
+  }}
+}}
+"""
+
+
+def _blocks_outcome(program: Any, scalars: list[Any], target: str, fill: str) -> tuple[Any, ...]:
+    x = ((np.arange(64 * 16) * 37 % 101) / 10.0 - 5).astype(np.float32).reshape(64, 16) * 40
+    x[3, 5], x[17, 0], x[40, 15] = np.nan, -0.0, np.inf
+    arrays = [x, np.full((64, 16), -1, np.float32), np.full((64, 2), 9, np.uint8)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = program.run(*arrays, *scalars, target=target, fill=fill)
+            outcome: tuple[Any, ...] = ("ok", result.ops_executed, sorted(result.outputs))
+        except Exception as exc:  # noqa: BLE001 - compared, not handled
+            outcome = ("error", type(exc).__name__, str(exc), tuple(getattr(exc, "__notes__", ())),
+                       location_of(exc))
+    return (*outcome, [a.tobytes() for a in arrays],
+            [(type(w.message).__name__, str(w.message)) for w in caught])
+
+
+_BLOCK_CASES = [
+    [4, 16, 16, 16, 2, 2.0, 100.0],  # the shipped shapes
+    [4, 16, 16, 16, 2, -3.0, float("nan")],
+    [3, 16, 8, 16, 2, 2.0, 0.0],  # src partial: TPARTMUL takes factor where src is not valid
+    [3, 9, 16, 16, 2, 2.0, 0.0],
+    [4, 16, 16, 8, 2, 2.0, 0.0],  # bits 8 rows: TCMPS refuses
+    [4, 16, 16, 16, 1, 2.0, 0.0],  # bits 1 column: too few for 16 bits a row
+    [4, 16, 16, 16, 4, 2.0, 50.0],  # bits 16x4: TSTORE's view is 16x2
+    [4, 16, 16, 8, 4, 2.0, 50.0],
+    [4, 0, 0, 16, 2, 2.0, 0.0],  # nothing loaded
+    [5, 16, 16, 16, 2, 2.0, 100.0],  # the fifth block leaves the views
+]
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("fill", ["zero", "nan", "poison"])
+def test_fused_blocks_run_as_the_plain_ones(target: str, fill: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    fused, plain = _pair(BLOCKS, monkeypatch)
+    locations = set()
+    for scalars in _BLOCK_CASES:
+        got = _blocks_outcome(fused, scalars, target, fill)
+        assert got == _blocks_outcome(plain, scalars, target, fill), scalars
+        if got[0] == "error":
+            locations.add(got[4])
+    assert len(locations) >= 2  # refusals located at several ops of the fused body
+
+
+def test_record_instructions_in_a_fused_body_name_their_own_site(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two TFILLPADs in one loop body (the record's compiled call, fused): each warning of the cpu erratum
+    tfillpad_half_limits names its own op's line, as the plain steps' do; after the run no site is left."""
+    from ptoisa.isa._check import current_site
+
+    src = ("!pto.tile_buf<loc=vec, dtype=f16, rows=2, cols=16, v_row=1, v_col=5, blayout=row_major, "
+           "slayout=none_box, fractal=512, pad=0>")
+    dst = src.replace("v_row=1, v_col=5", "v_row=2, v_col=16").replace("pad=0", "pad=3")
+    text = f"""module {{
+  func.func @k(%n: index) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %s = pto.alloc_tile : {src}
+    %d = pto.alloc_tile : {dst}
+    scf.for %i = %c0 to %n step %c1 {{
+      pto.tfillpad ins(%s : {src}) outs(%d : {dst})
+      pto.tfillpad ins(%s : {src}) outs(%d : {dst})
+    }}
+    return
+  }}
+}}"""
+    fused, plain = _pair(text, monkeypatch)
+    assert _fused_groups(fused) == [2]
+    messages = []
+    for program in (fused, plain):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            program.run(2, target="cpu")
+        messages.append([str(w.message).split("]")[0] for w in caught])
+        assert current_site() is None
+    assert messages[0] == messages[1] == ["TFILLPAD on cpu [pto.tfillpad at <string>:8:7",
+                                          "TFILLPAD on cpu [pto.tfillpad at <string>:9:7"] * 2

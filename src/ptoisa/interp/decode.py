@@ -242,19 +242,30 @@ class FunctionDecoder:
 class Inline:
     """A step's body as Python source, for `fuse` to write several steps into one function.
 
-    `lines(tag)` gives the statements (each a line, no indentation) doing exactly what the step does, reading and
-    writing `regs`; the names they use besides `regs` and their own locals end with `tag` and are defined by
-    `names(tag)`. Their locals may be reused by the next step's lines (each step assigns before it reads)."""
+    `lines(tag)` gives the statements (each a line, indented only inside its own blocks; no `return`) doing
+    exactly what the step does, reading and writing `regs`; the names they use besides `regs` and their own
+    locals end with `tag` and are defined by `names(tag)`. Their locals may be reused by the next step's lines
+    (each step assigns before it reads). Steps written this way are made by `step` from the same lines."""
 
     __slots__ = ("lines", "names")
 
     def __init__(self, lines: Callable[[str], list[str]], names: Callable[[str], dict[str, Any]]) -> None:
         self.lines, self.names = lines, names
 
+    def step(self, label: str) -> Step:
+        """The step running these statements alone (carrying this Inline, for `fuse`): the one source of both."""
+        scope = dict(self.names("_0"))
+        source = "def step(regs):\n" + "".join(f"    {line}\n" for line in self.lines("_0"))
+        exec(compile(source, f"<ptoisa interp step {label}>", "exec"), scope)  # noqa: S102 - our own text
+        step = scope["step"]
+        step.inline = self
+        return step  # type: ignore[no-any-return]
+
 
 def fuse(steps: Steps) -> Steps:
     """The steps of a block with every run of two or more consecutive steps that carry an `Inline` (integer index
-    arithmetic, partition views of constant sizes) written into one function: the same statements in the same
+    arithmetic, partition views of constant sizes, TLOAD / TSTORE, the record instructions' compiled calls, TCMPS
+    and TPARTMUL) written into one function: the same statements in the same
     order, without a Python call per op. A failure is located at the op whose statements raised (the function
     counts them as it goes), as the step of that op would be, so errors read the same."""
     fused = Steps()

@@ -21,6 +21,7 @@ from ..errors import NotModelledError, OutOfBoundsError
 from ..tile.layout import region, store
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
+from .decode import Inline
 
 
 class GlobalTensor:
@@ -397,7 +398,7 @@ def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], N
     (a row-major tile whose valid rows are whole, a window whose rows are adjacent), else a 2-D copy between
     views (the tile's side cut once per frame while the tile and its valid shape stay). Everything else (other
     shapes, type punning, folded windows, empty regions, whose views are not bounds-checked, every error) goes
-    to `tload`."""
+    to `tload`. The step is written as statements (`Inline`) that `decode.fuse` can put beside its neighbours'."""
     if spec.is_boxed:
         def boxed(regs: list[Any]) -> None:
             tload(regs[v], regs[t])
@@ -407,31 +408,32 @@ def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], N
         return boxed
     dtype, row_major, height, width = spec.np_dtype, spec.is_row_major, spec.rows, spec.cols
 
-    def step(regs: list[Any]) -> None:
-        view, tile = regs[v], regs[t]
-        kind = view.kind
-        vr, vc = tile._valid_row, tile._valid_col
-        s0 = kind.row_stride
-        flat = view.tensor.flat
-        if s0 is None or kind.rows < vr or kind.cols < vc or not vr or not vc or \
-                (flat.dtype is not dtype and flat.dtype != dtype):
-            tload(view, tile)
-        elif row_major and (vr <= 1 or s0 == vc == width) and tile.storage.ndim == 1:
-            offset = view.offset
-            tile.storage[:vr * vc] = flat[offset:offset + vr * vc]
-        elif vc != width or vr != height:  # part of the tile (cut once per frame: NO_PART)
-            tview = tile.view
-            kept, kr, kc, part = regs[m]
-            if kept is not tview or kr != vr or kc != vc:
-                part = tview[:vr, :vc]  # type: ignore[index]
-                regs[m] = (tview, vr, vc, part)
-            part[...] = view.tensor.window(view.offset, vr, vc, s0)
-        else:
-            tile.view[...] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # whole tile
-        if regs[0].poison is not None:
-            regs[0].poison.mark(tile)
+    def lines(tag: str) -> list[str]:
+        return [
+            f"view, tile = regs[{v}], regs[{t}]",
+            "kind = view.kind",
+            "vr, vc = tile._valid_row, tile._valid_col",
+            "s0 = kind.row_stride",
+            "flat = view.tensor.flat",
+            "if s0 is None or kind.rows < vr or kind.cols < vc or not vr or not vc or \\",
+            f"        (flat.dtype is not dtype{tag} and flat.dtype != dtype{tag}):",
+            f"    tload{tag}(view, tile)",
+            f"elif {row_major} and (vr <= 1 or s0 == vc == {width}) and tile.storage.ndim == 1:",
+            "    offset = view.offset",
+            "    tile.storage[:vr * vc] = flat[offset:offset + vr * vc]",
+            f"elif vc != {width} or vr != {height}:  # part of the tile (cut once per frame: NO_PART)",
+            "    tview = tile.view",
+            f"    kept, kr, kc, part = regs[{m}]",
+            "    if kept is not tview or kr != vr or kc != vc:",
+            "        part = tview[:vr, :vc]",
+            f"        regs[{m}] = (tview, vr, vc, part)",
+            "    part[...] = view.tensor.window(view.offset, vr, vc, s0)",
+            "else:  # the whole tile",
+            "    tile.view[...] = view.tensor.window(view.offset, vr, vc, s0)",
+            "if regs[0].poison is not None:",
+            "    regs[0].poison.mark(tile)"]
 
-    return step
+    return Inline(lines, lambda tag: {f"dtype{tag}": dtype, f"tload{tag}": tload}).step("pto.tload")
 
 
 def store_step(spec: TileSpec, t: int, v: int, m: int) -> Callable[[list[Any]], None]:
@@ -447,33 +449,34 @@ def store_step(spec: TileSpec, t: int, v: int, m: int) -> Callable[[list[Any]], 
         return boxed
     dtype, row_major, height, width = spec.np_dtype, spec.is_row_major, spec.rows, spec.cols
 
-    def step(regs: list[Any]) -> None:
-        tile, view = regs[t], regs[v]
-        if regs[0].poison is not None:
-            regs[0].poison.check(tile, "the stored tile")
-        kind, tensor = view.kind, view.tensor
-        vr, vc = tile._valid_row, tile._valid_col
-        s0 = kind.row_stride
-        flat = tensor.flat
-        if s0 is None or kind.rows != vr or kind.cols != vc or not vr or not vc or \
-                (flat.dtype is not dtype and flat.dtype != dtype):
-            tstore(tile, view)
-            return
-        if row_major and (vr <= 1 or s0 == vc == width) and tile.storage.ndim == 1:
-            offset = view.offset
-            flat[offset:offset + vr * vc] = tile.storage[:vr * vc]
-        elif vc != width or vr != height:  # part of the tile (cut once per frame: NO_PART)
-            tview = tile.view
-            kept, kr, kc, part = regs[m]
-            if kept is not tview or kr != vr or kc != vc:
-                part = tview[:vr, :vc]  # type: ignore[index]
-                regs[m] = (tview, vr, vc, part)
-            tensor.window(view.offset, vr, vc, s0)[...] = part
-        else:
-            tensor.window(view.offset, vr, vc, s0)[...] = tile.view  # the whole tile
-        tensor._written[0] = True
+    def lines(tag: str) -> list[str]:
+        return [
+            f"tile, view = regs[{t}], regs[{v}]",
+            "if regs[0].poison is not None:",
+            "    regs[0].poison.check(tile, 'the stored tile')",
+            "kind, tensor = view.kind, view.tensor",
+            "vr, vc = tile._valid_row, tile._valid_col",
+            "s0 = kind.row_stride",
+            "flat = tensor.flat",
+            "if s0 is None or kind.rows != vr or kind.cols != vc or not vr or not vc or \\",
+            f"        (flat.dtype is not dtype{tag} and flat.dtype != dtype{tag}):",
+            f"    tstore{tag}(tile, view)",
+            "else:",
+            f"    if {row_major} and (vr <= 1 or s0 == vc == {width}) and tile.storage.ndim == 1:",
+            "        offset = view.offset",
+            "        flat[offset:offset + vr * vc] = tile.storage[:vr * vc]",
+            f"    elif vc != {width} or vr != {height}:  # part of the tile (cut once per frame: NO_PART)",
+            "        tview = tile.view",
+            f"        kept, kr, kc, part = regs[{m}]",
+            "        if kept is not tview or kr != vr or kc != vc:",
+            "            part = tview[:vr, :vc]",
+            f"            regs[{m}] = (tview, vr, vc, part)",
+            "        tensor.window(view.offset, vr, vc, s0)[...] = part",
+            "    else:  # the whole tile",
+            "        tensor.window(view.offset, vr, vc, s0)[...] = tile.view",
+            "    tensor._written[0] = True"]
 
-    return step
+    return Inline(lines, lambda tag: {f"dtype{tag}": dtype, f"tstore{tag}": tstore}).step("pto.tstore")
 
 
 class _Plain:

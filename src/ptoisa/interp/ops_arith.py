@@ -133,24 +133,10 @@ def _wrapping(d: FunctionDecoder, op: Operation, k: ScalarKind) -> Step:
     r = d.define(op.results[0])
     low, high = (-(1 << (k.width - 1)), (1 << (k.width - 1)) - 1) if k.signed else (0, (1 << k.width) - 1)
     norm = k.norm
-    def add(regs: list[Any]) -> None:
-        v = regs[a] + regs[b]
-        regs[r] = v if low <= v <= high else norm(v)
-
-    def sub(regs: list[Any]) -> None:
-        v = regs[a] - regs[b]
-        regs[r] = v if low <= v <= high else norm(v)
-
-    def mul(regs: list[Any]) -> None:
-        v = regs[a] * regs[b]
-        regs[r] = v if low <= v <= high else norm(v)
-
-    step: Step = {"arith.addi": add, "arith.subi": sub, "arith.muli": mul}[op.name]
     sign = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*"}[op.name]
-    step.inline = Inline(  # type: ignore[attr-defined]  # the same two statements, for `fuse`
-        lambda tag: [f"v = regs[{a}] {sign} regs[{b}]", f"regs[{r}] = v if {low} <= v <= {high} else norm{tag}(v)"],
-        lambda tag: {f"norm{tag}": norm})
-    return step
+    return Inline(lambda tag: [f"v = regs[{a}] {sign} regs[{b}]",
+                               f"regs[{r}] = v if {low} <= v <= {high} else norm{tag}(v)"],
+                  lambda tag: {f"norm{tag}": norm}).step(op.name)
 
 
 def _float_ops(k: ScalarKind) -> dict[str, Callable[[float, float], float]]:

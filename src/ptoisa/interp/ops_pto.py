@@ -231,23 +231,9 @@ def _reused_partition(src: int, o0: int, o1: int, r: int, part: Partition) -> St
     the step made in this frame before (the same tensor and kind) to the new offset instead of making another.
     Nothing else holds that View (the ops reading it keep no reference, and no other op receives it), and each
     frame (each run, each call) has its own, so that moving it changes no view anything still reads."""
-    at2 = part.at2
-
-    def step(regs: list[Any]) -> None:
-        parent, i, j = regs[src], regs[o0], regs[o1]
-        kind, child, m0, m1, s0, s1 = part.last2  # the parent kind met last (see Partition.last2)
-        if kind is parent.kind and 0 <= i <= m0 and 0 <= j <= m1:
-            view, tensor = regs[r], parent.tensor
-            if view is not None and view.kind is child and view.tensor is tensor:
-                view.offset = parent.offset + i * s0 + j * s1
-            else:
-                regs[r] = View(tensor, parent.offset + i * s0 + j * s1, child)
-        else:
-            regs[r] = at2(parent, i, j)
-
-    step.inline = Inline(lambda tag: [  # type: ignore[attr-defined]  # the same statements, for `fuse`
+    return Inline(lambda tag: [
         f"parent, i, j = regs[{src}], regs[{o0}], regs[{o1}]",
-        f"kind, child, m0, m1, s0, s1 = part{tag}.last2",
+        f"kind, child, m0, m1, s0, s1 = part{tag}.last2",  # the parent kind met last (see Partition.last2)
         "if kind is parent.kind and 0 <= i <= m0 and 0 <= j <= m1:",
         f"    view, tensor = regs[{r}], parent.tensor",
         "    if view is not None and view.kind is child and view.tensor is tensor:",
@@ -255,8 +241,8 @@ def _reused_partition(src: int, o0: int, o1: int, r: int, part: Partition) -> St
         "    else:",
         f"        regs[{r}] = View(tensor, parent.offset + i * s0 + j * s1, child)",
         "else:",
-        f"    regs[{r}] = at2{tag}(parent, i, j)"], lambda tag: {f"part{tag}": part, f"at2{tag}": at2, "View": View})
-    return step
+        f"    regs[{r}] = part{tag}.at2(parent, i, j)"],
+        lambda tag: {f"part{tag}": part, "View": View}).step("pto.partition_view")
 
 
 @handler("pto.get_tensor_view_dim")
@@ -464,21 +450,30 @@ def _tcmps(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         tcmps(regs[0].config, regs[dst], regs[src], regs[s], mode)
 
+    return _direct(d, op, step, tcmps, [dst, src, s], mode)
+
+
+def _direct(d: FunctionDecoder, op: Operation, step: Step, kernel: Any, slots: list[int], *extra: Any) -> Step:
+    """`_sited(step)` with the kernel's call written in (one Python call less per op), as statements `fuse` can
+    put beside the neighbouring steps': `kernel(config, *regs[slots], *extra)` with the op's site in force;
+    poison mode runs the sited step."""
     sited, where = _sited(d, op, step), _where(d, op)
+    operands = ", ".join([*(f"regs[{slot}]" for slot in slots), *(f"extra{i}{{tag}}" for i in range(len(extra)))])
 
-    def direct(regs: list[Any]) -> None:  # `sited` with the call written in (one Python call less per op)
-        env = regs[0]
-        if env.poison is not None:
-            sited(regs)
-            return
-        site = env.site
-        site.where = where
-        try:
-            tcmps(env.config, regs[dst], regs[src], regs[s], mode)
-        finally:
-            site.where = None
+    def lines(tag: str) -> list[str]:
+        return ["env = regs[0]",
+                "if env.poison is not None:",
+                f"    sited{tag}(regs)",
+                "else:",
+                "    site = env.site",
+                f"    site.where = where{tag}",
+                "    try:",
+                f"        kernel{tag}(env.config, {operands.format(tag=tag)})",
+                "    finally:",
+                "        site.where = None"]
 
-    return direct
+    return Inline(lines, lambda tag: {f"sited{tag}": sited, f"where{tag}": where, f"kernel{tag}": kernel,
+                                      **{f"extra{i}{tag}": e for i, e in enumerate(extra)}}).step(op.name)
 
 
 @handler("pto.tci")
@@ -511,21 +506,7 @@ def _tpartmul(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         tpartmul(regs[0].config, regs[dst], regs[a], regs[b])
 
-    sited, where = _sited(d, op, step), _where(d, op)
-
-    def direct(regs: list[Any]) -> None:  # as TCMPS's
-        env = regs[0]
-        if env.poison is not None:
-            sited(regs)
-            return
-        site = env.site
-        site.where = where
-        try:
-            tpartmul(env.config, regs[dst], regs[a], regs[b])
-        finally:
-            site.where = None
-
-    return direct
+    return _direct(d, op, step, tpartmul, [dst, a, b])
 
 
 @handler("pto.tgather")

@@ -100,9 +100,12 @@ def _fused_groups(program: Any) -> list[int]:
     sizes = []
     for step in compiled.steps:
         sizes += [len(step.group)] if hasattr(step, "group") else []
-        for cell in step.__closure__ or ():
-            if isinstance(cell.cell_contents, decode.Steps):
-                sizes += [len(s.group) for s in cell.cell_contents if hasattr(s, "group")]
+        for cell in step.__closure__ or ():  # a loop's body: its Steps, or its only step
+            inner = cell.cell_contents
+            if isinstance(inner, decode.Steps):
+                sizes += [len(s.group) for s in inner if hasattr(s, "group")]
+            elif callable(inner) and hasattr(inner, "group"):
+                sizes.append(len(inner.group))
     return sizes
 
 
@@ -303,3 +306,41 @@ def test_record_instructions_in_a_fused_body_name_their_own_site(monkeypatch: py
         assert current_site() is None
     assert messages[0] == messages[1] == ["TFILLPAD on cpu [pto.tfillpad at <string>:8:7",
                                           "TFILLPAD on cpu [pto.tfillpad at <string>:9:7"] * 2
+
+
+ONE = f"""module {{
+  func.func @k(%x: !pto.ptr<f32>, %n: index, %by: index) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %tv_x = pto.make_tensor_view %x, shape = [%c64, %c16], strides = [%c16, %c1] : {V}
+    scf.for %i = %c0 to %n step %by {{
+      %pv_x = pto.partition_view %tv_x, offsets = [%i, %c0], sizes = [%c4, %c16] : {V} -> {P}
+    }}
+    return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize(("n", "by"), [(61, 1), (62, 1), (70, 4), (70, 0), (0, -1), (3, 7)])
+def test_a_loop_of_one_step_runs_as_the_plain_one(n: int, by: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A body of one step is called without the inner loop: the same op counts and errors (the view's, located
+    at the partition_view; a step that is not positive, at the loop)."""
+    from ptoisa.interp import ops_control
+
+    fused = load(ONE)
+    fused.compiled_function("k")
+    with monkeypatch.context() as m:  # the plain program: its body in the loop over steps
+        m.setattr(ops_control, "_one_step_for",
+                  lambda lb, ub, st, iv, only, n: ops_control._loop_for(lb, ub, st, iv, [only], n))
+        plain = load(ONE)
+        plain.compiled_function("k")
+    x = np.zeros((64, 16), np.float32)
+    assert _outcome(fused, [x], [n, by]) == _outcome(plain, [x], [n, by])
+    if (n, by) == (62, 1):
+        assert _outcome(fused, [x], [n, by])[4] == "<string>:10:7"
+    if (n, by) == (70, 0):
+        assert _outcome(fused, [x], [n, by])[4] == "<string>:9:5"

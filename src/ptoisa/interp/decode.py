@@ -14,6 +14,12 @@ path.
 
 Regions run by `run_block`-style loops inlined into the control-flow steps; a failing step is located (op name and
 `file:line:col`) by the innermost loop that sees the exception (see `locate`).
+
+The steps of the ops a loop body is mostly made of (index arithmetic, partition views, TLOAD / TSTORE, the
+instructions) are written as Python statements (`Inline`), from which both the op's own step and, for a run of
+such ops in a block, one function doing all of them in order (`fuse`) are generated: a turn of a loop then makes
+one Python call for that run instead of one per op. A step may also keep per-frame state of its own in a scratch
+slot (`FunctionDecoder.scratch`), e.g. a cut of a tile it copies to every turn.
 """
 
 from __future__ import annotations

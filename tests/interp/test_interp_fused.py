@@ -110,13 +110,14 @@ def _fused_groups(program: Any) -> list[int]:
 
 
 def test_the_runs_are_fused(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A guard on the tests below: each loop body is one step, and the function top's six ops another."""
+    """A guard on the tests below: each loop body is one step, and so are the set-up ops before it (views,
+    tiles, TEXPANDS), and the eight ops of TOP."""
     fused, plain = _pair(LOOP, monkeypatch)
-    assert _fused_groups(fused) == [10] and _fused_groups(plain) == []
+    assert _fused_groups(fused) == [4, 10] and _fused_groups(plain) == []
     fused, plain = _pair(TOP, monkeypatch)
-    assert _fused_groups(fused) == [6] and _fused_groups(plain) == []
+    assert _fused_groups(fused) == [8] and _fused_groups(plain) == []
     fused, plain = _pair(BLOCKS, monkeypatch)
-    assert _fused_groups(fused) == [10] and _fused_groups(plain) == []
+    assert _fused_groups(fused) == [9, 10] and _fused_groups(plain) == []
 
 
 _LOOP_CASES = [
@@ -296,7 +297,7 @@ def test_record_instructions_in_a_fused_body_name_their_own_site(monkeypatch: py
   }}
 }}"""
     fused, plain = _pair(text, monkeypatch)
-    assert _fused_groups(fused) == [2]
+    assert _fused_groups(fused) == [2, 2]  # the two tiles, the loop body
     messages = []
     for program in (fused, plain):
         with warnings.catch_warnings(record=True) as caught:
@@ -344,3 +345,31 @@ def test_a_loop_of_one_step_runs_as_the_plain_one(n: int, by: int, monkeypatch: 
         assert _outcome(fused, [x], [n, by])[4] == "<string>:10:7"
     if (n, by) == (70, 0):
         assert _outcome(fused, [x], [n, by])[4] == "<string>:9:5"
+
+
+def test_fused_set_up_refuses_as_the_plain_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The set-up run of BLOCKS (three views, five tiles, TEXPANDS) failing at each kind of op: a tensor too
+    small for its view, a valid size outside the tile, a tile over the run's byte limit; the same errors and
+    locations as the plain program's."""
+    from ptoisa.interp import Limits
+
+    fused, plain = _pair(BLOCKS, monkeypatch)
+    x = np.zeros((64, 16), np.float32)
+    cases = [((x[:60], np.zeros((64, 16), np.float32), np.zeros((64, 2), np.uint8)), [4, 16, 16, 16, 2], None),
+             ((x, np.zeros((64, 16), np.float32), np.zeros((64, 1), np.uint8)), [4, 16, 16, 16, 2], None),
+             ((x, np.zeros((64, 16), np.float32), np.zeros((64, 2), np.uint8)), [4, 17, 16, 16, 2], None),
+             ((x, np.zeros((64, 16), np.float32), np.zeros((64, 2), np.uint8)), [4, 16, 16, 16, 33], None),
+             ((x, np.zeros((64, 16), np.float32), np.zeros((64, 2), np.uint8)), [4, 16, 16, 16, 2],
+              Limits(max_bytes=1000))]
+    where = []
+    for arrays, scalars, limits in cases:
+        outs = []
+        for program in (fused, plain):
+            try:
+                program.run(*[a.copy() for a in arrays], *scalars, 2.0, 1.0, limits=limits)
+                outs.append(None)
+            except Exception as exc:  # noqa: BLE001 - compared, not handled
+                outs.append((type(exc).__name__, str(exc), tuple(exc.__notes__), location_of(exc)))
+        assert outs[0] == outs[1] and outs[0] is not None
+        where.append(outs[0][3])
+    assert where == ["<string>:9:5", "<string>:11:5", "<string>:12:5", "<string>:16:5", "<string>:12:5"]

@@ -65,35 +65,43 @@ def _alloc_tile(d: FunctionDecoder, op: Operation) -> Step:
     new, nbytes, np_dtype, zeros = Tile.__new__, spec.nbytes, spec.np_dtype, np.zeros
     numel = nbytes // np_dtype.itemsize if nbytes < _ALIGN_FROM else None
 
-    def step(regs: list[Any]) -> None:
-        env = regs[0]
-        if env.max_bytes is not None and nbytes > env.max_bytes:
-            raise LimitError(f"tile {spec} needs {spec.nbytes} bytes, over the run's limit of {env.max_bytes} "
-                             "bytes per allocation (--max-bytes)")
-        if inline:
-            tile = new(Tile)
-            tile.spec, tile._valid_row, tile._valid_col, tile.binding = spec, vr, vc, None
-            tile.storage = storage = zeros(numel, np_dtype) if numel is not None else \
-                private_storage(nbytes, np_dtype)
-            tile.view = storage.reshape(rows, cols)
-        elif valid is not None:
-            tile = Tile.fresh(spec, vr, vc)
-        else:
-            a = regs[row_slot] if row_slot is not None else spec.valid_row
-            b = regs[col_slot] if col_slot is not None else spec.valid_col
-            if quick and type(a) is int and type(b) is int and 0 <= a <= rows and 0 <= b <= cols:
-                tile = Tile.fresh(spec, a, b)
-            else:
-                tile = Tile(spec, *[regs[s] for s in dyn])
-        if addr is not None:
-            env.memory.bind(tile, regs[addr])
-        elif env.fill_byte:
-            tile.storage.view(np.uint8).fill(env.fill_byte)
-        if env.poison is not None:
-            env.poison.track(tile)
-        regs[r] = tile
+    def limit(env: Any) -> None:
+        raise LimitError(f"tile {spec} needs {spec.nbytes} bytes, over the run's limit of {env.max_bytes} "
+                         "bytes per allocation (--max-bytes)")
 
-    return step
+    def dynamic(regs: list[Any]) -> Tile:  # valid sizes from operands
+        a = regs[row_slot] if row_slot is not None else spec.valid_row
+        b = regs[col_slot] if col_slot is not None else spec.valid_col
+        if quick and type(a) is int and type(b) is int and 0 <= a <= rows and 0 <= b <= cols:
+            return Tile.fresh(spec, a, b)
+        return Tile(spec, *[regs[s] for s in dyn])
+
+    def lines(tag: str) -> list[str]:
+        if inline:
+            make = [f"tile = new{tag}(Tile{tag})",
+                    f"tile.spec, tile._valid_row, tile._valid_col, tile.binding = spec{tag}, {vr}, {vc}, None",
+                    f"tile.storage = storage = zeros{tag}({numel}, dtype{tag})" if numel is not None else
+                    f"tile.storage = storage = private_storage{tag}({nbytes}, dtype{tag})",
+                    f"tile.view = storage.reshape({rows}, {cols})"]
+        elif valid is not None:
+            make = [f"tile = Tile{tag}.fresh(spec{tag}, {vr}, {vc})"]
+        else:
+            make = [f"tile = dynamic{tag}(regs)"]
+        place = [f"env.memory.bind(tile, regs[{addr}])"] if addr is not None else \
+            ["if env.fill_byte:", f"    tile.storage.view(uint8{tag}).fill(env.fill_byte)"]
+        return ["env = regs[0]",
+                f"if env.max_bytes is not None and {nbytes} > env.max_bytes:",
+                f"    limit{tag}(env)",
+                *make,
+                *place,
+                "if env.poison is not None:",
+                "    env.poison.track(tile)",
+                f"regs[{r}] = tile"]
+
+    return Inline(lines, lambda tag: {f"new{tag}": new, f"Tile{tag}": Tile, f"spec{tag}": spec, f"zeros{tag}": zeros,
+                                      f"dtype{tag}": np_dtype, f"private_storage{tag}": private_storage,
+                                      f"dynamic{tag}": dynamic, f"limit{tag}": limit,
+                                      f"uint8{tag}": np.uint8}).step("pto.alloc_tile")
 
 
 @handler("pto.tassign")
@@ -166,14 +174,17 @@ def _make_tensor_view(d: FunctionDecoder, op: Operation) -> Step:
         if kind is not None:
             reach = kind.reach if kind.problem is None else None
 
-            def place(regs: list[Any]) -> None:
-                tensor = regs[p]
-                if reach is not None and type(tensor) is GlobalTensor and reach < tensor.flat.size:
-                    regs[r] = View(tensor, 0, kind)  # `kind.place(tensor, 0)` when its checks pass
-                else:
-                    regs[r] = kind.place(tensor, 0)
+            def lines(tag: str) -> list[str]:
+                if reach is None:
+                    return [f"regs[{r}] = kind{tag}.place(regs[{p}], 0)"]
+                return [f"tensor = regs[{p}]",  # `kind.place(tensor, 0)` when its checks pass:
+                        f"if type(tensor) is GlobalTensor and {reach} < tensor.flat.size:",
+                        f"    regs[{r}] = View(tensor, 0, kind{tag})",
+                        "else:",
+                        f"    regs[{r}] = kind{tag}.place(tensor, 0)"]
 
-            return place
+            return Inline(lines, lambda tag: {f"kind{tag}": kind, "View": View, "GlobalTensor": GlobalTensor}
+                          ).step("pto.make_tensor_view")
 
     memo = ShapeMemo()
 
@@ -496,7 +507,7 @@ def _texpands(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         texpands(regs[0].config, regs[dst], regs[s])
 
-    return _sited(d, op, step)
+    return _direct(d, op, step, texpands, [dst, s])
 
 
 @handler("pto.tpartmul")

@@ -269,11 +269,12 @@ class Inline:
 
 
 def fuse(steps: Steps) -> Steps:
-    """The steps of a block with every run of two or more consecutive steps that carry an `Inline` (integer index
-    arithmetic, partition views of constant sizes, TLOAD / TSTORE, the record instructions' compiled calls, TCMPS
-    and TPARTMUL) written into one function: the same statements in the same
-    order, without a Python call per op. A failure is located at the op whose statements raised (the function
-    counts them as it goes), as the step of that op would be, so errors read the same."""
+    """The steps of a block with every run of two or more consecutive steps that carry an `Inline` written into
+    one function: the same statements in the same order, without a Python call per op. A failure is located at
+    the op whose statements raised (the function counts them as it goes), as the step of that op would be, so
+    errors read the same. Ops written so: addi / subi / muli, partition_view and make_tensor_view of constant
+    sizes, alloc_tile, TLOAD / TSTORE (plain layouts), TCMPS, TPARTMUL, TEXPANDS and the record instructions'
+    compiled calls."""
     fused = Steps()
     run: list[Step] = []
     for step in [*steps, None]:

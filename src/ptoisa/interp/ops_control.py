@@ -143,7 +143,7 @@ def _one_step_for(lb: int, ub: int, st: int, iv: int, only: Step, n: int) -> Ste
         if by <= 0:
             raise ExecutionError(f"scf.for step must be positive (got {by})")
         deadline = charge(regs[0], n * len(range(lo, hi, by)))
-        s = only
+        s: Step | None = only
         try:
             for k in range(lo, hi, by):
                 if deadline and monotonic() > deadline:

@@ -464,7 +464,7 @@ def _tcmps(d: FunctionDecoder, op: Operation) -> Step:
     return _direct(d, op, step, tcmps, [dst, src, s], mode)
 
 
-def _direct(d: FunctionDecoder, op: Operation, step: Step, kernel: Any, slots: list[int], *extra: Any) -> Step:
+def _direct(d: FunctionDecoder, op: Operation, step: Step, kernel: Any, slots: list[int | None], *extra: Any) -> Step:
     """`_sited(step)` with the kernel's call written in (one Python call less per op), as statements `fuse` can
     put beside the neighbouring steps': `kernel(config, *regs[slots], *extra)` with the op's site in force;
     poison mode runs the sited step."""

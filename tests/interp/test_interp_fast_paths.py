@@ -438,3 +438,35 @@ def test_block_pairs_taken_as_given_only_when_valid() -> None:
                            ((0.0, 1), "pair of integers"), ([0, 1], "pair of integers")]:
         with pytest.raises(ArgumentError, match=message):
             _pair(value)
+
+
+def test_window_of_a_callers_rows_matches_a_strided_view() -> None:
+    """A caller's 2-D array whose row length is the window's row stride serves as the row grid itself; other
+    arrays (another row length, 3-D, transposed or strided: copied in and back; read-only) get a grid of their
+    own. Every window is the strided view of `flat` and writes through it reach `flat`."""
+    rng = random.Random(11)
+    for _ in range(300):
+        rows_in, cols_in = rng.randint(1, 9), rng.randint(1, 6)
+        base = np.arange(rows_in * cols_in * 2, dtype=np.int32).reshape(rows_in, cols_in * 2)
+        array = rng.choice([base[:, :cols_in * 2].copy(), base.copy().reshape(rows_in * 2, cols_in),
+                            base.copy().reshape(1, rows_in, cols_in * 2), base.T, base[:, ::2]])
+        if rng.random() < 0.2:
+            array = array.copy()
+            array.flags.writeable = False
+        tensor = GlobalTensor("g", array)
+        size = tensor.size
+        for _ in range(4):
+            stride = rng.choice([array.shape[-1]] * 3 + [rng.randint(1, 8)])
+            rows, cols = rng.randint(0, 5), rng.randint(0, stride)
+            reach = (rows - 1) * stride + cols - 1 if rows and cols else 0
+            if reach >= size:
+                continue
+            offset = rng.randint(0, size - reach - 1)
+            got = tensor.window(offset, rows, cols, stride)
+            want = np.ndarray((rows, cols), np.int32, tensor.flat, offset * 4, (stride * 4, 4))
+            assert np.array_equal(got, want)
+            if rows and cols:
+                assert np.shares_memory(got, tensor.flat)
+                if tensor.flat.flags.writeable:
+                    got[...] = -7
+                    assert (want == -7).all()

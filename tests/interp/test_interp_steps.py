@@ -13,7 +13,7 @@ import pytest
 
 from ptoisa.errors import ErratumWarning, NotModelledError, OutOfBoundsError
 from ptoisa.interp import load
-from ptoisa.interp.memory import GlobalTensor, View, ViewShape, load_step, store_step, tload, tstore
+from ptoisa.interp.memory import NO_PART, GlobalTensor, View, ViewShape, load_step, store_step, tload, tstore
 from ptoisa.tile.enums import BLayout, TileType
 from ptoisa.tile.tile import Tile, window
 
@@ -111,8 +111,10 @@ def test_steps_met_again_match_the_general_copies(seed: int) -> None:
             (unit, rng.choice((2, 4)))
         spec = Tile[TileType.Vec, dtype, rows, cols, layout, -1, -1] if rng.random() < 0.5 else \
             Tile[TileType.Vec, dtype, rows, cols, layout]
-        load_, store_ = load_step(spec, 1, 2), store_step(spec, 1, 2)
+        load_, store_ = load_step(spec, 1, 2, 3), store_step(spec, 1, 2, 3)
         env = _Env()
+        # one frame per step, kept from call to call as a loop's is (each step's scratch slot keeps its last cut)
+        load_frame, store_frame = [env, None, None, NO_PART], [env, None, None, NO_PART]
         tile, twin = _random_tile(rng, spec)
         size = rows * cols * 4 + 64
         tensor_dtype = dtype
@@ -145,15 +147,88 @@ def test_steps_met_again_match_the_general_copies(seed: int) -> None:
                 continue
             fast_view, slow_view = View(fast_t, offset, kind), View(slow_t, offset, kind)
             if rng.random() < 0.5:
-                fast = _outcome(lambda: load_([env, fast_view, tile]))
+                load_frame[1:3] = fast_view, tile
+                fast = _outcome(lambda: load_(load_frame))
                 slow = _outcome(lambda: tload(slow_view, twin))
             else:
-                fast = _outcome(lambda: store_([env, tile, fast_view]))
+                store_frame[1:3] = tile, fast_view
+                fast = _outcome(lambda: store_(store_frame))
                 slow = _outcome(lambda: tstore(twin, slow_view))
             assert fast == slow, seed
             assert _storage_bytes(tile) == _storage_bytes(twin), seed
             assert fast_t.flat.tobytes() == slow_t.flat.tobytes(), seed
             assert fast_t.written == slow_t.written, seed
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_steps_cut_again_when_the_tile_or_its_shape_changes(seed: int) -> None:
+    """A TLOAD / TSTORE step copying part of a tile keeps its cut of the tile in its frame: run in one frame many
+    times, over a few tiles that share valid shapes (new tiles, windows of wider tiles with a valid shape of their
+    own, a tile given new storage as TASSIGN gives it, valid shapes set at run time and back), every call moves the
+    bytes `tload` / `tstore` move on twins, no more (the kept cut of another tile, or of another shape, would
+    move the wrong ones)."""
+    rng = random.Random(100 + seed)
+    for dtype, rows, cols in ((np.float32, 8, 16), (np.uint8, 16, 32), (np.float16, 4, 32)):
+        spec = Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, -1, -1]
+        wide_spec = Tile[TileType.Vec, dtype, rows * 2, cols * 2, BLayout.RowMajor]
+        shapes = [(rows, cols - 2), (rows - 1, cols), (rows // 2, 2), (rows, cols), (1, cols - 1)]
+        load_, store_ = load_step(spec, 1, 2, 3), store_step(spec, 1, 2, 3)
+        env = _Env()
+        load_frame, store_frame = [env, None, None, NO_PART], [env, None, None, NO_PART]
+
+        def fresh() -> tuple[Tile, Tile]:
+            vr, vc = rng.choice(shapes)
+            if rng.random() < 0.3:
+                wide = Tile(wide_spec)
+                wide.storage.view(np.uint8)[:] = np.frombuffer(rng.randbytes(wide_spec.nbytes), np.uint8)
+                twin_wide = Tile(wide_spec)
+                twin_wide.storage[:] = wide.storage
+                r, c = rng.randint(0, rows), rng.randint(0, cols)
+                pair = window(wide, spec, r, c, (vr, vc)), window(twin_wide, spec, r, c, (vr, vc))
+                _PARENTS[id(pair[0])], _PARENTS[id(pair[1])] = (pair[0], wide), (pair[1], twin_wide)
+                return pair
+            tile, twin = Tile(spec, vr, vc), Tile(spec, vr, vc)
+            tile.storage.view(np.uint8)[:] = np.frombuffer(rng.randbytes(spec.nbytes), np.uint8)
+            twin.storage[:] = tile.storage
+            return tile, twin
+
+        pool = [fresh() for _ in range(3)]
+        size = rows * cols * 6
+        fast_t = GlobalTensor("g", np.frombuffer(rng.randbytes(size * np.dtype(dtype).itemsize), dtype).copy())
+        slow_t = GlobalTensor("g", fast_t.flat.copy())
+        moves = 0
+        for _ in range(80):
+            pick = rng.random()
+            if pick < 0.15:
+                pool[rng.randrange(3)] = fresh()
+            elif pick < 0.3:
+                tile, twin = rng.choice(pool)
+                if type(tile) is Tile:  # new storage, as TASSIGN binds it
+                    storage = np.frombuffer(rng.randbytes(spec.nbytes), dtype).copy()
+                    tile.attach(storage)
+                    twin.attach(storage.copy())
+            elif pick < 0.45:
+                tile, twin = rng.choice(pool)
+                if type(tile) is Tile:
+                    vr, vc = rng.choice(shapes)
+                    tile.SetValidShape(vr, vc)
+                    twin.SetValidShape(vr, vc)
+            tile, twin = rng.choice(pool)
+            vr, vc = tile.valid_shape
+            stride = rng.choice((vc, vc, cols, cols * 2))
+            kind = ViewShape((vr, vc), (stride, 1))
+            offset = rng.randint(0, size - kind.reach - 1)
+            fast_view, slow_view = View(fast_t, offset, kind), View(slow_t, offset, kind)
+            if rng.random() < 0.5:
+                load_frame[1:3] = fast_view, tile
+                assert _outcome(lambda: load_(load_frame)) == _outcome(lambda: tload(slow_view, twin)), seed
+            else:
+                store_frame[1:3] = tile, fast_view
+                assert _outcome(lambda: store_(store_frame)) == _outcome(lambda: tstore(twin, slow_view)), seed
+            moves += load_frame[3] is not NO_PART or store_frame[3] is not NO_PART
+            assert _storage_bytes(tile) == _storage_bytes(twin), seed
+            assert fast_t.flat.tobytes() == slow_t.flat.tobytes(), seed
+        assert moves, "no step took the cut path"
 
 
 def test_scale_compare_blocks_match_the_api() -> None:

@@ -14,6 +14,12 @@ path.
 
 Regions run by `run_block`-style loops inlined into the control-flow steps; a failing step is located (op name and
 `file:line:col`) by the innermost loop that sees the exception (see `locate`).
+
+The steps of the ops a loop body is mostly made of (index arithmetic, partition views, TLOAD / TSTORE, the
+instructions) are written as Python statements (`Inline`), from which both the op's own step and, for a run of
+such ops in a block, one function doing all of them in order (`fuse`) are generated: a turn of a loop then makes
+one Python call for that run instead of one per op. A step may also keep per-frame state of its own in a scratch
+slot (`FunctionDecoder.scratch`), e.g. a cut of a tile it copies to every turn.
 """
 
 from __future__ import annotations
@@ -169,6 +175,13 @@ class FunctionDecoder:
         self.template.append(None)
         return slot
 
+    def scratch(self, initial: Any = None) -> int:
+        """A slot of the frame that no SSA value names, holding `initial` when the frame is made: a step's own
+        memory for one call of the function (each run and each call has its own frame)."""
+        slot = len(self.template)
+        self.template.append(initial)
+        return slot
+
     def use(self, value: SSAValue) -> int:
         return self.slots[id(value)]
 
@@ -212,6 +225,7 @@ class FunctionDecoder:
                 ops += 1
                 if step is not no_effect:
                     steps.append(step)
+        steps = fuse(steps)
         steps.ops = ops
         return steps, term
 
@@ -228,6 +242,75 @@ class FunctionDecoder:
         if step is not None and step is not no_effect:
             step.where = (op.name, self.where(op))  # type: ignore[attr-defined]
         return step
+
+
+# --- fused steps ---------------------------------------------------------------------------------------------
+class Inline:
+    """A step's body as Python source, for `fuse` to write several steps into one function.
+
+    `lines(tag)` gives the statements (each a line, indented only inside its own blocks; no `return`) doing
+    exactly what the step does, reading and writing `regs`; the names they use besides `regs` and their own
+    locals end with `tag` and are defined by `names(tag)`. Their locals may be reused by the next step's lines
+    (each step assigns before it reads). Steps written this way are made by `step` from the same lines."""
+
+    __slots__ = ("lines", "names")
+
+    def __init__(self, lines: Callable[[str], list[str]], names: Callable[[str], dict[str, Any]]) -> None:
+        self.lines, self.names = lines, names
+
+    def step(self, label: str) -> Step:
+        """The step running these statements alone (carrying this Inline, for `fuse`): the one source of both."""
+        scope = dict(self.names("_0"))
+        source = "def step(regs):\n" + "".join(f"    {line}\n" for line in self.lines("_0"))
+        exec(compile(source, f"<ptoisa interp step {label}>", "exec"), scope)  # noqa: S102 - our own text
+        step = scope["step"]
+        step.inline = self
+        return step  # type: ignore[no-any-return]
+
+
+def fuse(steps: Steps) -> Steps:
+    """The steps of a block with every run of two or more consecutive steps that carry an `Inline` written into
+    one function: the same statements in the same order, without a Python call per op. A failure is located at
+    the op whose statements raised (the function counts them as it goes), as the step of that op would be, so
+    errors read the same. Ops written so: addi / subi / muli, partition_view and make_tensor_view of constant
+    sizes, alloc_tile, TLOAD / TSTORE (plain layouts), TCMPS, TPARTMUL, TEXPANDS and the record instructions'
+    compiled calls."""
+    fused = Steps()
+    run: list[Step] = []
+    for step in [*steps, None]:
+        if step is not None and getattr(step, "inline", None) is not None:
+            run.append(step)
+            continue
+        if len(run) >= 2:
+            fused.append(_fused(run))
+        else:
+            fused.extend(run)
+        run = []
+        if step is not None:
+            fused.append(step)
+    fused.ops = steps.ops
+    return fused
+
+
+def _fused(group: list[Step]) -> Step:
+    body: list[str] = []
+    scope: dict[str, Any] = {"locate": locate, "GROUP": tuple(group)}
+    for k, step in enumerate(group):
+        inline: Inline = step.inline  # type: ignore[attr-defined]
+        tag = f"_{k}"
+        if k:
+            body.append(f"k = {k}")
+        body.extend(inline.lines(tag))
+        scope.update(inline.names(tag))
+    where = group[0].where  # type: ignore[attr-defined]
+    source = "def fused(regs):\n    k = 0\n    try:\n" + "".join(f"        {line}\n" for line in body) + \
+        "    except Exception as exc:  # noqa: BLE001 - located at the op that raised (its own step's location)\n" \
+        "        raise locate(exc, GROUP[k])\n"
+    exec(compile(source, f"<ptoisa interp fused steps at {where[1]}>", "exec"), scope)  # noqa: S102 - our text
+    step = scope["fused"]
+    step.where = where
+    step.group = tuple(group)
+    return step
 
 
 def decode_function(program: Program, func: Any, compiled: CompiledFunction) -> None:

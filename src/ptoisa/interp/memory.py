@@ -21,6 +21,7 @@ from ..errors import NotModelledError, OutOfBoundsError
 from ..tile.layout import region, store
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
+from .decode import Inline
 
 
 class GlobalTensor:
@@ -73,8 +74,14 @@ class GlobalTensor:
         if 0 < cols <= row_stride:
             grid = self._grids.get(row_stride)
             if grid is None:
-                whole = self.flat.size // row_stride
-                grid = self._grids[row_stride] = (self.flat[:whole * row_stride].reshape(whole, row_stride), whole)
+                array = self.array
+                if not self._copy_back and array.ndim == 2 and array.shape[1] == row_stride:
+                    # the caller's own rows (`flat` is their ravel, `__init__`): the same grid, no reshape
+                    grid = self._grids[row_stride] = (array, array.shape[0])
+                else:
+                    whole = self.flat.size // row_stride
+                    grid = self._grids[row_stride] = (self.flat[:whole * row_stride].reshape(whole, row_stride),
+                                                      whole)
             first, col = divmod(offset, row_stride)
             if col + cols <= row_stride and first + rows <= grid[1]:
                 if cols == row_stride:  # whole rows of the grid: one slice
@@ -373,16 +380,25 @@ def tstore_quantised(tile: Tile, view: View, word: int, relu: bool) -> None:
     write_view(_prequant.apply(values, as_dtype(view.tensor.flat.dtype), words, False, relu), view)
 
 
-def load_step(spec: TileSpec, v: int, t: int) -> Callable[[list[Any]], None]:
+NO_PART = (None, -1, -1, None)
+"""What the scratch slot of a TLOAD / TSTORE step holds when the frame is made. A step copying to or from part of
+a tile keeps there (tile view, valid rows, valid cols, `view[:rows, :cols]`), the last cut it made: a loop loads or
+stores the same tile every turn, the cut depends on nothing else, and a NumPy view keeps its memory, so the kept
+cut is the one a new cut would give."""
+
+
+def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], None]:
     """The step of a TLOAD from the view in slot `v` into the tile in slot `t` (of type `spec`), planned when
-    the op is decoded; in poison mode the loaded region is then marked written.
+    the op is decoded; in poison mode the loaded region is then marked written. Slot `m` is the step's own
+    scratch slot (holding `NO_PART` when the frame is made).
 
     Boxed layouts take `tload`. For ND / DN tiles the step copies straight between the tile and the caller's
     memory when the view is a plain window of unit column stride (`ViewShape.row_stride`), its element type is
     the tile's and its matrix covers the valid region: one slice copy when both sides' elements are contiguous
     (a row-major tile whose valid rows are whole, a window whose rows are adjacent), else a 2-D copy between
-    views. Everything else (other shapes, type punning, folded windows, empty regions, whose views are not
-    bounds-checked, every error) goes to `tload`."""
+    views (the tile's side cut once per frame while the tile and its valid shape stay). Everything else (other
+    shapes, type punning, folded windows, empty regions, whose views are not bounds-checked, every error) goes
+    to `tload`. The step is written as statements (`Inline`) that `decode.fuse` can put beside its neighbours'."""
     if spec.is_boxed:
         def boxed(regs: list[Any]) -> None:
             tload(regs[v], regs[t])
@@ -392,34 +408,38 @@ def load_step(spec: TileSpec, v: int, t: int) -> Callable[[list[Any]], None]:
         return boxed
     dtype, row_major, height, width = spec.np_dtype, spec.is_row_major, spec.rows, spec.cols
 
-    def step(regs: list[Any]) -> None:
-        view, tile = regs[v], regs[t]
-        kind = view.kind
-        vr, vc = tile._valid_row, tile._valid_col
-        s0 = kind.row_stride
-        flat = view.tensor.flat
-        if s0 is None or kind.rows < vr or kind.cols < vc or not vr or not vc or \
-                (flat.dtype is not dtype and flat.dtype != dtype):
-            tload(view, tile)
-        elif row_major and (vr <= 1 or s0 == vc == width) and tile.storage.ndim == 1:
-            offset = view.offset
-            tile.storage[:vr * vc] = flat[offset:offset + vr * vc]
-        elif vc != width:
-            tile.view[:vr, :vc] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # plain
-        elif vr != height:
-            tile.view[:vr] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # whole rows
-        else:
-            tile.view[...] = view.tensor.window(view.offset, vr, vc, s0)  # type: ignore[index]  # whole tile
-        if regs[0].poison is not None:
-            regs[0].poison.mark(tile)
+    def lines(tag: str) -> list[str]:
+        return [
+            f"view, tile = regs[{v}], regs[{t}]",
+            "kind = view.kind",
+            "vr, vc = tile._valid_row, tile._valid_col",
+            "s0 = kind.row_stride",
+            "flat = view.tensor.flat",
+            "if s0 is None or kind.rows < vr or kind.cols < vc or not vr or not vc or \\",
+            f"        (flat.dtype is not dtype{tag} and flat.dtype != dtype{tag}):",
+            f"    tload{tag}(view, tile)",
+            f"elif {row_major} and (vr <= 1 or s0 == vc == {width}) and tile.storage.ndim == 1:",
+            "    offset = view.offset",
+            "    tile.storage[:vr * vc] = flat[offset:offset + vr * vc]",
+            f"elif vc != {width} or vr != {height}:  # part of the tile (cut once per frame: NO_PART)",
+            "    tview = tile.view",
+            f"    kept, kr, kc, part = regs[{m}]",
+            "    if kept is not tview or kr != vr or kc != vc:",
+            "        part = tview[:vr, :vc]",
+            f"        regs[{m}] = (tview, vr, vc, part)",
+            "    part[...] = view.tensor.window(view.offset, vr, vc, s0)",
+            "else:  # the whole tile",
+            "    tile.view[...] = view.tensor.window(view.offset, vr, vc, s0)",
+            "if regs[0].poison is not None:",
+            "    regs[0].poison.mark(tile)"]
 
-    return step
+    return Inline(lines, lambda tag: {f"dtype{tag}": dtype, f"tload{tag}": tload}).step("pto.tload")
 
 
-def store_step(spec: TileSpec, t: int, v: int) -> Callable[[list[Any]], None]:
+def store_step(spec: TileSpec, t: int, v: int, m: int) -> Callable[[list[Any]], None]:
     """The step of a plain TSTORE from the tile in slot `t` (of type `spec`) into the view in slot `v`: as
-    `load_step`, for a view whose matrix is exactly the tile's valid region; everything else goes to `tstore`.
-    In poison mode the stored region is checked first."""
+    `load_step` (slot `m` its scratch slot), for a view whose matrix is exactly the tile's valid region;
+    everything else goes to `tstore`. In poison mode the stored region is checked first."""
     if spec.is_boxed:
         def boxed(regs: list[Any]) -> None:
             if regs[0].poison is not None:
@@ -429,30 +449,34 @@ def store_step(spec: TileSpec, t: int, v: int) -> Callable[[list[Any]], None]:
         return boxed
     dtype, row_major, height, width = spec.np_dtype, spec.is_row_major, spec.rows, spec.cols
 
-    def step(regs: list[Any]) -> None:
-        tile, view = regs[t], regs[v]
-        if regs[0].poison is not None:
-            regs[0].poison.check(tile, "the stored tile")
-        kind, tensor = view.kind, view.tensor
-        vr, vc = tile._valid_row, tile._valid_col
-        s0 = kind.row_stride
-        flat = tensor.flat
-        if s0 is None or kind.rows != vr or kind.cols != vc or not vr or not vc or \
-                (flat.dtype is not dtype and flat.dtype != dtype):
-            tstore(tile, view)
-            return
-        if row_major and (vr <= 1 or s0 == vc == width) and tile.storage.ndim == 1:
-            offset = view.offset
-            flat[offset:offset + vr * vc] = tile.storage[:vr * vc]
-        elif vc != width:
-            tensor.window(view.offset, vr, vc, s0)[...] = tile.view[:vr, :vc]  # type: ignore[index]  # plain
-        elif vr != height:
-            tensor.window(view.offset, vr, vc, s0)[...] = tile.view[:vr]  # type: ignore[index]  # whole rows
-        else:
-            tensor.window(view.offset, vr, vc, s0)[...] = tile.view  # the whole tile
-        tensor._written[0] = True
+    def lines(tag: str) -> list[str]:
+        return [
+            f"tile, view = regs[{t}], regs[{v}]",
+            "if regs[0].poison is not None:",
+            "    regs[0].poison.check(tile, 'the stored tile')",
+            "kind, tensor = view.kind, view.tensor",
+            "vr, vc = tile._valid_row, tile._valid_col",
+            "s0 = kind.row_stride",
+            "flat = tensor.flat",
+            "if s0 is None or kind.rows != vr or kind.cols != vc or not vr or not vc or \\",
+            f"        (flat.dtype is not dtype{tag} and flat.dtype != dtype{tag}):",
+            f"    tstore{tag}(tile, view)",
+            "else:",
+            f"    if {row_major} and (vr <= 1 or s0 == vc == {width}) and tile.storage.ndim == 1:",
+            "        offset = view.offset",
+            "        flat[offset:offset + vr * vc] = tile.storage[:vr * vc]",
+            f"    elif vc != {width} or vr != {height}:  # part of the tile (cut once per frame: NO_PART)",
+            "        tview = tile.view",
+            f"        kept, kr, kc, part = regs[{m}]",
+            "        if kept is not tview or kr != vr or kc != vc:",
+            "            part = tview[:vr, :vc]",
+            f"            regs[{m}] = (tview, vr, vc, part)",
+            "        tensor.window(view.offset, vr, vc, s0)[...] = part",
+            "    else:  # the whole tile",
+            "        tensor.window(view.offset, vr, vc, s0)[...] = tile.view",
+            "    tensor._written[0] = True"]
 
-    return step
+    return Inline(lines, lambda tag: {f"dtype{tag}": dtype, f"tstore{tag}": tstore}).step("pto.tstore")
 
 
 class _Plain:
@@ -463,16 +487,16 @@ class _Plain:
 
 def loader(spec: TileSpec) -> Callable[[View, Tile], None]:
     """TLOAD into tiles of type `spec` as the interpreter runs it (`load_step`): a function of (view, tile)."""
-    step = load_step(spec, 1, 2)
+    step = load_step(spec, 1, 2, 3)
     env = _Plain()
-    return lambda view, tile: step([env, view, tile])
+    return lambda view, tile: step([env, view, tile, NO_PART])
 
 
 def storer(spec: TileSpec) -> Callable[[Tile, View], None]:
     """TSTORE from tiles of type `spec` as the interpreter runs it (`store_step`): a function of (tile, view)."""
-    step = store_step(spec, 1, 2)
+    step = store_step(spec, 1, 2, 3)
     env = _Plain()
-    return lambda tile, view: step([env, tile, view])
+    return lambda tile, view: step([env, tile, view, NO_PART])
 
 
 class TileArgument:

@@ -16,7 +16,7 @@ from xdsl.ir import Operation
 
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, VectorType
 
-from .decode import FunctionDecoder, Step, constant_value, handler
+from .decode import FunctionDecoder, Inline, Step, constant_value, handler
 from .errors import ExecutionError
 from .scalars import ScalarKind, int_to_float
 
@@ -133,24 +133,10 @@ def _wrapping(d: FunctionDecoder, op: Operation, k: ScalarKind) -> Step:
     r = d.define(op.results[0])
     low, high = (-(1 << (k.width - 1)), (1 << (k.width - 1)) - 1) if k.signed else (0, (1 << k.width) - 1)
     norm = k.norm
-    if op.name == "arith.addi":
-        def add(regs: list[Any]) -> None:
-            v = regs[a] + regs[b]
-            regs[r] = v if low <= v <= high else norm(v)
-
-        return add
-    if op.name == "arith.subi":
-        def sub(regs: list[Any]) -> None:
-            v = regs[a] - regs[b]
-            regs[r] = v if low <= v <= high else norm(v)
-
-        return sub
-
-    def mul(regs: list[Any]) -> None:
-        v = regs[a] * regs[b]
-        regs[r] = v if low <= v <= high else norm(v)
-
-    return mul
+    sign = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*"}[op.name]
+    return Inline(lambda tag: [f"v = regs[{a}] {sign} regs[{b}]",
+                               f"regs[{r}] = v if {low} <= v <= {high} else norm{tag}(v)"],
+                  lambda tag: {f"norm{tag}": norm}).step(op.name)
 
 
 def _float_ops(k: ScalarKind) -> dict[str, Callable[[float, float], float]]:

@@ -107,6 +107,14 @@ def _one_carried_for(lb: int, ub: int, st: int, iv: int, body: list[Step], n: in
 
 
 def _simple_for(lb: int, ub: int, st: int, iv: int, body: list[Step], n: int) -> Step:
+    """`scf.for` without iter_args; a body of one step (e.g. the whole body fused) is called without the inner
+    loop over steps."""
+    if len(body) == 1:
+        return _one_step_for(lb, ub, st, iv, body[0], n)
+    return _loop_for(lb, ub, st, iv, body, n)
+
+
+def _loop_for(lb: int, ub: int, st: int, iv: int, body: list[Step], n: int) -> Step:
     def step(regs: list[Any]) -> None:
         lo, hi, by = regs[lb], regs[ub], regs[st]
         if by <= 0:
@@ -121,6 +129,28 @@ def _simple_for(lb: int, ub: int, st: int, iv: int, body: list[Step], n: int) ->
                 regs[iv] = k
                 for s in body:
                     s(regs)
+        except Exception as exc:  # noqa: BLE001 - located and re-raised
+            raise locate(exc, s)  # type: ignore[arg-type]
+
+    return step
+
+
+def _one_step_for(lb: int, ub: int, st: int, iv: int, only: Step, n: int) -> Step:
+    """`_loop_for` of a body of one step."""
+
+    def step(regs: list[Any]) -> None:
+        lo, hi, by = regs[lb], regs[ub], regs[st]
+        if by <= 0:
+            raise ExecutionError(f"scf.for step must be positive (got {by})")
+        deadline = charge(regs[0], n * len(range(lo, hi, by)))
+        s: Step | None = only
+        try:
+            for k in range(lo, hi, by):
+                if deadline and monotonic() > deadline:
+                    s = None  # the loop itself is where the run stops
+                    raise time_out(regs[0])
+                regs[iv] = k
+                only(regs)
         except Exception as exc:  # noqa: BLE001 - located and re-raised
             raise locate(exc, s)  # type: ignore[arg-type]
 

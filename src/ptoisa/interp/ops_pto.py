@@ -22,9 +22,9 @@ from ..isa.tgather import tgather_cmp, tgather_index, tgather_mask
 from ..isa.tpartmul import tpartmul
 from ..tile.spec import TileSpec
 from ..tile.tile import _ALIGN_FROM, Tile, default_valid, private_storage, window
-from .decode import FunctionDecoder, Step, handler, no_effect
+from .decode import FunctionDecoder, Inline, Step, handler, no_effect
 from .errors import LimitError
-from .memory import (GlobalTensor, Partition, ShapeMemo, View, ViewShape, load_step, store_step,
+from .memory import (NO_PART, GlobalTensor, Partition, ShapeMemo, View, ViewShape, load_step, store_step,
                      tstore_quantised)
 
 # --- tiles -------------------------------------------------------------------------------------------------
@@ -65,35 +65,43 @@ def _alloc_tile(d: FunctionDecoder, op: Operation) -> Step:
     new, nbytes, np_dtype, zeros = Tile.__new__, spec.nbytes, spec.np_dtype, np.zeros
     numel = nbytes // np_dtype.itemsize if nbytes < _ALIGN_FROM else None
 
-    def step(regs: list[Any]) -> None:
-        env = regs[0]
-        if env.max_bytes is not None and nbytes > env.max_bytes:
-            raise LimitError(f"tile {spec} needs {spec.nbytes} bytes, over the run's limit of {env.max_bytes} "
-                             "bytes per allocation (--max-bytes)")
-        if inline:
-            tile = new(Tile)
-            tile.spec, tile._valid_row, tile._valid_col, tile.binding = spec, vr, vc, None
-            tile.storage = storage = zeros(numel, np_dtype) if numel is not None else \
-                private_storage(nbytes, np_dtype)
-            tile.view = storage.reshape(rows, cols)
-        elif valid is not None:
-            tile = Tile.fresh(spec, vr, vc)
-        else:
-            a = regs[row_slot] if row_slot is not None else spec.valid_row
-            b = regs[col_slot] if col_slot is not None else spec.valid_col
-            if quick and type(a) is int and type(b) is int and 0 <= a <= rows and 0 <= b <= cols:
-                tile = Tile.fresh(spec, a, b)
-            else:
-                tile = Tile(spec, *[regs[s] for s in dyn])
-        if addr is not None:
-            env.memory.bind(tile, regs[addr])
-        elif env.fill_byte:
-            tile.storage.view(np.uint8).fill(env.fill_byte)
-        if env.poison is not None:
-            env.poison.track(tile)
-        regs[r] = tile
+    def limit(env: Any) -> None:
+        raise LimitError(f"tile {spec} needs {spec.nbytes} bytes, over the run's limit of {env.max_bytes} "
+                         "bytes per allocation (--max-bytes)")
 
-    return step
+    def dynamic(regs: list[Any]) -> Tile:  # valid sizes from operands
+        a = regs[row_slot] if row_slot is not None else spec.valid_row
+        b = regs[col_slot] if col_slot is not None else spec.valid_col
+        if quick and type(a) is int and type(b) is int and 0 <= a <= rows and 0 <= b <= cols:
+            return Tile.fresh(spec, a, b)
+        return Tile(spec, *[regs[s] for s in dyn])
+
+    def lines(tag: str) -> list[str]:
+        if inline:
+            make = [f"tile = new{tag}(Tile{tag})",
+                    f"tile.spec, tile._valid_row, tile._valid_col, tile.binding = spec{tag}, {vr}, {vc}, None",
+                    f"tile.storage = storage = zeros{tag}({numel}, dtype{tag})" if numel is not None else
+                    f"tile.storage = storage = private_storage{tag}({nbytes}, dtype{tag})",
+                    f"tile.view = storage.reshape({rows}, {cols})"]
+        elif valid is not None:
+            make = [f"tile = Tile{tag}.fresh(spec{tag}, {vr}, {vc})"]
+        else:
+            make = [f"tile = dynamic{tag}(regs)"]
+        place = [f"env.memory.bind(tile, regs[{addr}])"] if addr is not None else \
+            ["if env.fill_byte:", f"    tile.storage.view(uint8{tag}).fill(env.fill_byte)"]
+        return ["env = regs[0]",
+                f"if env.max_bytes is not None and {nbytes} > env.max_bytes:",
+                f"    limit{tag}(env)",
+                *make,
+                *place,
+                "if env.poison is not None:",
+                "    env.poison.track(tile)",
+                f"regs[{r}] = tile"]
+
+    return Inline(lines, lambda tag: {f"new{tag}": new, f"Tile{tag}": Tile, f"spec{tag}": spec, f"zeros{tag}": zeros,
+                                      f"dtype{tag}": np_dtype, f"private_storage{tag}": private_storage,
+                                      f"dynamic{tag}": dynamic, f"limit{tag}": limit,
+                                      f"uint8{tag}": np.uint8}).step("pto.alloc_tile")
 
 
 @handler("pto.tassign")
@@ -166,14 +174,17 @@ def _make_tensor_view(d: FunctionDecoder, op: Operation) -> Step:
         if kind is not None:
             reach = kind.reach if kind.problem is None else None
 
-            def place(regs: list[Any]) -> None:
-                tensor = regs[p]
-                if reach is not None and type(tensor) is GlobalTensor and reach < tensor.flat.size:
-                    regs[r] = View(tensor, 0, kind)  # `kind.place(tensor, 0)` when its checks pass
-                else:
-                    regs[r] = kind.place(tensor, 0)
+            def lines(tag: str) -> list[str]:
+                if reach is None:
+                    return [f"regs[{r}] = kind{tag}.place(regs[{p}], 0)"]
+                return [f"tensor = regs[{p}]",  # `kind.place(tensor, 0)` when its checks pass:
+                        f"if type(tensor) is GlobalTensor and {reach} < tensor.flat.size:",
+                        f"    regs[{r}] = View(tensor, 0, kind{tag})",
+                        "else:",
+                        f"    regs[{r}] = kind{tag}.place(tensor, 0)"]
 
-            return place
+            return Inline(lines, lambda tag: {f"kind{tag}": kind, "View": View, "GlobalTensor": GlobalTensor}
+                          ).step("pto.make_tensor_view")
 
     memo = ShapeMemo()
 
@@ -231,21 +242,18 @@ def _reused_partition(src: int, o0: int, o1: int, r: int, part: Partition) -> St
     the step made in this frame before (the same tensor and kind) to the new offset instead of making another.
     Nothing else holds that View (the ops reading it keep no reference, and no other op receives it), and each
     frame (each run, each call) has its own, so that moving it changes no view anything still reads."""
-    at2 = part.at2
-
-    def step(regs: list[Any]) -> None:
-        parent, i, j = regs[src], regs[o0], regs[o1]
-        kind, child, m0, m1, s0, s1 = part.last2  # the parent kind met last (see Partition.last2)
-        if kind is parent.kind and 0 <= i <= m0 and 0 <= j <= m1:
-            view, tensor = regs[r], parent.tensor
-            if view is not None and view.kind is child and view.tensor is tensor:
-                view.offset = parent.offset + i * s0 + j * s1
-            else:
-                regs[r] = View(tensor, parent.offset + i * s0 + j * s1, child)
-        else:
-            regs[r] = at2(parent, i, j)
-
-    return step
+    return Inline(lambda tag: [
+        f"parent, i, j = regs[{src}], regs[{o0}], regs[{o1}]",
+        f"kind, child, m0, m1, s0, s1 = part{tag}.last2",  # the parent kind met last (see Partition.last2)
+        "if kind is parent.kind and 0 <= i <= m0 and 0 <= j <= m1:",
+        f"    view, tensor = regs[{r}], parent.tensor",
+        "    if view is not None and view.kind is child and view.tensor is tensor:",
+        "        view.offset = parent.offset + i * s0 + j * s1",
+        "    else:",
+        f"        regs[{r}] = View(tensor, parent.offset + i * s0 + j * s1, child)",
+        "else:",
+        f"    regs[{r}] = part{tag}.at2(parent, i, j)"],
+        lambda tag: {f"part{tag}": part, "View": View}).step("pto.partition_view")
 
 
 @handler("pto.get_tensor_view_dim")
@@ -283,7 +291,8 @@ def _reinterpret_cast(d: FunctionDecoder, op: Operation) -> Step:
 
 @handler("pto.tload")
 def _tload(d: FunctionDecoder, op: Operation) -> Step:
-    return load_step(_spec(d, op, op.operands[1].type), d.use(op.operands[0]), d.use(op.operands[1]))
+    return load_step(_spec(d, op, op.operands[1].type), d.use(op.operands[0]), d.use(op.operands[1]),
+                     d.scratch(NO_PART))
 
 
 @handler("pto.tstore")
@@ -310,7 +319,7 @@ def _tstore(d: FunctionDecoder, op: Operation) -> Step:
 
         return quantised
 
-    return store_step(spec, t, v)
+    return store_step(spec, t, v, d.scratch(NO_PART))
 
 
 # --- scalar access -----------------------------------------------------------------------------------------
@@ -452,21 +461,30 @@ def _tcmps(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         tcmps(regs[0].config, regs[dst], regs[src], regs[s], mode)
 
+    return _direct(d, op, step, tcmps, [dst, src, s], mode)
+
+
+def _direct(d: FunctionDecoder, op: Operation, step: Step, kernel: Any, slots: list[int | None], *extra: Any) -> Step:
+    """`_sited(step)` with the kernel's call written in (one Python call less per op), as statements `fuse` can
+    put beside the neighbouring steps': `kernel(config, *regs[slots], *extra)` with the op's site in force;
+    poison mode runs the sited step."""
     sited, where = _sited(d, op, step), _where(d, op)
+    operands = ", ".join([*(f"regs[{slot}]" for slot in slots), *(f"extra{i}{{tag}}" for i in range(len(extra)))])
 
-    def direct(regs: list[Any]) -> None:  # `sited` with the call written in (one Python call less per op)
-        env = regs[0]
-        if env.poison is not None:
-            sited(regs)
-            return
-        site = env.site
-        site.where = where
-        try:
-            tcmps(env.config, regs[dst], regs[src], regs[s], mode)
-        finally:
-            site.where = None
+    def lines(tag: str) -> list[str]:
+        return ["env = regs[0]",
+                "if env.poison is not None:",
+                f"    sited{tag}(regs)",
+                "else:",
+                "    site = env.site",
+                f"    site.where = where{tag}",
+                "    try:",
+                f"        kernel{tag}(env.config, {operands.format(tag=tag)})",
+                "    finally:",
+                "        site.where = None"]
 
-    return direct
+    return Inline(lines, lambda tag: {f"sited{tag}": sited, f"where{tag}": where, f"kernel{tag}": kernel,
+                                      **{f"extra{i}{tag}": e for i, e in enumerate(extra)}}).step(op.name)
 
 
 @handler("pto.tci")
@@ -489,7 +507,7 @@ def _texpands(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         texpands(regs[0].config, regs[dst], regs[s])
 
-    return _sited(d, op, step)
+    return _direct(d, op, step, texpands, [dst, s])
 
 
 @handler("pto.tpartmul")
@@ -499,21 +517,7 @@ def _tpartmul(d: FunctionDecoder, op: Operation) -> Step:
     def step(regs: list[Any]) -> None:
         tpartmul(regs[0].config, regs[dst], regs[a], regs[b])
 
-    sited, where = _sited(d, op, step), _where(d, op)
-
-    def direct(regs: list[Any]) -> None:  # as TCMPS's
-        env = regs[0]
-        if env.poison is not None:
-            sited(regs)
-            return
-        site = env.site
-        site.where = where
-        try:
-            tpartmul(env.config, regs[dst], regs[a], regs[b])
-        finally:
-            site.where = None
-
-    return direct
+    return _direct(d, op, step, tpartmul, [dst, a, b])
 
 
 @handler("pto.tgather")

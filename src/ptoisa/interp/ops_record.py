@@ -18,7 +18,7 @@ from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ..isa.fastcall import key_of
 from ..isa.record import _SLOW
-from .decode import HANDLERS, FunctionDecoder, Step
+from .decode import HANDLERS, FunctionDecoder, Inline, Step
 
 
 def _record_step(d: FunctionDecoder, op: Operation) -> Step:
@@ -121,36 +121,36 @@ def _compiled_step(compiled: dict[Any, Any], where: str, slots: list[tuple[int, 
     each tile's spec, None for a scalar, then the attributes) and runs it; poison mode, an operand of another
     type, and a call not compiled (or compiled to the general path) run the general step, which compiles,
     checks or refuses as before. So both give the same bytes, warnings and errors; this one skips building
-    lists and tuples per call."""
-    names = [f"a{i}" for i in range(len(slots))]
-    loads = "\n".join(f"        {n} = regs[{slot}]" for n, (slot, _) in zip(names, slots, strict=True))
-    tests = " and ".join(f"type({n}) is Tile" if kind == "tile" else f"type({n}) in PLAIN"
-                         for n, (_, kind) in zip(names, slots, strict=True)) or "True"
-    key = ", ".join(["env.config", *(f"{n}.spec" if kind == "tile" else "None"
-                                     for n, (_, kind) in zip(names, slots, strict=True)),
-                     *(f"EXTRA[{i}]" for i in range(len(extra)))])
-    args = ", ".join([*names, *(f"EXTRA[{i}]" for i in range(len(extra)))])
-    source = f"""
-def step(regs):
-    env = regs[0]
-    if env.poison is None:
-{loads}
-        if {tests}:
-            run = compiled.get(({key},))
-            if run is not None:
-                site = env.site
-                site.where = where
-                try:
-                    run(({args},))
-                finally:
-                    site.where = None
-                return
-    general(regs)
-"""
-    scope: dict[str, Any] = {"Tile": Tile, "PLAIN": _PLAIN, "EXTRA": extra, "compiled": compiled, "where": where,
-                             "general": general}
-    exec(compile(source, f"<ptoisa interp step {where}>", "exec"), scope)  # noqa: S102 - our own text
-    return scope["step"]
+    lists and tuples per call. Written as statements (`Inline`) that `decode.fuse` can put beside its
+    neighbours'."""
+    def lines(tag: str) -> list[str]:
+        names = [f"a{i}" for i in range(len(slots))]
+        loads = [f"    {n} = regs[{slot}]" for n, (slot, _) in zip(names, slots, strict=True)]
+        tests = " and ".join(f"type({n}) is Tile" if kind == "tile" else f"type({n}) in PLAIN"
+                             for n, (_, kind) in zip(names, slots, strict=True)) or "True"
+        key = ", ".join(["env.config", *(f"{n}.spec" if kind == "tile" else "None"
+                                         for n, (_, kind) in zip(names, slots, strict=True)),
+                         *(f"extra{tag}[{i}]" for i in range(len(extra)))])
+        args = ", ".join([*names, *(f"extra{tag}[{i}]" for i in range(len(extra)))])
+        return ["env = regs[0]",
+                "run = None",
+                "if env.poison is None:",
+                *loads,
+                f"    if {tests}:",
+                f"        run = compiled{tag}.get(({key},))",
+                "if run is not None:",
+                "    site = env.site",
+                f"    site.where = where{tag}",
+                "    try:",
+                f"        run(({args},))",
+                "    finally:",
+                "        site.where = None",
+                "else:",
+                f"    general{tag}(regs)"]
+
+    return Inline(lines, lambda tag: {"Tile": Tile, "PLAIN": _PLAIN, f"extra{tag}": extra,
+                                      f"compiled{tag}": compiled, f"where{tag}": where,
+                                      f"general{tag}": general}).step(where)
 
 
 for _op in RECORD_OPS:

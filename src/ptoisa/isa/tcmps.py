@@ -754,13 +754,9 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
     differs, announce_first = first
     count_nonzero = np.count_nonzero
 
-    def run(dst: Tile, src0: Tile, src1: Any) -> None:
-        scalar = scalar_of(src1)
-        if differs is not None and count_nonzero(differs(values_of(src0), scalar)):
-            announce_first()
-        packed = lane_bits(src0.storage, scalar)
-        if ne:
-            invert(packed, out=packed)  # the rows' bytes are inverted after the EQ compare
+    def store(dst: Tile, packed: np.ndarray) -> None:
+        """The lanes' bytes into dst's rows (the erratum named where the tail changes what dst held), and the
+        rest of each row inverted."""
         now = rows_of(dst)
         held = now[:, :lane_bytes]
         changed = 0
@@ -774,6 +770,15 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
         held[...] = packed
         if rest:
             invert(now[:, lane_bytes:], out=now[:, lane_bytes:])
+
+    def run(dst: Tile, src0: Tile, src1: Any) -> None:
+        scalar = scalar_of(src1)
+        if differs is not None and count_nonzero(differs(values_of(src0), scalar)):
+            announce_first()
+        packed = lane_bits(src0.storage, scalar)
+        if ne:
+            invert(packed, out=packed)  # the rows' bytes are inverted after the EQ compare
+        store(dst, packed)
 
     stream = _stream_lanes(predicate, sspec, vr, vc, lane_bytes * 8, ne, eq_tells and differs is not None)
     if stream is None or not _STREAM_LANES:
@@ -789,19 +794,7 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
         packed, equal = stream(storage, scalar)  # (NE: inverted already)
         if differs is not None and (equal or count_nonzero(differs(values_of(src0), scalar))):
             announce_first()
-        now = rows_of(dst)
-        held = now[:, :lane_bytes]
-        changed = 0
-        if tested_mask:
-            lanes_now = from_bytes(packed.tobytes(), "little")
-            dst_now = from_bytes(held.tobytes(), "little")
-            changed = (lanes_now ^ (dst_now & tail_mask)) & tested_mask
-        if changed or rest:
-            announce_erratum(config, INSTR, "tcmps_repeat_tail",
-                             "" if rest_in_valid or changed & in_valid_mask else detail)
-        held[...] = packed
-        if rest:
-            invert(now[:, lane_bytes:], out=now[:, lane_bytes:])
+        store(dst, packed)
 
     return run
 

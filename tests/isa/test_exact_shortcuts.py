@@ -9,6 +9,9 @@ exhaustively over one operand.
 
 from __future__ import annotations
 
+import os
+import sys
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -16,14 +19,11 @@ import pytest
 from ptoisa.isa.vector import binary, scalar
 from ptoisa.isa.vector._common import from_double, narrow_int, trunc_rem
 
+sys.path.insert(0, os.path.dirname(__file__))
+from _folds import UINT, assert_same_or_both_nan, bits, loop_fold  # noqa: E402
+
 FLOAT_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32))
 INT_TYPES = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32))
-UINT = {2: np.uint16, 4: np.uint32, 1: np.uint8}
-
-
-def bits(x: np.ndarray) -> np.ndarray:
-    x = np.asarray(x)
-    return x.view(UINT[x.dtype.itemsize]) if x.dtype.kind in "fV" else x
 
 
 def assert_same_bits(got: np.ndarray, want: np.ndarray, *inputs: np.ndarray) -> None:
@@ -412,29 +412,6 @@ def test_sequential_wide_views(src, acc):
                         out = np.empty(view.shape[1 - axis], acc)
                         sequential(op, view, acc, axis, out)
                         assert_same_bits(out, ref_sequential(op, view, acc, axis), view)
-
-
-def loop_fold(op, values, acc, axis):
-    """The simulator's loop, one step at a time over every lane: from 0 (sum) or 1 (product), each step
-    rounded to acc."""
-    lanes = (values if axis == 0 else values.T).astype(acc)
-    result = np.full(lanes.shape[1], 0 if op is np.add else 1, acc)
-    with np.errstate(all="ignore"):
-        for row in lanes:
-            result = op(result, row).astype(acc)
-    return result
-
-
-def assert_same_or_both_nan(got, want, what):
-    """Bits equal, or both NaN (which NaN payload wins when two NaNs meet differs between NumPy's vector body
-    and its scalar tail: the in-order claim does not depend on it)."""
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape, what
-    with np.errstate(all="ignore"):
-        nan = np.isnan(got.astype(np.float32)) & np.isnan(want.astype(np.float32)) if got.dtype.kind in "fV" \
-            else np.zeros(got.shape, bool)
-    diff = (bits(got) != bits(want)) & ~nan
-    assert not diff.any(), f"{what}: {int(diff.sum())} differ at {np.argwhere(diff)[:5].ravel()}"
 
 
 def order_sensitive(dtype, shape, rng):

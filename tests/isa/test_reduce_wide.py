@@ -10,6 +10,8 @@ and partial ones, against the arg loop, with ties, signed zeros and NaNs."""
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 import ml_dtypes
@@ -19,36 +21,10 @@ import pytest
 import ptoisa
 from ptoisa import BLayout, Tile, TileType
 
-UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32}
+sys.path.insert(0, os.path.dirname(__file__))
+from _folds import UINT, assert_same_or_both_nan, bits, loop_fold  # noqa: E402
+
 FOLDS = {"TROWSUM": (np.add, 1), "TROWPROD": (np.multiply, 1), "TCOLSUM": (np.add, 0), "TCOLPROD": (np.multiply, 0)}
-
-
-def bits(x):
-    x = np.asarray(x)
-    return x.view(UINT[x.dtype.itemsize]) if x.dtype.kind in "fV" else x
-
-
-def loop_fold(op, values, acc, axis):
-    """The simulator's loop, one step at a time over every lane, from op's identity, rounded to acc each step."""
-    lanes = (values if axis == 0 else values.T).astype(acc)
-    result = np.full(lanes.shape[1], 0 if op is np.add else 1, acc)
-    with np.errstate(all="ignore"):
-        for row in lanes:
-            result = op(result, row).astype(acc)
-    return result
-
-
-def assert_same_or_both_nan(got, want, what):
-    """Bits equal, or both NaN: which payload wins where two NaNs meet differs between NumPy's vector body and
-    its scalar tail (the step loop's rows against the reduction's), which the order does not decide."""
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape, what
-    nan = np.zeros(got.shape, bool)
-    if got.dtype.kind in "fV":
-        with np.errstate(all="ignore"):
-            nan = np.isnan(got.astype(np.float32)) & np.isnan(want.astype(np.float32))
-    diff = (bits(got) != bits(want)) & ~nan
-    assert not diff.any(), f"{what}: {int(diff.sum())} differ at {np.argwhere(diff)[:5].ravel()}"
 
 
 def order_sensitive(dtype, shape, rng, product):

@@ -11,7 +11,9 @@
 for i < M = A's valid rows, j < N = B's valid cols, k < K = A's valid cols (each in [1, 4095]). A is a Left
 tile, B a Right tile, C an Acc tile (bias: a one-row Bias tile of C's type). The element types are
 (C, A, B) = (int32, int8, int8) or (float, T, T) with T half, bfloat16 or float (A5 also: 8-bit float pairs and
-hifloat8); the static shapes agree (A Rows = C Rows, A Cols = B Rows, B Cols = C Cols).
+hifloat8); the static shapes agree (A Rows = C Rows, A Cols = B Rows, B Cols = C Cols). C_in is of C_out's tile
+type, every field (C++ deduces one TileRes for both: another type does not compile); it is read at i < M, j < N
+whatever its run-time valid sizes.
 
 The sum is the simulator's: a float accumulator starting at +0.0 that takes `std::fma(a, b, acc)` for k = 0, 1,
 ..., K-1 in turn (each step one rounding to float; half and 8-bit float products are exact in float, so each step
@@ -78,13 +80,7 @@ def _static(check: Check, config: Config, specs: Mapping[str, TileSpec], attrs: 
     for role, spec, loc in ((a_role, a, TileType.Left), (b_role, b, TileType.Right), (c_role, c, TileType.Acc)):
         check.loc(role, spec.loc, frozenset({loc}))
     if "cInMatrix" in specs:
-        check.loc("cInMatrix", specs["cInMatrix"].loc, frozenset({TileType.Acc}))
-        check.same_dtype("cInMatrix", specs["cInMatrix"].dtype, c_role, c.dtype)
-        c_in = specs["cInMatrix"]
-        if (c_in.rows, c_in.cols, c_in.blayout, c_in.slayout) != (c.rows, c.cols, c.blayout, c.slayout):
-            check.fail("cInMatrix", f"must have {c_role}'s tile shape and layout (one C++ TileAcc type for both): "
-                                    f"{c_in.rows}x{c_in.cols} {c_in.layout_name} against {c.rows}x{c.cols} "
-                                    f"{c.layout_name}")
+        same_acc_type(check, specs, c_role)
     if (c.dtype, a.dtype, b.dtype) not in TRIPLES[config.name]:
         check.fail(c_role, f"({c.dtype.cname} += {a.dtype.cname} x {b.dtype.cname}) is not a supported "
                            "combination of element types")
@@ -104,6 +100,31 @@ def _static(check: Check, config: Config, specs: Mapping[str, TileSpec], attrs: 
         check.same_dtype("biasData", bias.dtype, c_role, c.dtype)
         if bias.rows != 1 or not bias.is_row_major:
             check.fail("biasData", f"must be a row-major tile of one row (got {bias.rows} rows, {bias.layout_name})")
+
+
+_TYPE_FIELDS = (("Rows", "rows"), ("Cols", "cols"), ("BLayout", "blayout"), ("RowValid", "valid_row"),
+                ("ColValid", "valid_col"), ("SLayout", "slayout"), ("SFractalSize", "fractal_size"),
+                ("PadValue", "pad"), ("CompactMode", "compact"))
+
+
+def same_acc_type(check: Check, specs: Mapping[str, TileSpec], c_role: str) -> None:
+    """cInMatrix is of cOutMatrix's tile type: every backend's accumulate form (TMATMUL_ACC, TGEMV_ACC and the
+    MX ones) declares `TileRes &cOutMatrix, TileRes &cInMatrix`, one deduced type for both. A cIn of any other
+    type does not compile (for the six-tile MX call C++ then resolves to the bias overload, whose static_asserts
+    fail), so every field of the type counts, the static valid sizes (or -1) included. The run-time valid sizes
+    of two `-1` tiles are not compared: C++ cannot, and the simulator reads cIn at (i, j) for i < M, j < N
+    whatever they are."""
+    c_in, c = specs["cInMatrix"], specs[c_role]
+    check.loc("cInMatrix", c_in.loc, frozenset({TileType.Acc}))
+    check.same_dtype("cInMatrix", c_in.dtype, c_role, c.dtype)
+    if c_in is not c:  # TileSpecs are interned: the same type is the same object
+        diff = ", ".join(f"{name} {_field(getattr(c_in, attr))} against {_field(getattr(c, attr))}"
+                         for name, attr in _TYPE_FIELDS if getattr(c_in, attr) != getattr(c, attr))
+        check.fail("cInMatrix", f"must be of {c_role}'s tile type (C++ deduces one TileRes for both): {diff}")
+
+
+def _field(value: object) -> str:
+    return value.name if isinstance(value, Enum) else str(value)
 
 
 def _sizes(check: Check, plan: Plan, tiles: Tiles) -> None:

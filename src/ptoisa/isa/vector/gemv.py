@@ -32,7 +32,7 @@ from __future__ import annotations
 from ...events import Pipe
 from .._check import Check
 from ..record import Operand, Plan, Tiles, instruction, src
-from .matmul import _LIMIT, _matmul, _static, _tables
+from .matmul import _LIMIT, _matmul, _static, _tables, bias_columns
 
 
 def _gemv_sizes(check: Check, plan: Plan, tiles: Tiles) -> None:
@@ -50,6 +50,7 @@ def _gemv_sizes(check: Check, plan: Plan, tiles: Tiles) -> None:
                                                                                b.valid_col)):
         if not 1 <= value <= _LIMIT:
             check.fail(role, f"{name} = {value} is outside [1, {_LIMIT}]")
+    bias_columns(check, plan, tiles, out, b.valid_col)
 
 
 def _out(name: str) -> Operand:

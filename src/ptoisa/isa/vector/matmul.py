@@ -11,7 +11,14 @@
 for i < M = A's valid rows, j < N = B's valid cols, k < K = A's valid cols (each in [1, 4095]). A is a Left
 tile, B a Right tile, C an Acc tile (bias: a one-row Bias tile of C's type). The element types are
 (C, A, B) = (int32, int8, int8) or (float, T, T) with T half, bfloat16 or float (A5 also: 8-bit float pairs and
-hifloat8); the static shapes agree (A Rows = C Rows, A Cols = B Rows, B Cols = C Cols).
+hifloat8); the static shapes agree (A Rows = C Rows, A Cols = B Rows, B Cols = C Cols). C_in is of C_out's tile
+type, every field (C++ deduces one TileRes for both: another type does not compile); it is read at i < M, j < N
+whatever its run-time valid sizes. The bias tile's storage must hold the columns read.
+
+Where the bias goes: the NPUs' cube units add bias[0, j] to the M x N elements computed. The simulator (`cpu`)
+stores the product first, then adds bias[0, c] to C[r, c] for every r < C's valid rows, c < C's valid cols: when
+C's valid region is not M x N, a product outside it keeps no bias and an element inside it but outside M x N gets
+the bias on its old value (checked against the simulator built from include/pto/cpu/).
 
 The sum is the simulator's: a float accumulator starting at +0.0 that takes `std::fma(a, b, acc)` for k = 0, 1,
 ..., K-1 in turn (each step one rounding to float; half and 8-bit float products are exact in float, so each step
@@ -42,6 +49,7 @@ from ...events import Pipe
 from ...targets import Config
 from ...tile.enums import SLayout, TileType
 from ...tile.spec import TileSpec
+from ...tile.tile import Tile
 from .._check import Check
 from ..record import Legality, Operand, Plan, Scalars, Tiles, instruction, src
 from ._common import valid_of, write
@@ -78,13 +86,7 @@ def _static(check: Check, config: Config, specs: Mapping[str, TileSpec], attrs: 
     for role, spec, loc in ((a_role, a, TileType.Left), (b_role, b, TileType.Right), (c_role, c, TileType.Acc)):
         check.loc(role, spec.loc, frozenset({loc}))
     if "cInMatrix" in specs:
-        check.loc("cInMatrix", specs["cInMatrix"].loc, frozenset({TileType.Acc}))
-        check.same_dtype("cInMatrix", specs["cInMatrix"].dtype, c_role, c.dtype)
-        c_in = specs["cInMatrix"]
-        if (c_in.rows, c_in.cols, c_in.blayout, c_in.slayout) != (c.rows, c.cols, c.blayout, c.slayout):
-            check.fail("cInMatrix", f"must have {c_role}'s tile shape and layout (one C++ TileAcc type for both): "
-                                    f"{c_in.rows}x{c_in.cols} {c_in.layout_name} against {c.rows}x{c.cols} "
-                                    f"{c.layout_name}")
+        same_acc_type(check, specs, c_role)
     if (c.dtype, a.dtype, b.dtype) not in TRIPLES[config.name]:
         check.fail(c_role, f"({c.dtype.cname} += {a.dtype.cname} x {b.dtype.cname}) is not a supported "
                            "combination of element types")
@@ -106,12 +108,51 @@ def _static(check: Check, config: Config, specs: Mapping[str, TileSpec], attrs: 
             check.fail("biasData", f"must be a row-major tile of one row (got {bias.rows} rows, {bias.layout_name})")
 
 
+_TYPE_FIELDS = (("Rows", "rows"), ("Cols", "cols"), ("BLayout", "blayout"), ("RowValid", "valid_row"),
+                ("ColValid", "valid_col"), ("SLayout", "slayout"), ("SFractalSize", "fractal_size"),
+                ("PadValue", "pad"), ("CompactMode", "compact"))
+
+
+def same_acc_type(check: Check, specs: Mapping[str, TileSpec], c_role: str) -> None:
+    """cInMatrix is of cOutMatrix's tile type: every backend's accumulate form (TMATMUL_ACC, TGEMV_ACC and the
+    MX ones) declares `TileRes &cOutMatrix, TileRes &cInMatrix`, one deduced type for both. A cIn of any other
+    type does not compile (for the six-tile MX call C++ then resolves to the bias overload, whose static_asserts
+    fail), so every field of the type counts, the static valid sizes (or -1) included. The run-time valid sizes
+    of two `-1` tiles are not compared: C++ cannot, and the simulator reads cIn at (i, j) for i < M, j < N
+    whatever they are."""
+    c_in, c = specs["cInMatrix"], specs[c_role]
+    check.loc("cInMatrix", c_in.loc, frozenset({TileType.Acc}))
+    check.same_dtype("cInMatrix", c_in.dtype, c_role, c.dtype)
+    if c_in is not c:  # TileSpecs are interned: the same type is the same object
+        diff = ", ".join(f"{name} {_field(getattr(c_in, attr))} against {_field(getattr(c, attr))}"
+                         for name, attr in _TYPE_FIELDS if getattr(c_in, attr) != getattr(c, attr))
+        check.fail("cInMatrix", f"must be of {c_role}'s tile type (C++ deduces one TileRes for both): {diff}")
+
+
+def _field(value: object) -> str:
+    return value.name if isinstance(value, Enum) else str(value)
+
+
+def bias_columns(check: Check, plan: Plan, tiles: Tiles, out_role: str, n: int) -> None:
+    """The bias columns read must lie in the bias tile's storage (one row, row-major: column c at offset c). The
+    NPUs' cube units add bias[0, j] for j < N; the simulator adds bias[0, c] to every valid element of C, c < C's
+    valid cols (TMATMUL_BIAS_IMPL's loop after the product). Past the storage both read whatever lies there."""
+    if "biasData" not in tiles:
+        return
+    read = tiles[out_role].valid_col if plan.config.name == "cpu" else n
+    spec = plan.specs["biasData"]
+    if read > spec.cols:
+        what = f"{out_role}'s valid cols" if plan.config.name == "cpu" else "n (B's valid cols)"
+        check.fail("biasData", f"holds {spec.cols} columns; {read} are read ({what})")
+
+
 def _sizes(check: Check, plan: Plan, tiles: Tiles) -> None:
     m, k = tiles["aMatrix"].valid_shape
     n = tiles["bMatrix"].valid_col
     for name, value in (("m (A's valid rows)", m), ("k (A's valid cols)", k), ("n (B's valid cols)", n)):
         if not 1 <= value <= _LIMIT:
             check.fail("aMatrix" if name[0] != "n" else "bMatrix", f"{name} = {value} is outside [1, {_LIMIT}]")
+    bias_columns(check, plan, tiles, "cMatrix", n)
 
 
 def fma_float32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -294,9 +335,28 @@ def _matmul(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
             before = valid_of(tiles["cInMatrix"], (m, n))
             result = (before.astype(np.int64) + result).astype(np.int32) if acc_type is D.I32 else before + result
         if "biasData" in tiles:
-            bias = valid_of(tiles["biasData"], (1, n))
-            result = (result.astype(np.int64) + bias).astype(np.int32) if acc_type is D.I32 else result + bias
+            out = tiles[out_role]
+            if plan.config.name == "cpu" and out.valid_shape != (m, n):
+                add_bias_to_valid(out, tiles["biasData"], result)
+                return
+            result = _plus_bias(result, valid_of(tiles["biasData"], (1, n)))
     write(tiles[out_role], result.astype(plan.specs[out_role].np_dtype, copy=False))
+
+
+def _plus_bias(values: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """`c += bias` element-wise in C's type: a float add, or an int32 one wrapping."""
+    return (values.astype(np.int64) + bias).astype(np.int32) if values.dtype == np.int32 else values + bias
+
+
+def add_bias_to_valid(out: Tile, bias: Tile, product: np.ndarray) -> None:
+    """The simulator's bias step when C's valid region is not M x N: the product is stored at i < M, j < N, then
+    bias[0, c] is added to C[r, c] for every r < C's valid rows, c < C's valid cols (TMATMUL_BIAS_IMPL and the
+    MX bias form loop over cMatrix.GetValidRow/Col): a product outside C's valid region keeps no bias, and an
+    element of it outside M x N gets the bias on its old value."""
+    write(out, product.astype(out.spec.np_dtype, copy=False))
+    rows, cols = out.valid_shape
+    with quiet():
+        write(out, _plus_bias(valid_of(out, (rows, cols)), valid_of(bias, (1, cols))))
 
 
 def _out(name: str) -> Operand:

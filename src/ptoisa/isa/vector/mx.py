@@ -24,7 +24,9 @@ and bias are float; the scales are float8_e8m0_t (an exponent byte e meaning 2**
 that type). The order and roundings are the simulator's: the scale product and each term `a * b * scale` are
 computed in double (exact for e8m0 scales), and the float accumulator from +0.0 takes `acc = float(double(acc) +
 term)` for k = 0, 1, ..., K-1 (two roundings per step: to double, then to float); then C_in + sum or sum +
-bias[0, j] (float adds). Every target computes that order.
+bias[0, j] (float adds). Every target computes that order. C_in is of C_out's tile type, every field (one TileRes
+in C++; a six-tile call with another Acc tile second resolves to the bias overload and fails its static_asserts).
+The bias goes where TMATMUL_BIAS puts it (matmul.py): on M x N on a5, on C's valid region on cpu.
 
 Decoding the 8-bit bytes: `cpu` decodes as the simulator's MXType does (no NaN or infinity: e4m3 0x7F is 480,
 e5m2 exponent 31 is a normal number 2**16 * (1 + m/4), e8m0 0xFF is 2**128, -0 reads as +0); `a2a3`/`a5` as the
@@ -73,6 +75,7 @@ from ...tile.tile import Tile
 from .._check import Check
 from ..record import Instruction, Legality, Operand, Plan, Scalars, Tiles, instruction, src
 from ._common import valid_of, write
+from .matmul import add_bias_to_valid, bias_columns, same_acc_type
 
 _FP8 = (D.F8E4M3, D.F8E5M2)
 _SCALES = {"a2a3": (D.F8E8M0, D.F16, D.BF16, D.F32), "a5": (D.F8E8M0, D.F16, D.BF16, D.F32), "cpu": (D.F8E8M0, D.F16, D.F32)}
@@ -112,8 +115,7 @@ def _static(check: Check, config: Config, specs: Mapping[str, TileSpec], attrs: 
     for role, locs in _SCALE_LOCS.items():
         check.loc(role, specs[role].loc, locs)
     if "cInMatrix" in specs:
-        check.loc("cInMatrix", specs["cInMatrix"].loc, frozenset({TileType.Acc}))
-        check.same_dtype("cInMatrix", specs["cInMatrix"].dtype, c_role, c.dtype)
+        same_acc_type(check, specs, c_role)
     if a.cols % _BASE_K:
         check.fail("aMatrix", f"Cols must be a multiple of {_BASE_K} (got {a.cols})")
     if a.rows != c.rows or a.cols != b.rows or b.cols != c.cols:
@@ -149,6 +151,7 @@ def _sizes(gemv: bool):  # noqa: ANN202 - a Dynamic rule
                                   ("bMatrix", "n (B's valid cols)", n)):
             if not 1 <= value <= _LIMIT:
                 check.fail(role, f"{name} = {value} is outside [1, {_LIMIT}]")
+        bias_columns(check, plan, tiles, out, n)
         groups = -(-k // _GROUP)
         sa, sb = plan.specs["aScaleMatrix"], plan.specs["bScaleMatrix"]
         if sa.rows < m or sa.cols < groups:
@@ -213,6 +216,9 @@ def _mx(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         if "cInMatrix" in tiles:
             acc = valid_of(tiles["cInMatrix"], (m, n)).astype(np.float32) + acc
         if "biasData" in tiles:
+            if target == "cpu" and tiles[out].valid_shape != (m, n):
+                add_bias_to_valid(tiles[out], tiles["biasData"], acc)
+                return
             acc = acc + valid_of(tiles["biasData"], (1, n)).astype(np.float32)
     write(tiles[out], acc.astype(np.float32, copy=False))
 

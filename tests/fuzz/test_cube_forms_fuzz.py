@@ -11,7 +11,8 @@ exact and the order of additions does not show: what is checked is which element
 The model (include/pto/cpu/TMatmul.hpp for cpu; npu/a2a3, npu/a5 TMatmul.hpp for the others):
 - a call is refused iff cIn is not of cOut's type, or the bias storage does not hold the columns read (N on
   a2a3/a5, C's valid cols on cpu), or it is an MX form on a2a3; a refused call changes no byte;
-- C[i, j] for i < M, j < N gets the product (+ C_in[i, j] read at i < M, j < N); the NPUs add bias[0, j] there,
+- C[i, j] for i < M, j < N gets the product (+ C_in[i, j] read at i < M, j < N on cpu; the NPUs add the product to
+  C's own values there, cIn unread: erratum tmatmul_acc_ignores_cin); the NPUs add bias[0, j] there,
   the simulator adds bias[0, c] to C[r, c] for r, c in C's valid region after the product; nothing else moves.
 
 PTOISA_FUZZ_SCALE multiplies the number of cases, PTOISA_FUZZ_SEED picks them."""
@@ -142,9 +143,11 @@ class Case:
         else:
             product = a @ b
         out = logical(self.c).astype(np.float64)
+        if self.acc:  # cIn on cpu; the NPUs' cube adds to C's own values (erratum tmatmul_acc_ignores_cin)
+            base = logical(self.c_in if self.target == "cpu" else self.c)[:m, :n].astype(np.float64)
         out[:m, :n] = product
         if self.acc:
-            out[:m, :n] += logical(self.c_in)[:m, :n]
+            out[:m, :n] += base
         if self.bias:
             bias = logical(self.bias_tile)[0].astype(np.float64)
             if self.target == "cpu":

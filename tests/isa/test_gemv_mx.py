@@ -10,7 +10,7 @@ import pytest
 
 import ptoisa
 from ptoisa import BLayout, SLayout, Tile, TileType
-from ptoisa.errors import IllegalInstructionError
+from ptoisa.errors import ErratumWarning, IllegalInstructionError
 
 F8 = ptoisa.float8_e4m3_t
 E8 = ptoisa.float8_e8m0_t
@@ -187,7 +187,11 @@ def test_a_pto_kernel_runs_the_mx_gemv(target):
     assert check_text(text, target="a5").ok
     refused = check_text(text, target="a2a3")
     assert not refused.ok and "TGEMV_MX on a2a3: is an A5 instruction" in str(refused.as_json())
-    result = load(text).run(target=target, fill=0x3C)
+    if target == "a5":  # the kernel's .acc gives a cIn other than cOut: the backend adds to cOut's own values
+        with pytest.warns(ErratumWarning, match="tmatmul_acc_ignores_cin"):
+            result = load(text).run(target=target, fill=0x3C)
+    else:
+        result = load(text).run(target=target, fill=0x3C)
     assert result.ops_executed >= 3
 
 

@@ -134,6 +134,7 @@ def test_int8_sums_wrap_in_int32(target):
     a.set_logical(x)
     b.set_logical(y)
     c_in.set_logical(np.full((16, 16), 2 ** 31 - 1, np.int32))
+    c_out.set_logical(c_in.data)  # the NPUs add to cOut's values (erratum tmatmul_acc_ignores_cin): the same here
     ptoisa.TMATMUL_ACC(c_out, c_in, a, b, target=target)
     assert c_out.data[0, 0] == -2 ** 31
     assert c_out.data[1, 1] == 2 ** 31 - 1
@@ -334,6 +335,8 @@ def test_products_add_in_k_order_on_every_target(dtype, form, target):
         c_in = acc(np.float32, rows, 32, vm, n)
         c_in.set_logical(order_sensitive((rows, 32), rng, [1.0, -2048.0, 0.5, -0.0]).astype(np.float32))
         args.insert(0, c_in)
+        c.set_logical(c_in.data)  # cOut holding cIn's values: the NPUs' sum into cOut (erratum
+        # tmatmul_acc_ignores_cin, tests/isa/test_matmul_acc_cin_type.py) and the simulator's C_in + sum agree
         with np.errstate(all="ignore"):
             want = c_in.data[:vm, :n] + want
     if form.endswith("_BIAS"):

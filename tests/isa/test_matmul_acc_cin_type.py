@@ -21,6 +21,7 @@ import pytest
 
 import ptoisa
 from ptoisa import BLayout, IllegalInstructionError, SLayout, Tile, TileType
+from ptoisa.errors import ErratumWarning
 from ptoisa.tile.layout import offset_table
 
 E4M3, E8M0 = ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e8m0fnu
@@ -111,12 +112,51 @@ def test_two_run_time_valid_tiles_of_one_type_are_accepted_and_cin_is_read_over_
     k = 64 if "MX" in name else 32
     for target in targets:
         c_out.storage[:] = -7.0
-        getattr(ptoisa, name)(c_out, c_in, *ops, target=target)
+        if target == "cpu":
+            getattr(ptoisa, name)(c_out, c_in, *ops, target=target)
+            base = logical(c_in)[:rows, :32]
+        else:  # the backends add to cOut's own values (erratum tmatmul_acc_ignores_cin), named since they differ
+            with pytest.warns(ErratumWarning, match="tmatmul_acc_ignores_cin"):
+                getattr(ptoisa, name)(c_out, c_in, *ops, target=target)
+            base = np.full((rows, 32), -7.0, np.float32)
         want = np.full((rows, 32), -7.0, np.float32)
-        want[:rows, :32] = logical(c_in)[:rows, :32] + np.float32(k)
+        want[:rows, :32] = base + np.float32(k)
         assert np.array_equal(logical(c_out), want), target
 
 
 def logical(tile):
     """Every element of the tile's storage at its (row, col), valid or not."""
     return tile.storage[offset_table(tile.spec)]
+
+
+@pytest.mark.parametrize("name, targets", FORMS)
+def test_the_npus_add_the_product_to_cout_and_never_read_cin(name, targets):
+    """Every backend's accumulate form passes only cOutMatrix.data() to the cube (a2a3/a5 TMatmul.hpp: TMatmul
+    with cmatrixInitVal false), which adds A x B to what C holds; the simulator computes C_in + A x B. With C =
+    10, cIn = 1 and A, B all ones (a sum of K): 10 + K on a2a3/a5 (erratum tmatmul_acc_ignores_cin, named), 1 + K
+    on cpu and with errata off; cIn passed as cOut itself, or holding cOut's values, is the same on every target
+    and names nothing."""
+    rows = 1 if "GEMV" in name else 32
+    k = np.float32(64 if "MX" in name else 32)
+    kind = acc(rows, 32)
+    ops = operands(name, rows)
+    for target in targets:
+        c_out, c_in = kind(), kind()
+        c_in.storage[:] = 1.0
+        for errata in (True, False):
+            c_out.storage[:] = 10.0
+            npu = target != "cpu" and errata
+            with ptoisa.target(target, errata=errata), warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                getattr(ptoisa, name)(c_out, c_in, *ops)
+            assert np.all(c_out.storage == (10.0 if npu else 1.0) + k), (target, errata)
+            assert [str(w.message) for w in seen if "tmatmul_acc_ignores_cin" in str(w.message)] != [] if npu \
+                else not seen, (target, errata, [str(w.message) for w in seen])
+            assert np.all(c_in.storage == 1.0)
+        for same in (c_out, None):
+            c_out.storage[:] = 10.0
+            c_in.storage[:] = 10.0
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                getattr(ptoisa, name)(c_out, c_out if same is not None else c_in, *ops, target=target)
+            assert np.all(c_out.storage == 10.0 + k), target

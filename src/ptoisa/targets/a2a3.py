@@ -78,6 +78,7 @@ PROFILE = TargetProfile(
         k16_src_dtypes=(D.F16,),  # DECISIONS 24: the backend's own half tests pass a uint16 k
     ),
     errata={
+        "tmatmul_acc_ignores_cin": NPU_ERRATA["tmatmul_acc_ignores_cin"],
         "tgather_cmp_raw_rows": "comparison TGATHER reads src0 row i and writes dst row i at i * Cols whatever "
                                 "their layout: a col-major or boxed src0 or dst is treated as plain row-major",
         "tpartmul_boxed_raw_rows": "TPARTMUL steps every operand's rows by its RowStride: boxed row-major tiles "
@@ -117,6 +118,7 @@ PROFILE = TargetProfile(
                                           "signed integer as wide as the source element (int16 for half)",
     },
     evidence={
+        "tmatmul_acc_ignores_cin": "include/pto/npu/a2a3/TMatmul.hpp:123-134, 169-187",
         "tgather_cmp_raw_rows": "include/pto/npu/a2a3/TGather.hpp:182-263",
         "tpartmul_boxed_raw_rows": "include/pto/npu/a2a3/TPartMul.hpp:54-63, 91-94",
         "tgather_mask_boxed_raw_rows": "include/pto/npu/a2a3/TGather.hpp:130-132",

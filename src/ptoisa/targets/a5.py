@@ -68,6 +68,7 @@ PROFILE = TargetProfile(
         tmp="optional",
     ),
     errata={
+        "tmatmul_acc_ignores_cin": NPU_ERRATA["tmatmul_acc_ignores_cin"],
         "tgather_cmp_raw_rows": "comparison TGATHER reads src0 row i and writes dst row i at i * Cols whatever "
                                 "their layout: a col-major or boxed src0 or dst is treated as plain row-major",
         "tpartmul_boxed_raw_rows": "TPARTMUL steps every operand's rows by its RowStride: boxed row-major tiles "
@@ -107,6 +108,7 @@ PROFILE = TargetProfile(
                                 "unsigned (zero-extended) integers",
     },
     evidence={
+        "tmatmul_acc_ignores_cin": "include/pto/npu/a5/TMatmul.hpp:185-205, 240-250, 289-302, 343-355",
         "tgather_cmp_raw_rows": "include/pto/npu/a5/TGather.hpp:350-390, 551-600",
         "tpartmul_boxed_raw_rows": "include/pto/npu/a5/TPartBinOps.hpp:95-131",
         "tgather_mask_boxed_raw_rows": "include/pto/npu/a5/TGather.hpp:263-271",

@@ -178,6 +178,10 @@ class MemoryRules:
 
 # Errata both NPU backends share, word for word (their evidence differs and stays with each profile).
 NPU_ERRATA: dict[str, str] = {
+    "tmatmul_acc_ignores_cin": (
+        "the accumulate forms (TMATMUL_ACC, TGEMV_ACC and the MX ones given a cInMatrix) add the product to "
+        "cOutMatrix's own contents: cInMatrix is never read (the C++ default is cIn = cOut)"
+    ),
     "tgather_col_all_src_rows": (
         "mask TGATHER with GATHER_COL loops over all of src's valid rows, not the selected ones: dst rows from the "
         "selected count up to src's valid rows get the rows that follow the selection (past src: the bytes after "

@@ -50,7 +50,7 @@ from ...targets import Config
 from ...tile.enums import SLayout, TileType
 from ...tile.spec import TileSpec
 from ...tile.tile import Tile
-from .._check import Check
+from .._check import Check, announce_erratum
 from ..record import Legality, Operand, Plan, Scalars, Tiles, instruction, src
 from ._common import valid_of, write
 
@@ -332,7 +332,7 @@ def _matmul(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     result = product_sum(valid_of(a, (m, k)), valid_of(b, (k, n)), acc_type)
     with quiet():
         if "cInMatrix" in tiles:
-            before = valid_of(tiles["cInMatrix"], (m, n))
+            before = accumulated(plan, tiles, out_role, m, n, plan.record.name)
             result = (before.astype(np.int64) + result).astype(np.int32) if acc_type is D.I32 else before + result
         if "biasData" in tiles:
             out = tiles[out_role]
@@ -341,6 +341,20 @@ def _matmul(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
                 return
             result = _plus_bias(result, valid_of(tiles["biasData"], (1, n)))
     write(tiles[out_role], result.astype(plan.specs[out_role].np_dtype, copy=False))
+
+
+def accumulated(plan: Plan, tiles: Tiles, out_role: str, m: int, n: int, instr: str) -> np.ndarray:
+    """What an accumulate form adds its product to, at i < M, j < N: cInMatrix's values (the simulator), or, under
+    the NPU erratum `tmatmul_acc_ignores_cin`, cOutMatrix's own (the backends pass only cOutMatrix.data() to the
+    cube, which accumulates into it); named when cIn's values there differ from cOut's."""
+    c_in = valid_of(tiles["cInMatrix"], (m, n))
+    if not plan.config.erratum("tmatmul_acc_ignores_cin") or tiles["cInMatrix"] is tiles[out_role]:
+        return c_in
+    own = valid_of(tiles[out_role], (m, n)).copy()
+    if own.tobytes() != c_in.tobytes():
+        announce_erratum(plan.config, instr, "tmatmul_acc_ignores_cin",
+                         "the product was added to cOutMatrix's values, not cInMatrix's")
+    return own
 
 
 def _plus_bias(values: np.ndarray, bias: np.ndarray) -> np.ndarray:

@@ -75,7 +75,7 @@ from ...tile.tile import Tile
 from .._check import Check
 from ..record import Instruction, Legality, Operand, Plan, Scalars, Tiles, instruction, src
 from ._common import valid_of, write
-from .matmul import add_bias_to_valid, bias_columns, same_acc_type
+from .matmul import accumulated, add_bias_to_valid, bias_columns, same_acc_type
 
 _FP8 = (D.F8E4M3, D.F8E5M2)
 _SCALES = {"a2a3": (D.F8E8M0, D.F16, D.BF16, D.F32), "a5": (D.F8E8M0, D.F16, D.BF16, D.F32), "cpu": (D.F8E8M0, D.F16, D.F32)}
@@ -214,7 +214,7 @@ def _mx(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     with quiet():
         acc = _scaled_sum(fa, fb, sa, sb, rounded)
         if "cInMatrix" in tiles:
-            acc = valid_of(tiles["cInMatrix"], (m, n)).astype(np.float32) + acc
+            acc = accumulated(plan, tiles, out, m, n, plan.record.name).astype(np.float32) + acc
         if "biasData" in tiles:
             if target == "cpu" and tiles[out].valid_shape != (m, n):
                 add_bias_to_valid(tiles[out], tiles["biasData"], acc)

@@ -26,6 +26,7 @@ from .dtypes import DType, as_dtype
 from .errors import IllegalInstructionError, PtoError, TileSpecError
 from .events import Pipe, RecordEvent, check_events, event_stream, record
 from .isa.enums import CmpMode, GatherAxis, MaskPattern
+from .isa.fastcall import NOT_GIVEN as _NOT_GIVEN
 from .isa.tci import tci
 from .isa.tcmps import tcmps
 from .isa.texpands import texpands
@@ -94,9 +95,8 @@ def _split_events(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ..
 # the same implementation, so they give the same bytes, warnings and refusals; the lean one only skips about
 # 1 us of Python work per call (a wrapper frame, event splitting, the general entry's own frame).
 _V, _S, _MTE2, _MAT = Pipe.V, Pipe.S, Pipe.MTE2, TileType.Mat
-_NOT_GIVEN = object()
-"""The default of a lean entry's positional-only operands (so that an operand given by keyword reaches the
-general entry as a keyword, and a short call is the general entry's refusal, not a TypeError)."""
+# The lean entries' positional-only operands default to the generated record entries' NOT_GIVEN, for the same
+# reason: an operand given by keyword reaches the general entry as a keyword, a short call gets its refusal.
 _TEXPANDS_EVENT, _TEXPANDS_MAT_EVENT = event_stream("TEXPANDS", _V), event_stream("TEXPANDS_MAT", _MTE2)
 _TCMPS_EVENT, _TPARTMUL_EVENT = event_stream("TCMPS", _V), event_stream("TPARTMUL", _V)
 _TCI_EVENT, _TGATHER_EVENT = event_stream("TCI", _S), event_stream("TGATHER", _V)

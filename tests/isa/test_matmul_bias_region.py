@@ -6,11 +6,13 @@ and which bias columns are read.
 - The simulator (`cpu`: TMATMUL_BIAS_IMPL, the MX bias form of TMATMUL_MX_IMPL, TGEMV_* calling them) stores the
   product at i < M, j < N, then runs `for c < cMatrix.GetValidCol(): for r < cMatrix.GetValidRow():
   cMatrix.AddToElement(r, c, bias.GetElement(0, c))`: C's valid region, not M x N. A product outside C's valid
-  region keeps no bias; an element of C's valid region outside M x N gets the bias added to its old value.
+  region keeps no bias; an element of C's valid region outside M x N gets the bias added to its old value. That
+  is the cpu erratum `tmatmul_bias_valid_region` (named where C's valid region is not M x N; with errata off cpu
+  does what the NPUs do).
 
 Expected values below are worked from those loops (and agree with the simulator built with g++ from
 include/pto/cpu/; the second test holds the rows it printed). A bias tile too narrow for the columns read (N on
-the NPUs, C's valid cols on cpu) would be read past its storage: refused, every byte unchanged (it crashed with
+the NPUs and cpu with errata off, C's valid cols on cpu) would be read past its storage: refused, every byte unchanged (it crashed with
 NumPy's ValueError)."""
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import pytest
 
 import ptoisa
 from ptoisa import BLayout, IllegalInstructionError, SLayout, Tile, TileType
+from ptoisa.errors import ErratumWarning
 from ptoisa.tile.layout import offset_table
 
 E4M3, E8M0 = ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e8m0fnu
@@ -63,11 +66,12 @@ def make(name, rows, c_valid, m, n, k, dynamic, ctype=np.float32):
     return c, [a, b], bias
 
 
-def expected(target, rows, c_valid, m, n, k, ctype=np.float32):
+def expected(simulator, rows, c_valid, m, n, k, ctype=np.float32):
+    """`simulator`: the cpu target's loops (erratum tmatmul_bias_valid_region), else the NPUs' M x N."""
     bias = (np.arange(32) * (1 if ctype is np.int32 else 0.5)).astype(ctype)
     want = np.full((rows, 32), OLD, ctype)
     want[:m, :n] = k
-    if target == "cpu":
+    if simulator:
         vr, vc = c_valid
         want[:vr, :vc] += bias[:vc]
     else:
@@ -89,10 +93,15 @@ def test_the_bias_goes_to_c_s_valid_region_on_cpu_and_to_m_x_n_on_the_npus(name,
     m, n = (1, 8) if gemv else (8, 8)
     c_valid = {"wider": (1, 12) if gemv else (12, 12), "narrower": (1, 4) if gemv else (4, 4),
                "crossing": (1, 20) if gemv else (4, 20), "equal": (m, n)}[region]
-    for target in targets:
+    for target, errata in [(t, True) for t in targets] + [("cpu", False)]:
         c, ops, bias = make(name, rows, c_valid, m, n, k, dynamic)
-        getattr(ptoisa, name)(c, *ops, bias, target=target)
-        assert np.array_equal(logical(c), expected(target, rows, c_valid, m, n, k)), target
+        simulator = target == "cpu" and errata
+        with ptoisa.target(target, errata=errata), warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            getattr(ptoisa, name)(c, *ops, bias)
+        named = [w for w in seen if "tmatmul_bias_valid_region" in str(w.message)]
+        assert len(named) == (simulator and region != "equal"), (target, errata, [str(w.message) for w in seen])
+        assert np.array_equal(logical(c), expected(simulator, rows, c_valid, m, n, k)), (target, errata)
 
 
 def test_the_simulator_s_output_for_one_case():
@@ -100,7 +109,8 @@ def test_the_simulator_s_output_for_one_case():
     rows the simulator printed (rows 0-7: 16 + j/2 for j < 8, 100 + j/2 for 8 <= j < 12, 100 after; rows 8-11:
     100 + j/2 for j < 12; rows 12-15 untouched; here C is 32 columns wide, the columns past 16 untouched too)."""
     c, ops, bias = make("TMATMUL_BIAS", 16, (12, 12), 8, 8, 16, True)
-    ptoisa.TMATMUL_BIAS(c, *ops, bias, target="cpu")
+    with pytest.warns(ErratumWarning, match="tmatmul_bias_valid_region"):
+        ptoisa.TMATMUL_BIAS(c, *ops, bias, target="cpu")
     got = logical(c)
     row0 = [16.0, 16.5, 17.0, 17.5, 18.0, 18.5, 19.0, 19.5, 104.0, 104.5, 105.0, 105.5]
     assert got[0].tolist() == row0 + [100.0] * 20
@@ -113,7 +123,8 @@ def test_int32_bias_on_old_values_wraps_on_cpu(dynamic):
     """int32 `data[offset] += summand`: an old element outside M x N near INT32_MAX wraps."""
     c, ops, bias = make("TMATMUL_BIAS", 16, (12, 12), 8, 8, 16, dynamic, np.int32)
     c.storage[:] = np.iinfo(np.int32).max - 3
-    ptoisa.TMATMUL_BIAS(c, *ops, bias, target="cpu")
+    with pytest.warns(ErratumWarning, match="tmatmul_bias_valid_region"):
+        ptoisa.TMATMUL_BIAS(c, *ops, bias, target="cpu")
     got = logical(c).astype(np.int64)
     top = np.iinfo(np.int32).max - 3
     assert got[0, :8].tolist() == [16 + j for j in range(8)]
@@ -142,13 +153,18 @@ def test_a_bias_narrower_than_the_columns_read_is_refused_before_any_byte_change
 
 def test_which_columns_are_read_differs_by_target():
     """N = 24 over a 1x16 bias with C's valid cols 16: the NPUs read 24 columns (refused), cpu reads 16 (runs);
-    N = 8 with C's valid cols 24: cpu reads 24 (refused), the NPUs 8 (run)."""
+    N = 8 with C's valid cols 24: cpu reads 24 (refused), the NPUs 8 (run). cpu with errata off reads N."""
     bias = Tile[TileType.Bias, np.float32, 1, 16]()
     c, ops, _ = make("TMATMUL_BIAS", 16, (8, 16), 8, 24, 16, False)
     with pytest.raises(IllegalInstructionError):
         ptoisa.TMATMUL_BIAS(c, *ops, bias, target="a5")
-    ptoisa.TMATMUL_BIAS(c, *ops, bias, target="cpu")
+    with ptoisa.target("cpu", errata=False), pytest.raises(IllegalInstructionError):  # without the simulator's
+        ptoisa.TMATMUL_BIAS(c, *ops, bias)  # loops cpu reads N columns, as the NPUs
+    with pytest.warns(ErratumWarning, match="tmatmul_bias_valid_region"):
+        ptoisa.TMATMUL_BIAS(c, *ops, bias, target="cpu")
     c, ops, _ = make("TMATMUL_BIAS", 16, (8, 24), 8, 8, 16, False)
     with pytest.raises(IllegalInstructionError):
         ptoisa.TMATMUL_BIAS(c, *ops, bias, target="cpu")
+    with ptoisa.target("cpu", errata=False):
+        ptoisa.TMATMUL_BIAS(c, *ops, bias)
     ptoisa.TMATMUL_BIAS(c, *ops, bias, target="a2a3")

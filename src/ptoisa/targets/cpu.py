@@ -69,6 +69,10 @@ PROFILE = TargetProfile(
         tmp="optional",
     ),
     errata={
+        "tmatmul_bias_valid_region": "the bias forms (TMATMUL_BIAS, TGEMV_BIAS and the MX ones) store the product "
+                                     "at M x N, then add bias[0, c] to every element of C's valid region: a "
+                                     "product outside it gets no bias, an element inside it but outside M x N "
+                                     "gets the bias on its old value, and the bias is read over C's valid cols",
         "tcmps_eq_tolerance": "TCMPS EQ/NE compare |a - b| against 1e-9 in double (inf == inf is false, values "
                               "closer than 1e-9 are equal)",
         "texpands_mat_valid_only": "TEXPANDS on a Mat tile fills only the valid region, not the whole tile",
@@ -81,6 +85,8 @@ PROFILE = TargetProfile(
                                   "under a taller src is not broadcast)",
     },
     evidence={
+        "tmatmul_bias_valid_region": "include/pto/cpu/TMatmul.hpp (TMATMUL_BIAS_IMPL, TMATMUL_MX_IMPL's bias "
+                                     "form: the bias loop over cMatrix.GetValidRow/GetValidCol)",
         "tcmps_eq_tolerance": "include/pto/cpu/TCmps.hpp:30, 33, 48",
         "texpands_mat_valid_only": "include/pto/cpu/TExpands.hpp:29-44",
         "tfillpad_half_limits": "include/pto/cpu/TFillPad.hpp:37-46 (has_infinity / max() of _Float16)",

@@ -15,10 +15,11 @@ hifloat8); the static shapes agree (A Rows = C Rows, A Cols = B Rows, B Cols = C
 type, every field (C++ deduces one TileRes for both: another type does not compile); it is read at i < M, j < N
 whatever its run-time valid sizes. The bias tile's storage must hold the columns read.
 
-Where the bias goes: the NPUs' cube units add bias[0, j] to the M x N elements computed. The simulator (`cpu`)
-stores the product first, then adds bias[0, c] to C[r, c] for every r < C's valid rows, c < C's valid cols: when
-C's valid region is not M x N, a product outside it keeps no bias and an element inside it but outside M x N gets
-the bias on its old value (checked against the simulator built from include/pto/cpu/).
+Where the bias goes: the NPUs' cube units add bias[0, j] to the M x N elements computed. The simulator (`cpu`
+erratum `tmatmul_bias_valid_region`) stores the product first, then adds bias[0, c] to C[r, c] for every r < C's
+valid rows, c < C's valid cols: when C's valid region is not M x N, a product outside it keeps no bias and an
+element inside it but outside M x N gets the bias on its old value (checked against the simulator built from
+include/pto/cpu/). The NPUs do not read cInMatrix at all (erratum `tmatmul_acc_ignores_cin`: `accumulated`).
 
 The sum is the simulator's: a float accumulator starting at +0.0 that takes `std::fma(a, b, acc)` for k = 0, 1,
 ..., K-1 in turn (each step one rounding to float; half and 8-bit float products are exact in float, so each step
@@ -139,11 +140,25 @@ def bias_columns(check: Check, plan: Plan, tiles: Tiles, out_role: str, n: int) 
     valid cols (TMATMUL_BIAS_IMPL's loop after the product). Past the storage both read whatever lies there."""
     if "biasData" not in tiles:
         return
-    read = tiles[out_role].valid_col if plan.config.name == "cpu" else n
+    on_valid = plan.config.erratum("tmatmul_bias_valid_region")
+    read = tiles[out_role].valid_col if on_valid else n
     spec = plan.specs["biasData"]
     if read > spec.cols:
-        what = f"{out_role}'s valid cols" if plan.config.name == "cpu" else "n (B's valid cols)"
+        what = f"{out_role}'s valid cols" if on_valid else "n (B's valid cols)"
         check.fail("biasData", f"holds {spec.cols} columns; {read} are read ({what})")
+
+
+def biased(plan: Plan, tiles: Tiles, out_role: str, result: np.ndarray, m: int, n: int) -> bool:
+    """The bias step of a bias form: True when it wrote C itself, the simulator's way (cpu erratum
+    `tmatmul_bias_valid_region`, named when C's valid region is not M x N, the only case where that differs);
+    else False, `result` (M x N) left for the caller to add the bias to (the contract's and the NPUs' way)."""
+    out = tiles[out_role]
+    if not plan.config.erratum("tmatmul_bias_valid_region") or out.valid_shape == (m, n):
+        return False
+    announce_erratum(plan.config, plan.record.name, "tmatmul_bias_valid_region",
+                     f"C's valid region is {out.valid_shape[0]}x{out.valid_shape[1]}, M x N {m}x{n}")
+    add_bias_to_valid(out, tiles["biasData"], result)
+    return True
 
 
 def _sizes(check: Check, plan: Plan, tiles: Tiles) -> None:
@@ -335,9 +350,7 @@ def _matmul(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
             before = accumulated(plan, tiles, out_role, m, n, plan.record.name)
             result = (before.astype(np.int64) + result).astype(np.int32) if acc_type is D.I32 else before + result
         if "biasData" in tiles:
-            out = tiles[out_role]
-            if plan.config.name == "cpu" and out.valid_shape != (m, n):
-                add_bias_to_valid(out, tiles["biasData"], result)
+            if biased(plan, tiles, out_role, result, m, n):
                 return
             result = _plus_bias(result, valid_of(tiles["biasData"], (1, n)))
     write(tiles[out_role], result.astype(plan.specs[out_role].np_dtype, copy=False))

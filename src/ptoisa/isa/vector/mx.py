@@ -26,7 +26,8 @@ computed in double (exact for e8m0 scales), and the float accumulator from +0.0 
 term)` for k = 0, 1, ..., K-1 (two roundings per step: to double, then to float); then C_in + sum or sum +
 bias[0, j] (float adds). Every target computes that order. C_in is of C_out's tile type, every field (one TileRes
 in C++; a six-tile call with another Acc tile second resolves to the bias overload and fails its static_asserts).
-The bias goes where TMATMUL_BIAS puts it (matmul.py): on M x N on a5, on C's valid region on cpu.
+The bias goes where TMATMUL_BIAS puts it (matmul.py): on M x N on a5, on C's valid region on cpu (erratum
+tmatmul_bias_valid_region).
 
 Decoding the 8-bit bytes: `cpu` decodes as the simulator's MXType does (no NaN or infinity: e4m3 0x7F is 480,
 e5m2 exponent 31 is a normal number 2**16 * (1 + m/4), e8m0 0xFF is 2**128, -0 reads as +0); `a2a3`/`a5` as the
@@ -75,7 +76,7 @@ from ...tile.tile import Tile
 from .._check import Check
 from ..record import Instruction, Legality, Operand, Plan, Scalars, Tiles, instruction, src
 from ._common import valid_of, write
-from .matmul import accumulated, add_bias_to_valid, bias_columns, same_acc_type
+from .matmul import accumulated, bias_columns, biased, same_acc_type
 
 _FP8 = (D.F8E4M3, D.F8E5M2)
 _SCALES = {"a2a3": (D.F8E8M0, D.F16, D.BF16, D.F32), "a5": (D.F8E8M0, D.F16, D.BF16, D.F32), "cpu": (D.F8E8M0, D.F16, D.F32)}
@@ -216,8 +217,7 @@ def _mx(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         if "cInMatrix" in tiles:
             acc = accumulated(plan, tiles, out, m, n, plan.record.name).astype(np.float32) + acc
         if "biasData" in tiles:
-            if target == "cpu" and tiles[out].valid_shape != (m, n):
-                add_bias_to_valid(tiles[out], tiles["biasData"], acc)
+            if biased(plan, tiles, out, acc, m, n):
                 return
             acc = acc + valid_of(tiles["biasData"], (1, n)).astype(np.float32)
     write(tiles[out], acc.astype(np.float32, copy=False))

@@ -41,7 +41,8 @@ from ..tile.tile import Tile
 if TYPE_CHECKING:
     from .record import Instruction
 
-_CLASSES: dict[tuple[type, Any], type] = {}
+_CLASSES: dict[tuple[type, Any], Any] = {}
+"""The entry factories, one per record class and operand shape."""
 ABSENT = object()
 NOT_GIVEN = object()
 """The default of a generated entry's positional-only operands: the argument was not given."""
@@ -65,11 +66,18 @@ def specialise(rec: Instruction) -> None:
 
 
 def _install(rec: Instruction, shape: Any, make: Any) -> None:
-    """Give `rec` the entry class `make(base, shape)`, made once per record class and operand shape."""
+    """Give `rec` a class of its own whose `__call__` is made by the factory `make(base, shape)` (made once per
+    record class and operand shape) from the record's compiled calls and event stream, which the entry holds as
+    closure constants rather than reading them off `self` on every call."""
     key = (type(rec), shape)
-    cls = _CLASSES.get(key)
-    if cls is None:
-        cls = _CLASSES[key] = make(type(rec), shape)
+    factory = _CLASSES.get(key)
+    if factory is None:
+        factory = _CLASSES[key] = make(type(rec), shape)
+    base = type(rec)
+    call = factory(rec._compiled, rec._event)  # type: ignore[attr-defined]
+    call.__doc__ = base.__call__.__doc__
+    cls = type(base.__name__, (base,), {"__call__": call, "__slots__": (), "__module__": base.__module__,
+                                        "__qualname__": base.__qualname__})
     object.__setattr__(rec, "__class__", cls)
 
 
@@ -99,23 +107,22 @@ def _make_class(base: type, kinds: tuple[str, ...]) -> type:
     params = "".join(f"{name}=NOT_GIVEN, " for name in names)
     given = " + ".join(f"(() if {name} is NOT_GIVEN else ({name},))" for name in names) or "()"
     source = f"""
-def __call__(self, {params}/, *events, target=None, **kwargs):
-    if {' and '.join(tests) or 'True'} and not events and not kwargs:
-{indent(_CONFIG, " " * 8)}
-        run = self._compiled.get(({', '.join(key)},))
-        if run is not None:
-            run(({', '.join(names)}{',' if names else ''}))
-            return self._event()
-    return general(self, *({given}), *events, target=target, **kwargs)
+def factory(compiled, event):
+    def __call__(self, {params}/, *events, target=None, **kwargs):
+        if {' and '.join(tests) or 'True'} and not events and not kwargs:
+{indent(_CONFIG, " " * 12)}
+            run = compiled.get(({', '.join(key)},))
+            if run is not None:
+                run(({', '.join(names)}{',' if names else ''}))
+                return event()
+        return general(self, *({given}), *events, target=target, **kwargs)
+    return __call__
 """
     scope: dict[str, Any] = {"Tile": Tile, "NUMBERS": NUMBERS, "NOT_GIVEN": NOT_GIVEN,
                              "context_target": context_target, "current_config": current_config,
                              "general": base.__call__, "resolve": resolve}
     exec(compile(source, f"<ptoisa fast call {'/'.join(kinds)}>", "exec"), scope)  # noqa: S102 - our own text
-    call = scope["__call__"]
-    call.__doc__ = base.__call__.__doc__
-    return type(base.__name__, (base,), {"__call__": call, "__slots__": (), "__module__": base.__module__,
-                                         "__qualname__": base.__qualname__})
+    return scope["factory"]
 
 
 def _make_any_class(base: type, arity: int) -> type:
@@ -132,29 +139,28 @@ def _make_any_class(base: type, arity: int) -> type:
         key = ", ".join(["config"] + [f"{a}.spec if type({a}) is Tile else key_of({a})" for a in given])
         test = f"elif {names[n - 1]} is not NOT_GIVEN" if n else "else"
         branches.append(f"""
-        {test}:
-            args = ({', '.join(given)}{',' if given else ''})
-            run = self._compiled.get(({key},))""")
+            {test}:
+                args = ({', '.join(given)}{',' if given else ''})
+                run = compiled.get(({key},))""")
     branches[0] = branches[0].replace("elif", "if", 1)
     params = "".join(f"{name}=NOT_GIVEN, " for name in names)
     every = " + ".join(f"(() if {name} is NOT_GIVEN else ({name},))" for name in names) or "()"
     source = f"""
-def __call__(self, {params}/, *events, target=None, **kwargs):
-    if not kwargs and not events:
-{indent(_CONFIG, " " * 8)}{''.join(branches)}
-        if run is not None:
-            run(args)
-            return self._event()
-    return general(self, *({every}), *events, target=target, **kwargs)
+def factory(compiled, event):
+    def __call__(self, {params}/, *events, target=None, **kwargs):
+        if not kwargs and not events:
+{indent(_CONFIG, " " * 12)}{''.join(branches)}
+            if run is not None:
+                run(args)
+                return event()
+        return general(self, *({every}), *events, target=target, **kwargs)
+    return __call__
 """
     scope: dict[str, Any] = {"Tile": Tile, "key_of": key_of, "NOT_GIVEN": NOT_GIVEN,
                              "context_target": context_target, "current_config": current_config,
                              "general": base.__call__, "resolve": resolve}
     exec(compile(source, f"<ptoisa fast call, up to {arity} arguments>", "exec"), scope)  # noqa: S102 - our text
-    call = scope["__call__"]
-    call.__doc__ = base.__call__.__doc__
-    return type(base.__name__, (base,), {"__call__": call, "__slots__": (), "__module__": base.__module__,
-                                         "__qualname__": base.__qualname__})
+    return scope["factory"]
 
 
 MISS = object()

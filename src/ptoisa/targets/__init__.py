@@ -92,28 +92,29 @@ def current_config() -> Config:
     config = _CURRENT.get()
     if config is not None:
         return config
-    name = _env_target() or DEFAULT_TARGET
-    cached = _DEFAULT[0]
-    if cached is not None and cached[0] == name:
-        return cached[1]
-    config = make_config(name)
-    _DEFAULT[0] = (name, config)
-    return config
+    if _ENV_DATA is not None:
+        # the variable's raw value, as the environment holds it: while it is the same object (setting the
+        # variable, even to the same text, stores a new one) the Config made from it last time still holds
+        raw = _ENV_DATA.get(_ENV_KEY)
+        cached = _DEFAULT[0]
+        if cached is not None and cached[0] is raw:
+            return cached[1]
+        name = DEFAULT_TARGET if raw is None else os.environ.decodevalue(raw)  # type: ignore[attr-defined]
+        config = make_config(name or DEFAULT_TARGET)
+        _DEFAULT[0] = (raw, config)
+        return config
+    return make_config(os.environ.get(ENV_VAR) or DEFAULT_TARGET)
 
 
-_DEFAULT: list[tuple[str, Config] | None] = [None]
+_DEFAULT: list[tuple[object, Config] | None] = [None]
+"""(the raw value of $PTOISA_TARGET last seen, or None when it was unset; the Config made from it)"""
 
 # os.environ.get costs about 1 us when the variable is unset (a KeyError raised and caught inside the mapping);
 # CPython's environ keeps its encoded items in a plain dict, read here directly when it has one.
 _ENV_DATA = getattr(os.environ, "_data", None)
 _ENV_KEY = os.environ.encodekey(ENV_VAR) if hasattr(os.environ, "encodekey") else None  # type: ignore[attr-defined]
-
-
-def _env_target() -> str | None:
-    if _ENV_DATA is None or _ENV_KEY is None:
-        return os.environ.get(ENV_VAR)
-    raw = _ENV_DATA.get(_ENV_KEY)
-    return None if raw is None else os.environ.decodevalue(raw)  # type: ignore[attr-defined]
+if _ENV_KEY is None:
+    _ENV_DATA = None
 
 
 def resolve(target: str | Target | Config | None) -> Config:

@@ -24,7 +24,7 @@ from typing import Any
 
 from .dtypes import DType, as_dtype
 from .errors import IllegalInstructionError, PtoError, TileSpecError
-from .events import Pipe, RecordEvent, check_events, event_stream, record
+from .events import Pipe, RecordEvent, check_events, record
 from .isa.enums import CmpMode, GatherAxis, MaskPattern
 from .isa.fastcall import NOT_GIVEN as _NOT_GIVEN
 from .isa.tci import tci
@@ -97,9 +97,9 @@ def _split_events(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ..
 _V, _S, _MTE2, _MAT = Pipe.V, Pipe.S, Pipe.MTE2, TileType.Mat
 # The lean entries' positional-only operands default to the generated record entries' NOT_GIVEN, for the same
 # reason: an operand given by keyword reaches the general entry as a keyword, a short call gets its refusal.
-_TEXPANDS_EVENT, _TEXPANDS_MAT_EVENT = event_stream("TEXPANDS", _V), event_stream("TEXPANDS_MAT", _MTE2)
-_TCMPS_EVENT, _TPARTMUL_EVENT = event_stream("TCMPS", _V), event_stream("TPARTMUL", _V)
-_TCI_EVENT, _TGATHER_EVENT = event_stream("TCI", _S), event_stream("TGATHER", _V)
+_TEXPANDS_EVENT, _TEXPANDS_MAT_EVENT = record("TEXPANDS", _V), record("TEXPANDS_MAT", _MTE2)
+_TCMPS_EVENT, _TPARTMUL_EVENT = record("TCMPS", _V), record("TPARTMUL", _V)
+_TCI_EVENT, _TGATHER_EVENT = record("TCI", _S), record("TGATHER", _V)
 
 
 def _given(*values: Any) -> tuple[Any, ...]:
@@ -149,8 +149,8 @@ def TEXPANDS(dst: Any = _NOT_GIVEN, scalar: Any = _NOT_GIVEN, /, *events: Any, t
     if scalar is not _NOT_GIVEN and not events and not kwargs:
         texpands(_config(target) if target is not None else context_target() or current_config(), dst, scalar)
         if dst.spec.loc is _MAT:  # texpands accepted dst: a Tile or a ConvTile, both with a spec
-            return _TEXPANDS_MAT_EVENT()
-        return _TEXPANDS_EVENT()
+            return _TEXPANDS_MAT_EVENT
+        return _TEXPANDS_EVENT
     return _texpands(*_given(dst, scalar), *events, target=target, **kwargs)
 
 
@@ -185,7 +185,7 @@ def TCMPS(dst: Any = _NOT_GIVEN, src0: Any = _NOT_GIVEN, src1: Any = _NOT_GIVEN,
     if cmpMode is not _NOT_GIVEN and not events and not kwargs:
         tcmps(_config(target) if target is not None else context_target() or current_config(), dst, src0, src1,
               cmpMode)
-        return _TCMPS_EVENT()
+        return _TCMPS_EVENT
     return _tcmps(*_given(dst, src0, src1, cmpMode), *events, target=target, **kwargs)
 
 
@@ -218,7 +218,7 @@ def TPARTMUL(dst: Any = _NOT_GIVEN, src0: Any = _NOT_GIVEN, src1: Any = _NOT_GIV
     """
     if src1 is not _NOT_GIVEN and not events and not kwargs:
         tpartmul(_config(target) if target is not None else context_target() or current_config(), dst, src0, src1)
-        return _TPARTMUL_EVENT()
+        return _TPARTMUL_EVENT
     return _tpartmul(*_given(dst, src0, src1), *events, target=target, **kwargs)
 
 
@@ -322,7 +322,7 @@ def _tci_lean(dst: Any = _NOT_GIVEN, start: Any = _NOT_GIVEN, /, *args: Any, des
     if start is not _NOT_GIVEN and not args and not kwargs:
         config = _config(target) if target is not None else context_target() or current_config()
         tci(config, dst, start, descending)
-        return _TCI_EVENT()
+        return _TCI_EVENT
     return _tci(*_given(dst, start), *args, descending=descending, target=target, **kwargs)
 
 
@@ -419,16 +419,16 @@ def _tgather_lean(*args: Any, target: Any = None, **kwargs: Any) -> RecordEvent:
             if third is Tile and (count == 3 or type(args[3]) is Tile):
                 config = _config(target) if target is not None else context_target() or current_config()
                 tgather_index(config, args[0], args[1], args[2], args[3] if count == 4 else None)
-                return _TGATHER_EVENT()
+                return _TGATHER_EVENT
             if third is MaskPattern and (count == 3 or type(args[3]) is GatherAxis):
                 config = _config(target) if target is not None else context_target() or current_config()
                 tgather_mask(config, args[0], args[1], args[2],
                              args[3] if count == 4 else GatherAxis.GATHER_ROW)
-                return _TGATHER_EVENT()
+                return _TGATHER_EVENT
         elif count == 7 and type(args[6]) is CmpMode and type(args[2]) is not MaskPattern:
             config = _config(target) if target is not None else context_target() or current_config()
             tgather_cmp(config, *args)
-            return _TGATHER_EVENT()
+            return _TGATHER_EVENT
     return _tgather(*args, target=target, **kwargs)
 
 

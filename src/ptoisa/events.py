@@ -7,10 +7,7 @@ unchanged.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable
 from enum import StrEnum
-from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
@@ -26,37 +23,34 @@ class Pipe(StrEnum):
     M = "PIPE_M"
 
 
-_SEQUENCE = itertools.count(1)
-next_event_number = _SEQUENCE.__next__
-
-
 class RecordEvent(tuple):  # noqa: SLOT001 - slots below
-    """What an instruction returns: the op that completed (`op`), its pipe (`pipe`) and a sequence number
-    (`seq`, increasing in program order). A tuple `(op, pipe, seq)`; instructions make them, a program only
-    passes them on as wait events (`RecordEvent((op, pipe, seq))` builds one)."""
+    """What an instruction returns: the op that completed (`op`) and the pipe it issued on (`pipe`), as the tuple
+    `(op, pipe)`. The C++ `RecordEvent` is an empty struct, so nothing else is carried: every call of an op
+    returns the same object (`record(op, pipe)`), made once. A program only passes events on as wait events."""
 
     __slots__ = ()
-    _fields = ("op", "pipe", "seq")
+    _fields = ("op", "pipe")
 
     op = property(itemgetter(0), doc="The instruction's name.")
     pipe = property(itemgetter(1), doc="The pipe it issued on.")
-    seq = property(itemgetter(2), doc="Its sequence number: later instructions have larger ones.")
 
     def __repr__(self) -> str:
-        return f"RecordEvent(op={self[0]!r}, pipe={self[1]!r}, seq={self[2]!r})"
+        return f"RecordEvent(op={self[0]!r}, pipe={str(self[1])!r})"
 
     def Wait(self) -> None:  # noqa: N802 - the C++ method's name
         """Waiting is immediate: the op has already completed."""
 
 
+_EVENTS: dict[tuple[str, Pipe], RecordEvent] = {}
+
+
 def record(op: str, pipe: Pipe) -> RecordEvent:
-    return RecordEvent((op, pipe, next_event_number()))
-
-
-def event_stream(op: str, pipe: Pipe) -> Callable[[], RecordEvent]:
-    """`next()` of an endless stream of `op`'s events, numbered from the one sequence: `record(op, pipe)` for a
-    fixed op and pipe made in C (map, zip, repeat), without a Python frame."""
-    return map(RecordEvent, zip(repeat(op), repeat(pipe), _SEQUENCE)).__next__
+    """The event `op` on `pipe` returns (one object per op and pipe: the entries hold it and return it as is,
+    which costs nothing per call)."""
+    event = _EVENTS.get((op, pipe))
+    if event is None:
+        event = _EVENTS[op, pipe] = RecordEvent((op, pipe))
+    return event
 
 
 def is_event(value: Any) -> bool:

@@ -12,7 +12,7 @@ entry fills) and runs it, and hands everything else to the general entry unchang
             run = self._compiled.get((config, a0.spec, a1.spec, None))
             if run is not None:
                 run((a0, a1, a2))
-                return self._event()     # the record's event stream (events.event_stream)
+                return self._event       # the record's event (events.record: one per op and pipe)
         return general(self, *(the arguments given), *events, target=target, **kwargs)
 
 Records with several forms or with attributes (TCVT, TDIVS, TROWEXPANDMUL, ...) get an entry written for every
@@ -114,7 +114,7 @@ def factory(compiled, event):
             run = compiled.get(({', '.join(key)},))
             if run is not None:
                 run(({', '.join(names)}{',' if names else ''}))
-                return event()
+                return event
         return general(self, *({given}), *events, target=target, **kwargs)
     return __call__
 """
@@ -152,7 +152,7 @@ def factory(compiled, event):
 {indent(_CONFIG, " " * 12)}{''.join(branches)}
             if run is not None:
                 run(args)
-                return event()
+                return event
         return general(self, *({every}), *events, target=target, **kwargs)
     return __call__
 """

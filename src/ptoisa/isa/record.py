@@ -33,7 +33,7 @@ import numpy as np
 from .._quiet import QUIET
 from ..dtypes import DType, names
 from ..errors import IllegalInstructionError
-from ..events import Pipe, RecordEvent, check_events, event_stream
+from ..events import Pipe, RecordEvent, check_events, record
 from ..targets import Config, resolve
 from ..tile.enums import TileType
 from ..tile.spec import TileSpec
@@ -219,7 +219,7 @@ class Instruction:
         # the operand list that binds it without building names.
         object.__setattr__(self, "_plans", {})
         object.__setattr__(self, "_compiled", {})
-        object.__setattr__(self, "_event", event_stream(self.name, self.pipe))
+        object.__setattr__(self, "_event", record(self.name, self.pipe))
         simple = len(self.forms) == 1 and not any(o.optional for o in self.forms[0])
         object.__setattr__(self, "_simple", self.forms[0] if simple else None)
         object.__setattr__(self, "_scalar_types", {o.name: o for f in self.forms for o in f if o.kind == "scalar"})
@@ -377,7 +377,7 @@ class Instruction:
                 run = self._compile(key, config, args)
             if run is not None and run is not _SLOW:
                 run(args)
-                return self._event()  # type: ignore[attr-defined]
+                return self._event  # type: ignore[attr-defined]
             tiles: Tiles = {}
             scalars: Scalars = {}
             for operand, value in zip(simple, args):
@@ -391,7 +391,7 @@ class Instruction:
                     scalars[operand.name] = value
             else:
                 self.call(config, tiles, scalars, {}, 0)
-                return self._event()  # type: ignore[attr-defined]
+                return self._event  # type: ignore[attr-defined]
         elif not kwargs:  # several forms, optional operands or attributes: compiled per positional signature
             key = (config, *[a.spec if type(a) is Tile else key_of(a) for a in args])
             run = self._compiled.get(key, _SLOW)  # type: ignore[attr-defined]
@@ -399,10 +399,10 @@ class Instruction:
                 run = self._compile_any(key, config, args)
             if run is not None and run is not _SLOW:
                 run(args)
-                return self._event()  # type: ignore[attr-defined]
+                return self._event  # type: ignore[attr-defined]
         tiles, scalars, attrs, form = self.bind(config, args, kwargs)
         self.call(config, tiles, scalars, attrs, form)
-        return self._event()  # type: ignore[attr-defined]
+        return self._event  # type: ignore[attr-defined]
 
     def _compile_any(self, key: tuple[Any, ...], config: Config, args: tuple[Any, ...]
                      ) -> Callable[..., None] | None:

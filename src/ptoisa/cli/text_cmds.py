@@ -11,8 +11,6 @@ The target is --target, else the module's `pto.target_arch`, else $PTOISA_TARGET
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
 import os
 import sys
 from typing import TextIO
@@ -86,6 +84,9 @@ def _why(exc: OSError | UnicodeDecodeError) -> str:
 
 # --- check ---------------------------------------------------------------------------------------------------
 def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    import dataclasses
+    import json
+
     from ..ir.diagnostics import check_text
     from ..targets import current_config
 

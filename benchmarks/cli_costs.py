@@ -3,6 +3,8 @@
     .venv/bin/python benchmarks/cli_costs.py               # 9 interleaved runs of each command (about 30 s)
     .venv/bin/python benchmarks/cli_costs.py --repeats 21  # steadier medians
     .venv/bin/python benchmarks/cli_costs.py --source      # also with ptoisa's sources compiled at each start
+    git archive OLD src | tar -x -C /tmp/old && \
+    .venv/bin/python benchmarks/cli_costs.py --baseline /tmp/old/src   # the commands of another version too
 
 Every command is a fresh `python -m ptoisa ...` subprocess on a shipped example (`--help`; `run` of
 examples/pto/run_scale_compare.pto, `check` of the same file, `convert --to dps` of examples/pto/ssa_kernel.pto),
@@ -46,24 +48,29 @@ COMMANDS: dict[str, list[str]] = {
     "ptoisa check": ["check", EXAMPLE],
     "ptoisa convert": ["convert", "examples/pto/ssa_kernel.pto", "--to", "dps"],
 }
+_PAUSED = "import gc; gc.disable(); import {}; gc.freeze(); gc.enable()"
 FLOORS: dict[str, str] = {
     "floor: python": "pass",
-    "floor: numpy + ml_dtypes": "import numpy, ml_dtypes",
-    "floor: xDSL (what ptoisa loads)": "import " + ", ".join(XDSL),
-    "floor: numpy + ml_dtypes + xDSL": "import numpy, ml_dtypes, " + ", ".join(XDSL),
+    "floor: numpy + ml_dtypes": _PAUSED.format("numpy, ml_dtypes"),
+    "floor: xDSL (what ptoisa loads)": _PAUSED.format(", ".join(XDSL)),
+    "floor: numpy + ml_dtypes + xDSL": _PAUSED.format("numpy, ml_dtypes, " + ", ".join(XDSL)),
 }
+"""The floors import as `ptoisa` does (ptoisa.cli.main._start_up): with the cyclic garbage collector paused."""
+
+
+SRC = str(ROOT / "src")
 
 
 def _argv(row: str, importtime: bool = False) -> list[str]:
     flags = ["-X", "importtime"] if importtime else []
-    if row in COMMANDS:
-        return [sys.executable, *flags, "-m", "ptoisa", *COMMANDS[row]]
+    command = row.removesuffix(" (baseline)")
+    if command in COMMANDS:
+        return [sys.executable, *flags, "-m", "ptoisa", *COMMANDS[command]]
     return [sys.executable, *flags, "-c", FLOORS[row]]
 
 
-def _env(prefix: str, bytecode: bool) -> dict[str, str]:
+def _env(prefix: str, bytecode: bool, src: str = SRC) -> dict[str, str]:
     env = dict(os.environ)
-    src = str(ROOT / "src")
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     if bytecode:
         env["PYTHONPYCACHEPREFIX"] = prefix
@@ -104,21 +111,24 @@ def _import_share(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
 Row = tuple[str, list[tuple[float, float]], "float | None"]
 
 
-def measure(repeats: int, bytecode: bool) -> list[Row]:
-    rows = [*COMMANDS, *FLOORS]
+def measure(repeats: int, bytecode: bool, baseline: str | None = None) -> list[Row]:
+    """Each row's runs, interleaved; a row named `... (baseline)` runs the same command from `baseline`."""
+    rows = [*COMMANDS, *(f"{c} (baseline)" for c in COMMANDS if baseline), *FLOORS]
     with tempfile.TemporaryDirectory(prefix="ptoisa-pyc-") as prefix:
-        env = _env(prefix, bytecode)
+        envs = {row: _env(prefix, bytecode, baseline if row.endswith("(baseline)") and baseline else SRC)
+                for row in rows}
         if bytecode:
             for row in rows:  # fill the private bytecode cache; not timed
-                _wall(_argv(row), env)
+                _wall(_argv(row), envs[row])
         times: dict[str, list[tuple[float, float]]] = {row: [] for row in rows}
         for _ in range(repeats):
             for row in rows:
-                times[row].append(_wall(_argv(row), env))
+                times[row].append(_wall(_argv(row), envs[row]))
         shares = {}
-        for row in COMMANDS:
-            imported, wall = _import_share(_argv(row, importtime=True), env)
-            shares[row] = imported / wall
+        for row in rows:
+            if not row.startswith("floor"):
+                imported, wall = _import_share(_argv(row, importtime=True), envs[row])
+                shares[row] = imported / wall
     return [(row, times[row], shares.get(row)) for row in rows]
 
 
@@ -137,15 +147,19 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=9, help="interleaved runs of each row (default 9)")
     parser.add_argument("--source", action="store_true",
                         help="also measure with ptoisa's own modules compiled at each start")
+    parser.add_argument("--baseline", metavar="SRC", help="also run the commands from this `src` folder (another "
+                                                          "version of ptoisa, e.g. from git archive), interleaved")
     args = parser.parse_args()
+    if args.baseline and not (Path(args.baseline) / "ptoisa" / "__init__.py").is_file():
+        parser.error(f"{args.baseline} holds no ptoisa package (give the src folder)")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {args.repeats} interleaved runs per row, "
           f"load average {os.getloadavg()[0]:.2f} at the start")
-    print_table("bytecode cached (as installed)", measure(args.repeats, bytecode=True))
+    print_table("bytecode cached (as installed)", measure(args.repeats, True, args.baseline))
     if args.source:
         cached = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "src").rglob("__pycache__"))
         note = f" (but {len(cached)} __pycache__ folders exist under src/, e.g. {cached[0]})" if cached else ""
         print_table(f"source checkout, PYTHONDONTWRITEBYTECODE=1: ptoisa compiled at each start{note}",
-                    measure(args.repeats, bytecode=False))
+                    measure(args.repeats, False, args.baseline))
 
 
 if __name__ == "__main__":

@@ -164,3 +164,62 @@ def test_a_failed_json_run_prints_one_json_object(capsys):
     assert main(["run", str(kernel), "zeros:3", "zeros:8x64", "--format", "json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False and report["status"] == 1 and "holds 3 elements" in report["errors"][0]
+
+
+def _commands():
+    """(name, parser) of every `ptoisa` command, nested ones (`vectors run`) included."""
+    import argparse
+
+    from ptoisa.cli.main import build_parser
+
+    def walk(parser, prefix):
+        for action in parser._actions:  # noqa: SLF001
+            if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+                for name, child in action.choices.items():
+                    yield from walk(child, f"{prefix} {name}".strip())
+                return
+        yield prefix, parser
+
+    return list(walk(build_parser(), ""))
+
+
+def test_every_command_names_the_modules_it_loads_at_start_up():
+    """The modules a command imports with the collector paused (main's _start_up) must exist: a misspelt one
+    would make every run of that command an internal error."""
+    import importlib
+
+    commands = _commands()
+    assert {name for name, _ in commands} >= {"run", "check", "convert", "example", "vectors run", "targets",
+                                               "compare", "show"}
+    for name, parser in commands:
+        loads = parser.get_default("loads")
+        assert loads, f"{name} names no modules to load at start-up"
+        for module in loads:
+            assert importlib.import_module(module), (name, module)
+
+
+def test_the_process_command_line_gives_what_main_gives(tmp_path, capsys):
+    """`python -m ptoisa` (main() without argv: imports with the collector paused, then gc.freeze) prints and
+    exits exactly as main(argv) in this process does, for a run, a check that finds errors and a missing file;
+    and it leaves the collector on for the command."""
+    from pathlib import Path
+
+    from ptoisa.cli.main import main
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "pto"
+    cases = [
+        ["run", str(examples / "run_scale_compare.pto"), str(examples / "data" / "x_64x16_f32.npy"), "zeros:64x16",
+         "zeros:64x2", "2.0", "100.0"],
+        ["check", str(examples / "invalid_legality_a2a3.pto"), str(examples / "run_scale_compare.pto")],
+        ["run", str(tmp_path / "missing.pto")],
+    ]
+    for argv in cases:
+        status = main(argv)
+        captured = capsys.readouterr()
+        done = subprocess.run([sys.executable, "-m", "ptoisa", *argv], capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stdout, done.stderr) == (status, captured.out, captured.err), argv
+    code = ("import gc, sys\nimport ptoisa.cli.run_impl as r\nseen = []\n"
+            "r.cmd_run = lambda args, out: seen.append((gc.isenabled(), gc.get_freeze_count() > 10000)) or 0\n"
+            "from ptoisa.cli.main import main\nsys.argv = ['ptoisa', 'run', 'k.pto']\nmain()\nprint(seen)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "[(True, True)]", done.stdout + done.stderr

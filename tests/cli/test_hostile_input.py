@@ -88,6 +88,15 @@ def test_an_unknown_op_close_to_a_known_one_gets_a_suggestion(tmp_path, capsys):
     assert code == 1 and "pto.tcmpss is not registered; did you mean pto.tcmps?" in out
 
 
+def test_a_suggestion_may_be_an_op_of_a_dialect_loaded_only_when_named(tmp_path, capsys):
+    """memref is registered, not loaded, until the text names it (ptoisa.ir.make_context); a misspelt dialect
+    name must still find its ops."""
+    path = tmp_path / "typo.pto"
+    path.write_text("func.func @f() {\n  memrf.reinterpret_cast\n  return\n}\n")
+    code, out, _ = _run(capsys, ["check", str(path)])
+    assert code == 1 and "memrf.reinterpret_cast is not registered; did you mean memref.reinterpret_cast?" in out
+
+
 def test_an_unclosed_region_is_reported_at_its_opening_brace(tmp_path, capsys):
     path = tmp_path / "open.pto"
     path.write_text('func.func @f() {\n  // a comment with a { brace\n  %s = arith.constant 1 : i32\n  return\n')

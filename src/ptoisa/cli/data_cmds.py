@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     cmp.add_argument("--rtol", type=_tolerance, default=None, help="relative tolerance (with --atol)")
     cmp.add_argument("--ulp", type=_count, default=None, help="accept floats at most this many ULPs apart")
     cmp.add_argument("--first", type=_count, default=10, metavar="N", help="how many mismatches to list (default 10)")
-    cmp.set_defaults(func=cmd_compare)
+    cmp.set_defaults(func=cmd_compare, loads=("numpy",))
 
     show = sub.add_parser("show", help="print an array, or a packed predicate mask as 0/1",
                           description=SHOW_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     show.add_argument("--bits", action="store_true", help="unpack uint8 predicate bytes into 0/1 per element")
     show.add_argument("--image", metavar="FILE.png",
                       help="also draw the array (or, with --bits, the mask) as an image (needs matplotlib)")
-    show.set_defaults(func=cmd_show)
+    show.set_defaults(func=cmd_show, loads=("numpy",))
 
 
 def _have_matplotlib() -> bool:

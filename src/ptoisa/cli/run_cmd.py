@@ -71,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         help="wall-clock seconds a run may take (default: none)")
     limits.add_argument("--max-bytes", type=_byte_size, default=1 << 30, metavar="SIZE",
                         help="bytes of any one tile or zeros: tensor (default 1G; K, M, G suffixes)")
-    run.set_defaults(func=cmd_run)
+    run.set_defaults(func=cmd_run, loads=("ptoisa.cli.run_impl", "ptoisa.interp"))
 
 
 def _positive_int(text: str) -> int:

@@ -11,8 +11,6 @@ The target is --target, else the module's `pto.target_arch`, else $PTOISA_TARGET
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
 import os
 import sys
 from typing import TextIO
@@ -56,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     check.add_argument("--emulate-undefined", action="store_true",
                        help="accept what the target leaves undefined (an undersized tmp, ...), as "
                             "`run --emulate-undefined` runs it")
-    check.set_defaults(func=cmd_check)
+    check.set_defaults(func=cmd_check, loads=("ptoisa.ir.diagnostics",))
 
     conv = sub.add_parser("convert", help="convert a .pto/.ptoas file between the DPS, SSA, asm and generic forms",
                           description="Convert PTO text between forms. The input is verified first (for --target).",
@@ -67,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                       help="PTOAS spelling of DPS ops: August (default) or April")
     conv.add_argument("--target", "-t", type=str.lower, choices=targets, help="target to verify the input for")
     conv.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
-    conv.set_defaults(func=cmd_convert)
+    conv.set_defaults(func=cmd_convert, loads=("ptoisa.ir.diagnostics", "ptoisa.ir.forms"))
 
 
 def _read(path: str) -> str | OSError | UnicodeDecodeError:
@@ -86,6 +84,9 @@ def _why(exc: OSError | UnicodeDecodeError) -> str:
 
 # --- check ---------------------------------------------------------------------------------------------------
 def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    import dataclasses
+    import json
+
     from ..ir.diagnostics import check_text
     from ..targets import current_config
 

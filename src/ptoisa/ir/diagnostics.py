@@ -246,7 +246,11 @@ def _did_you_mean(message: str) -> str:
     match = _UNKNOWN_OP.search(message)
     if match is None or "spelling" in message:  # the assembly-name hint already says what to write
         return ""
-    known = [op.name for op in make_context().loaded_ops]
+    ctx = make_context()
+    for name in list(ctx.registered_dialect_names):  # the dialects loaded only when named (memref)
+        if name not in {d.name for d in ctx.loaded_dialects}:
+            ctx.load_registered_dialect(name)
+    known = [op.name for op in ctx.loaded_ops]
     close = difflib.get_close_matches(match.group(1), known, n=1, cutoff=0.8)
     return f"; did you mean {close[0]}?" if close else ""
 

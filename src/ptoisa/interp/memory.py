@@ -279,6 +279,18 @@ class Partition:
             self.last2 = (kind, child, *limits, *child.strides)
         return child, limits
 
+    def last2_for(self, kind: ViewShape) -> tuple[Any, ...]:
+        """`last2` after planning for parent kind `kind` (as `at2` would on meeting it); raises nothing (a kind
+        that cannot be planned leaves a `last2` that is not for it, and `at2` meets the error)."""
+        last = self.last2
+        if last[0] is not kind:
+            try:
+                self._for(kind)
+            except Exception:  # noqa: BLE001 - raised again where the view is made
+                pass
+            last = self.last2
+        return last
+
     def __call__(self, parent: View, offsets: tuple[int, ...]) -> View:
         child, limits = self._for(parent.kind)
         if child is not None and len(offsets) == len(limits) and all(
@@ -380,11 +392,41 @@ def tstore_quantised(tile: Tile, view: View, word: int, relu: bool) -> None:
     write_view(_prequant.apply(values, as_dtype(view.tensor.flat.dtype), words, False, relu), view)
 
 
-NO_PART = (None, -1, -1, None)
-"""What the scratch slot of a TLOAD / TSTORE step holds when the frame is made. A step copying to or from part of
-a tile keeps there (tile view, valid rows, valid cols, `view[:rows, :cols]`), the last cut it made: a loop loads or
-stores the same tile every turn, the cut depends on nothing else, and a NumPy view keeps its memory, so the kept
-cut is the one a new cut would give."""
+NO_PART = (None, None, None, -1, -1, None, None)
+"""What the scratch slot of a TLOAD / TSTORE step holds when the frame is made: a plan that fits no copy (see
+`copy_plan`)."""
+
+
+def copy_plan(kind: ViewShape, tensor: GlobalTensor, storage: np.ndarray, tile: Tile, vr: int, vc: int,
+              spec: TileSpec, load: bool) -> tuple[Any, ...]:
+    """How a TLOAD (`load`) or TSTORE step copies between a view of kind `kind` on `tensor` and a tile of type
+    `spec` with storage `storage` and valid shape vr x vc: the tuple the step keeps in its scratch slot,
+    (kind, tensor, storage, vr, vc, part, windows), good for every later call meeting the same kind, tensor,
+    storage (a tile's `view` is made with it, `Tile.attach`) and valid shape, whose view's offset is then the
+    only thing that changes.
+
+    `part` is None when the copy is `tload` / `tstore`'s (boxed layouts are not planned: see `load_step`): the
+    view is not a plain window of unit column stride (`ViewShape.row_stride`), its element type is not the
+    tile's, the valid region is empty, or the view's matrix does not cover it (TLOAD) or is not exactly it
+    (TSTORE); those copies check and raise. Else `part` is the tile's valid region, a cut of its (rows, cols)
+    view (NumPy copies it as one run of elements where they are contiguous), and `windows[offset]` is the
+    tensor's vr x vc window of
+    rows `row_stride` apart starting at element `offset`: one array whose first index is the offset, made of
+    the tensor's memory (so indexing it cuts no new view of the tensor but a plain index), holding every offset
+    whose window lies inside the tensor, which the view's offset does (views are bounds-checked when made, and
+    their matrix covers the window)."""
+    s0 = kind.row_stride
+    flat = tensor.flat
+    covered = kind.rows >= vr and kind.cols >= vc if load else kind.rows == vr and kind.cols == vc
+    if s0 is None or not covered or not vr or not vc or (flat.dtype is not spec.np_dtype and
+                                                         flat.dtype != spec.np_dtype):
+        return (kind, tensor, storage, vr, vc, None, None)
+    view = tile.view
+    part = view if vr == view.shape[0] and vc == view.shape[1] else view[:vr, :vc]
+    item = flat.itemsize
+    starts = flat.size - ((vr - 1) * s0 + vc - 1)  # offsets whose window ends inside the tensor
+    windows = np.ndarray((max(starts, 0), vr, vc), flat.dtype, flat, 0, (item, s0 * item, item))
+    return (kind, tensor, storage, vr, vc, part, windows)
 
 
 def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], None]:
@@ -392,13 +434,13 @@ def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], N
     the op is decoded; in poison mode the loaded region is then marked written. Slot `m` is the step's own
     scratch slot (holding `NO_PART` when the frame is made).
 
-    Boxed layouts take `tload`. For ND / DN tiles the step copies straight between the tile and the caller's
-    memory when the view is a plain window of unit column stride (`ViewShape.row_stride`), its element type is
-    the tile's and its matrix covers the valid region: one slice copy when both sides' elements are contiguous
-    (a row-major tile whose valid rows are whole, a window whose rows are adjacent), else a 2-D copy between
-    views (the tile's side cut once per frame while the tile and its valid shape stay). Everything else (other
-    shapes, type punning, folded windows, empty regions, whose views are not bounds-checked, every error) goes
-    to `tload`. The step is written as statements (`Inline`) that `decode.fuse` can put beside its neighbours'."""
+    Boxed layouts take `tload`. For ND / DN tiles the step keeps in its scratch slot the plan of its last copy
+    (`copy_plan`) and makes a new one when the view's kind or tensor, the tile's storage or its valid shape
+    differ from the plan's: so a loop loading the same tile from the same tensor every turn plans once, and
+    each turn copies the plan's window at the view's offset into the plan's cut of the tile (the bytes every
+    call copied before). Everything else (other shapes, type punning, folded windows, empty regions, whose
+    views are not bounds-checked, every error) goes to `tload`. The step is written as statements (`Inline`)
+    that `decode.fuse` can put beside its neighbours'."""
     if spec.is_boxed:
         def boxed(regs: list[Any]) -> None:
             tload(regs[v], regs[t])
@@ -406,34 +448,25 @@ def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], N
                 regs[0].poison.mark(regs[t])
 
         return boxed
-    dtype, row_major, height, width = spec.np_dtype, spec.is_row_major, spec.rows, spec.cols
 
     def lines(tag: str) -> list[str]:
         return [
             f"view, tile = regs[{v}], regs[{t}]",
-            "kind = view.kind",
+            "kind, tensor, storage = view.kind, view.tensor, tile.storage",
             "vr, vc = tile._valid_row, tile._valid_col",
-            "s0 = kind.row_stride",
-            "flat = view.tensor.flat",
-            "if s0 is None or kind.rows < vr or kind.cols < vc or not vr or not vc or \\",
-            f"        (flat.dtype is not dtype{tag} and flat.dtype != dtype{tag}):",
+            f"pkind, ptensor, pstorage, pvr, pvc, part, windows = regs[{m}]",
+            "if pkind is not kind or ptensor is not tensor or pstorage is not storage or pvr != vr or pvc != vc:",
+            f"    plan = regs[{m}] = plan{tag}(kind, tensor, storage, tile, vr, vc, spec{tag}, True)",
+            "    part, windows = plan[5], plan[6]",
+            "if part is None:",
             f"    tload{tag}(view, tile)",
-            f"elif {row_major} and (vr <= 1 or s0 == vc == {width}) and tile.storage.ndim == 1:",
-            "    offset = view.offset",
-            "    tile.storage[:vr * vc] = flat[offset:offset + vr * vc]",
-            f"elif vc != {width} or vr != {height}:  # part of the tile (cut once per frame: NO_PART)",
-            "    tview = tile.view",
-            f"    kept, kr, kc, part = regs[{m}]",
-            "    if kept is not tview or kr != vr or kc != vc:",
-            "        part = tview[:vr, :vc]",
-            f"        regs[{m}] = (tview, vr, vc, part)",
-            "    part[...] = view.tensor.window(view.offset, vr, vc, s0)",
-            "else:  # the whole tile",
-            "    tile.view[...] = view.tensor.window(view.offset, vr, vc, s0)",
-            "if regs[0].poison is not None:",
-            "    regs[0].poison.mark(tile)"]
+            "else:",
+            "    part[...] = windows[view.offset]",
+            f"if poison{tag} is not None:",
+            f"    poison{tag}.mark(tile)"]
 
-    return Inline(lines, lambda tag: {f"dtype{tag}": dtype, f"tload{tag}": tload}).step("pto.tload")
+    return Inline(lines, lambda tag: {f"spec{tag}": spec, f"tload{tag}": tload, f"plan{tag}": copy_plan},
+                  lambda tag: [f"poison{tag} = regs[0].poison"]).step("pto.tload")
 
 
 def store_step(spec: TileSpec, t: int, v: int, m: int) -> Callable[[list[Any]], None]:
@@ -447,36 +480,26 @@ def store_step(spec: TileSpec, t: int, v: int, m: int) -> Callable[[list[Any]], 
             tstore(regs[t], regs[v])
 
         return boxed
-    dtype, row_major, height, width = spec.np_dtype, spec.is_row_major, spec.rows, spec.cols
 
     def lines(tag: str) -> list[str]:
         return [
             f"tile, view = regs[{t}], regs[{v}]",
-            "if regs[0].poison is not None:",
-            "    regs[0].poison.check(tile, 'the stored tile')",
-            "kind, tensor = view.kind, view.tensor",
+            f"if poison{tag} is not None:",
+            f"    poison{tag}.check(tile, 'the stored tile')",
+            "kind, tensor, storage = view.kind, view.tensor, tile.storage",
             "vr, vc = tile._valid_row, tile._valid_col",
-            "s0 = kind.row_stride",
-            "flat = tensor.flat",
-            "if s0 is None or kind.rows != vr or kind.cols != vc or not vr or not vc or \\",
-            f"        (flat.dtype is not dtype{tag} and flat.dtype != dtype{tag}):",
+            f"pkind, ptensor, pstorage, pvr, pvc, part, windows = regs[{m}]",
+            "if pkind is not kind or ptensor is not tensor or pstorage is not storage or pvr != vr or pvc != vc:",
+            f"    plan = regs[{m}] = plan{tag}(kind, tensor, storage, tile, vr, vc, spec{tag}, False)",
+            "    part, windows = plan[5], plan[6]",
+            "if part is None:",
             f"    tstore{tag}(tile, view)",
             "else:",
-            f"    if {row_major} and (vr <= 1 or s0 == vc == {width}) and tile.storage.ndim == 1:",
-            "        offset = view.offset",
-            "        flat[offset:offset + vr * vc] = tile.storage[:vr * vc]",
-            f"    elif vc != {width} or vr != {height}:  # part of the tile (cut once per frame: NO_PART)",
-            "        tview = tile.view",
-            f"        kept, kr, kc, part = regs[{m}]",
-            "        if kept is not tview or kr != vr or kc != vc:",
-            "            part = tview[:vr, :vc]",
-            f"            regs[{m}] = (tview, vr, vc, part)",
-            "        tensor.window(view.offset, vr, vc, s0)[...] = part",
-            "    else:  # the whole tile",
-            "        tensor.window(view.offset, vr, vc, s0)[...] = tile.view",
+            "    windows[view.offset] = part",
             "    tensor._written[0] = True"]
 
-    return Inline(lines, lambda tag: {f"dtype{tag}": dtype, f"tstore{tag}": tstore}).step("pto.tstore")
+    return Inline(lines, lambda tag: {f"spec{tag}": spec, f"tstore{tag}": tstore, f"plan{tag}": copy_plan},
+                  lambda tag: [f"poison{tag} = regs[0].poison"]).step("pto.tstore")
 
 
 class _Plain:

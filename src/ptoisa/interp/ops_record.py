@@ -128,29 +128,31 @@ def _compiled_step(compiled: dict[Any, Any], where: str, slots: list[tuple[int, 
         loads = [f"    {n} = regs[{slot}]" for n, (slot, _) in zip(names, slots, strict=True)]
         tests = " and ".join(f"type({n}) is Tile" if kind == "tile" else f"type({n}) in PLAIN"
                              for n, (_, kind) in zip(names, slots, strict=True)) or "True"
-        key = ", ".join(["env.config", *(f"{n}.spec" if kind == "tile" else "None"
+        key = ", ".join([f"config{tag}", *(f"{n}.spec" if kind == "tile" else "None"
                                          for n, (_, kind) in zip(names, slots, strict=True)),
                          *(f"extra{tag}[{i}]" for i in range(len(extra)))])
         args = ", ".join([*names, *(f"extra{tag}[{i}]" for i in range(len(extra)))])
-        return ["env = regs[0]",
-                "run = None",
-                "if env.poison is None:",
+        return ["run = None",
+                f"if poison{tag} is None:",
                 *loads,
                 f"    if {tests}:",
                 f"        run = compiled{tag}.get(({key},))",
                 "if run is not None:",
-                "    site = env.site",
-                f"    site.where = where{tag}",
+                f"    site{tag}.where = where{tag}",
                 "    try:",
                 f"        run(({args},))",
                 "    finally:",
-                "        site.where = None",
+                f"        site{tag}.where = None",
                 "else:",
                 f"    general{tag}(regs)"]
 
+    def setup(tag: str) -> list[str]:  # the run's (a loop reads them once)
+        return [f"env{tag} = regs[0]",
+                f"poison{tag}, site{tag}, config{tag} = env{tag}.poison, env{tag}.site, env{tag}.config"]
+
     return Inline(lines, lambda tag: {"Tile": Tile, "PLAIN": _PLAIN, f"extra{tag}": extra,
                                       f"compiled{tag}": compiled, f"where{tag}": where,
-                                      f"general{tag}": general}).step(where)
+                                      f"general{tag}": general}, setup).step(where)
 
 
 for _op in RECORD_OPS:

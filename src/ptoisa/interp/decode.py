@@ -18,8 +18,10 @@ Regions run by `run_block`-style loops inlined into the control-flow steps; a fa
 The steps of the ops a loop body is mostly made of (index arithmetic, partition views, TLOAD / TSTORE, the
 instructions) are written as Python statements (`Inline`), from which both the op's own step and, for a run of
 such ops in a block, one function doing all of them in order (`fuse`) are generated: a turn of a loop then makes
-one Python call for that run instead of one per op. A step may also keep per-frame state of its own in a scratch
-slot (`FunctionDecoder.scratch`), e.g. a cut of a tile it copies to every turn.
+one Python call for that run instead of one per op; and an scf.for whose body is only such ops is written as one
+function with its loop (`fuse_loop`), reading the values made before the loop once and running the steps' setups
+(`Inline.setup`: what a step works out from those values and the run) once before its first turn. A step may also
+keep per-frame state of its own in a scratch slot (`FunctionDecoder.scratch`), e.g. the copy plan of a TLOAD.
 """
 
 from __future__ import annotations

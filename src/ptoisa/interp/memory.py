@@ -111,7 +111,7 @@ class ViewShape:
     * `rows`, `cols`: the matrix TLOAD / TSTORE see (the last dimension gives the columns, the others fold into
       rows);
     * `row_stride`: the element distance between matrix rows when the matrix is a plain strided window of unit
-      column stride (what the copy plans of `loader` / `storer` use), else None.
+      column stride (what TLOAD / TSTORE plan their copies with, `copy_plan`), else None.
     """
 
     __slots__ = ("cols", "layout", "problem", "reach", "row_stride", "rows", "shape", "strides")

@@ -190,7 +190,10 @@ class ShapeMemo:
 
 
 class View:
-    """A strided window of a global tensor: element offset and ViewShape (sizes, strides in elements, layout)."""
+    """A strided window of a global tensor: element offset and ViewShape (sizes, strides in elements, layout).
+
+    Its tensor and kind never change once it is made (TLOAD / TSTORE plans rely on it, `copy_plan`); its offset
+    is moved only by the partition_view step that made it, when only TLOAD / TSTORE read it (`ops_pto`)."""
 
     __slots__ = ("kind", "offset", "tensor")
 
@@ -392,18 +395,18 @@ def tstore_quantised(tile: Tile, view: View, word: int, relu: bool) -> None:
     write_view(_prequant.apply(values, as_dtype(view.tensor.flat.dtype), words, False, relu), view)
 
 
-NO_PART = (None, None, None, -1, -1, None, None)
+NO_PART = (None, None, -1, -1, None, None, None, None)
 """What the scratch slot of a TLOAD / TSTORE step holds when the frame is made: a plan that fits no copy (see
 `copy_plan`)."""
 
 
-def copy_plan(kind: ViewShape, tensor: GlobalTensor, storage: np.ndarray, tile: Tile, vr: int, vc: int,
-              spec: TileSpec, load: bool) -> tuple[Any, ...]:
-    """How a TLOAD (`load`) or TSTORE step copies between a view of kind `kind` on `tensor` and a tile of type
-    `spec` with storage `storage` and valid shape vr x vc: the tuple the step keeps in its scratch slot,
-    (kind, tensor, storage, vr, vc, part, windows), good for every later call meeting the same kind, tensor,
-    storage (a tile's `view` is made with it, `Tile.attach`) and valid shape, whose view's offset is then the
-    only thing that changes.
+def copy_plan(view: View, storage: np.ndarray, tile: Tile, vr: int, vc: int, spec: TileSpec,
+              load: bool) -> tuple[Any, ...]:
+    """How a TLOAD (`load`) or TSTORE step copies between `view` and a tile of type `spec` with storage `storage`
+    and valid shape vr x vc: the tuple the step keeps in its scratch slot, (view, storage, vr, vc, part, windows,
+    kind, tensor), good for every later call meeting a view of the same kind and tensor (the same View, whose
+    kind and tensor never change, or another one) and the same storage (a tile's `view` is made with it,
+    `Tile.attach`) and valid shape, whose view's offset is then the only thing that changes.
 
     `part` is None when the copy is `tload` / `tstore`'s (boxed layouts are not planned: see `load_step`): the
     view is not a plain window of unit column stride (`ViewShape.row_stride`), its element type is not the
@@ -415,18 +418,20 @@ def copy_plan(kind: ViewShape, tensor: GlobalTensor, storage: np.ndarray, tile: 
     the tensor's memory (so indexing it cuts no new view of the tensor but a plain index), holding every offset
     whose window lies inside the tensor, which the view's offset does (views are bounds-checked when made, and
     their matrix covers the window)."""
+    kind, tensor = view.kind, view.tensor
     s0 = kind.row_stride
     flat = tensor.flat
     covered = kind.rows >= vr and kind.cols >= vc if load else kind.rows == vr and kind.cols == vc
     if s0 is None or not covered or not vr or not vc or (flat.dtype is not spec.np_dtype and
                                                          flat.dtype != spec.np_dtype):
-        return (kind, tensor, storage, vr, vc, None, None)
-    view = tile.view
-    part = view if vr == view.shape[0] and vc == view.shape[1] else view[:vr, :vc]
+        return (view, storage, vr, vc, None, None, kind, tensor)
+    cut = tile.view
+    rows, cols = cut.shape
+    part = cut if vr == rows and vc == cols else cut[:vr, :vc]
     item = flat.itemsize
     starts = flat.size - ((vr - 1) * s0 + vc - 1)  # offsets whose window ends inside the tensor
     windows = np.ndarray((max(starts, 0), vr, vc), flat.dtype, flat, 0, (item, s0 * item, item))
-    return (kind, tensor, storage, vr, vc, part, windows)
+    return (view, storage, vr, vc, part, windows, kind, tensor)
 
 
 def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], None]:
@@ -452,12 +457,16 @@ def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], N
     def lines(tag: str) -> list[str]:
         return [
             f"view, tile = regs[{v}], regs[{t}]",
-            "kind, tensor, storage = view.kind, view.tensor, tile.storage",
-            "vr, vc = tile._valid_row, tile._valid_col",
-            f"pkind, ptensor, pstorage, pvr, pvc, part, windows = regs[{m}]",
-            "if pkind is not kind or ptensor is not tensor or pstorage is not storage or pvr != vr or pvc != vc:",
-            f"    plan = regs[{m}] = plan{tag}(kind, tensor, storage, tile, vr, vc, spec{tag}, True)",
-            "    part, windows = plan[5], plan[6]",
+            "storage, vr, vc = tile.storage, tile._valid_row, tile._valid_col",
+            f"pview, pstorage, pvr, pvc, part, windows, pkind, ptensor = regs[{m}]",
+            "if pview is not view:  # the plan holds for another View of its kind and tensor",
+            "    if view.kind is pkind and view.tensor is ptensor:",
+            f"        regs[{m}] = (view, pstorage, pvr, pvc, part, windows, pkind, ptensor)",
+            "    else:",
+            "        pstorage = None",
+            "if pstorage is not storage or pvr != vr or pvc != vc:",
+            f"    plan = regs[{m}] = plan{tag}(view, storage, tile, vr, vc, spec{tag}, True)",
+            "    part, windows = plan[4], plan[5]",
             "if part is None:",
             f"    tload{tag}(view, tile)",
             "else:",
@@ -486,17 +495,21 @@ def store_step(spec: TileSpec, t: int, v: int, m: int) -> Callable[[list[Any]], 
             f"tile, view = regs[{t}], regs[{v}]",
             f"if poison{tag} is not None:",
             f"    poison{tag}.check(tile, 'the stored tile')",
-            "kind, tensor, storage = view.kind, view.tensor, tile.storage",
-            "vr, vc = tile._valid_row, tile._valid_col",
-            f"pkind, ptensor, pstorage, pvr, pvc, part, windows = regs[{m}]",
-            "if pkind is not kind or ptensor is not tensor or pstorage is not storage or pvr != vr or pvc != vc:",
-            f"    plan = regs[{m}] = plan{tag}(kind, tensor, storage, tile, vr, vc, spec{tag}, False)",
-            "    part, windows = plan[5], plan[6]",
+            "storage, vr, vc = tile.storage, tile._valid_row, tile._valid_col",
+            f"pview, pstorage, pvr, pvc, part, windows, pkind, ptensor = regs[{m}]",
+            "if pview is not view:  # the plan holds for another View of its kind and tensor",
+            "    if view.kind is pkind and view.tensor is ptensor:",
+            f"        regs[{m}] = (view, pstorage, pvr, pvc, part, windows, pkind, ptensor)",
+            "    else:",
+            "        pstorage = None",
+            "if pstorage is not storage or pvr != vr or pvc != vc:",
+            f"    plan = regs[{m}] = plan{tag}(view, storage, tile, vr, vc, spec{tag}, False)",
+            "    part, windows, ptensor = plan[4], plan[5], plan[7]",
             "if part is None:",
             f"    tstore{tag}(tile, view)",
             "else:",
             "    windows[view.offset] = part",
-            "    tensor._written[0] = True"]
+            "    ptensor._written[0] = True"]
 
     return Inline(lines, lambda tag: {f"spec{tag}": spec, f"tstore{tag}": tstore, f"plan{tag}": copy_plan},
                   lambda tag: [f"poison{tag} = regs[0].poison"]).step("pto.tstore")

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
+from ptoisa.dtypes import DType
 from ptoisa.errors import ErratumWarning, NotModelledError, OutOfBoundsError
 from ptoisa.interp import load
 from ptoisa.interp.memory import NO_PART, GlobalTensor, View, ViewShape, load_step, store_step, tload, tstore
@@ -237,10 +238,14 @@ def test_steps_met_again_with_the_same_view_kind_and_tensor(seed: int) -> None:
     partition's), on the same tensor, while what the step's copy plan also depends on changes under it (the
     tile, its storage as TASSIGN gives it new storage, its valid shape, the tensor now and then), and the offset
     changes every call, up to the last one the tensor allows: the same bytes, written flags and errors as
-    `tload` / `tstore` on twins (a plan kept past such a change would copy to or from the wrong place)."""
+    `tload` / `tstore` on twins (a plan kept past such a change would copy to or from the wrong place), for
+    tiles of every element size and of the types NumPy holds only through ml_dtypes or as raw bytes."""
     rng = random.Random(300 + seed)
-    for dtype, rows, cols in ((np.float32, 8, 16), (np.uint8, 16, 32), (np.float16, 4, 32), (np.int32, 4, 8)):
-        spec = Tile[TileType.Vec, dtype, rows, cols, BLayout.RowMajor, -1, -1]
+    for element, rows, cols in ((np.float32, 8, 16), (np.uint8, 16, 32), (np.float16, 4, 32), (np.int32, 4, 8),
+                                (DType.BF16, 4, 16), (DType.HIF8, 8, 32), (DType.F8E4M3, 4, 32),
+                                (DType.F8E8M0, 2, 32), (np.int8, 2, 32), (np.uint16, 4, 16)):
+        spec = Tile[TileType.Vec, element, rows, cols, BLayout.RowMajor, -1, -1]
+        dtype = spec.np_dtype
         load_, store_ = load_step(spec, 1, 2, 3), store_step(spec, 1, 2, 3)
         env = _Env()
         load_frame, store_frame = [env, None, None, NO_PART], [env, None, None, NO_PART]

@@ -257,11 +257,13 @@ class Inline:
     (each step assigns before it reads). Steps written this way are made by `step` from the same lines.
 
     `setup(tag)`, if given, gives statements run before `lines` that only read: the run's Env (`regs[0]`, whose
-    attributes do not change during a run) and the slots in `setup_reads`, and define locals ending with `tag`
-    for `lines` (nothing else: they change nothing and raise nothing). Where every slot in `setup_reads` holds a
-    value made before a loop, `fuse_loop` runs them once before the loop's first turn instead of every turn;
-    elsewhere they run just before `lines`. Objects such statements read through those values (a view's
-    offset, a tile's valid shape) must not be ones the loop's ops can change."""
+    attributes do not change during a run), the slots in `setup_reads`, and the step's own result or scratch
+    slots (what an earlier call left there, which only the step itself writes); and define locals ending with
+    `tag` for `lines` (nothing else: they change nothing and raise nothing). Where every slot in `setup_reads`
+    holds a value made before a loop, `fuse_loop` runs them once before the loop's first turn instead of every
+    turn (the step's `lines` then keep those locals in step with what they write); elsewhere they run just
+    before `lines`. Objects such statements read through those values (a view's kind, a tile's spec) must not
+    be ones the loop's ops can change."""
 
     __slots__ = ("lines", "names", "setup", "setup_reads")
 

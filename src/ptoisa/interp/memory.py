@@ -425,7 +425,7 @@ def copy_plan(view: View, storage: np.ndarray, tile: Tile, vr: int, vc: int, spe
     if s0 is None or not covered or not vr or not vc or (flat.dtype is not spec.np_dtype and
                                                          flat.dtype != spec.np_dtype):
         return (view, storage, vr, vc, None, None, kind, tensor)
-    cut = tile.view
+    cut: np.ndarray = tile.view  # type: ignore[assignment]  # plain (ND / DN) tiles always have one
     rows, cols = cut.shape
     part = cut if vr == rows and vc == cols else cut[:vr, :vc]
     item = flat.itemsize

@@ -75,11 +75,13 @@ TOP = f"""module {{
 
 
 def _pair(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
-    """The program decoded as it is (fused) and decoded with `fuse` leaving steps as they are."""
+    """The program decoded as it is (fused, its loops written with their bodies: `fuse_loop`) and decoded with
+    `fuse` leaving steps as they are and `fuse_loop` writing no loop."""
     fused = load(text)
     fused.compiled_function("k")
     with monkeypatch.context() as m:
         m.setattr(decode, "fuse", lambda steps: steps)
+        m.setattr(decode, "fuse_loop", lambda *args: None)
         plain = load(text)
         plain.compiled_function("k")
     return fused, plain
@@ -100,6 +102,8 @@ def _fused_groups(program: Any) -> list[int]:
     sizes = []
     for step in compiled.steps:
         sizes += [len(step.group)] if hasattr(step, "group") else []
+        if hasattr(step, "members"):  # a loop written with its body (`fuse_loop`)
+            sizes += [len(s.group) for s in step.body if hasattr(s, "group")]
         for cell in step.__closure__ or ():  # a loop's body: its Steps, or its only step
             inner = cell.cell_contents
             if isinstance(inner, decode.Steps):
@@ -335,6 +339,7 @@ def test_a_loop_of_one_step_runs_as_the_plain_one(n: int, by: int, monkeypatch: 
     fused = load(ONE)
     fused.compiled_function("k")
     with monkeypatch.context() as m:  # the plain program: its body in the loop over steps
+        m.setattr(decode, "fuse_loop", lambda *args: None)
         m.setattr(ops_control, "_one_step_for",
                   lambda lb, ub, st, iv, only, n: ops_control._loop_for(lb, ub, st, iv, [only], n))
         plain = load(ONE)

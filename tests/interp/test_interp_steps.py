@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
+from ptoisa.dtypes import DType
 from ptoisa.errors import ErratumWarning, NotModelledError, OutOfBoundsError
 from ptoisa.interp import load
 from ptoisa.interp.memory import NO_PART, GlobalTensor, View, ViewShape, load_step, store_step, tload, tstore
@@ -229,6 +230,73 @@ def test_steps_cut_again_when_the_tile_or_its_shape_changes(seed: int) -> None:
             assert _storage_bytes(tile) == _storage_bytes(twin), seed
             assert fast_t.flat.tobytes() == slow_t.flat.tobytes(), seed
         assert moves, "no step took the cut path"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_steps_met_again_with_the_same_view_kind_and_tensor(seed: int) -> None:
+    """As a loop meets them: the views' kinds are a few ViewShape objects met again and again (a constant-size
+    partition's), on the same tensor, while what the step's copy plan also depends on changes under it (the
+    tile, its storage as TASSIGN gives it new storage, its valid shape, the tensor now and then), and the offset
+    changes every call, up to the last one the tensor allows: the same bytes, written flags and errors as
+    `tload` / `tstore` on twins (a plan kept past such a change would copy to or from the wrong place), for
+    tiles of every element size and of the types NumPy holds only through ml_dtypes or as raw bytes."""
+    rng = random.Random(300 + seed)
+    for element, rows, cols in ((np.float32, 8, 16), (np.uint8, 16, 32), (np.float16, 4, 32), (np.int32, 4, 8),
+                                (DType.BF16, 4, 16), (DType.HIF8, 8, 32), (DType.F8E4M3, 4, 32),
+                                (DType.F8E8M0, 2, 32), (np.int8, 2, 32), (np.uint16, 4, 16)):
+        spec = Tile[TileType.Vec, element, rows, cols, BLayout.RowMajor, -1, -1]
+        dtype = spec.np_dtype
+        load_, store_ = load_step(spec, 1, 2, 3), store_step(spec, 1, 2, 3)
+        env = _Env()
+        load_frame, store_frame = [env, None, None, NO_PART], [env, None, None, NO_PART]
+        shapes = [(rows, cols), (rows, cols - 1), (rows - 1, cols), (rows // 2, 2), (1, cols)]
+        kinds = {}  # (rows, cols, row stride) -> the one ViewShape of that shape
+        size = rows * cols * 5 + 3
+
+        def tensors() -> tuple[GlobalTensor, GlobalTensor]:
+            data = np.frombuffer(rng.randbytes(size * np.dtype(dtype).itemsize), dtype).copy()
+            return GlobalTensor("g", data), GlobalTensor("g", data.copy())
+
+        def tiles() -> tuple[Tile, Tile]:
+            tile, twin = Tile(spec, *rng.choice(shapes)), None
+            tile.storage.view(np.uint8)[:] = np.frombuffer(rng.randbytes(spec.nbytes), np.uint8)
+            twin = Tile(spec, *tile.valid_shape)
+            twin.storage[:] = tile.storage
+            return tile, twin
+
+        fast_t, slow_t = tensors()
+        pool = [tiles() for _ in range(2)]
+        for _ in range(120):
+            pick = rng.random()
+            tile, twin = rng.choice(pool)
+            if pick < 0.1:
+                pool[rng.randrange(2)] = tiles()
+            elif pick < 0.2:  # new storage, as TASSIGN binds it
+                storage = np.frombuffer(rng.randbytes(spec.nbytes), dtype).copy()
+                tile.attach(storage)
+                twin.attach(storage.copy())
+            elif pick < 0.35:
+                vr, vc = rng.choice(shapes)
+                tile.SetValidShape(vr, vc)
+                twin.SetValidShape(vr, vc)
+            elif pick < 0.4:
+                fast_t, slow_t = tensors()
+            tile, twin = rng.choice(pool)
+            vr, vc = tile.valid_shape if rng.random() < 0.8 else rng.choice(shapes)
+            stride = rng.choice((vc, cols, cols + 3))
+            kind = kinds.setdefault((vr, vc, stride), ViewShape((vr, vc), (stride, 1)))
+            last = size - 1 - kind.reach
+            offset = rng.choice((0, last, rng.randint(0, last), rng.randint(0, last)))
+            fast_view, slow_view = View(fast_t, offset, kind), View(slow_t, offset, kind)
+            if rng.random() < 0.5:
+                load_frame[1:3] = fast_view, tile
+                assert _outcome(lambda: load_(load_frame)) == _outcome(lambda: tload(slow_view, twin)), seed
+            else:
+                store_frame[1:3] = tile, fast_view
+                assert _outcome(lambda: store_(store_frame)) == _outcome(lambda: tstore(twin, slow_view)), seed
+            assert tile.storage.tobytes() == twin.storage.tobytes(), seed
+            assert fast_t.flat.tobytes() == slow_t.flat.tobytes(), seed
+            assert fast_t.written == slow_t.written, seed
 
 
 def test_scale_compare_blocks_match_the_api() -> None:

@@ -18,12 +18,15 @@ Regions run by `run_block`-style loops inlined into the control-flow steps; a fa
 The steps of the ops a loop body is mostly made of (index arithmetic, partition views, TLOAD / TSTORE, the
 instructions) are written as Python statements (`Inline`), from which both the op's own step and, for a run of
 such ops in a block, one function doing all of them in order (`fuse`) are generated: a turn of a loop then makes
-one Python call for that run instead of one per op. A step may also keep per-frame state of its own in a scratch
-slot (`FunctionDecoder.scratch`), e.g. a cut of a tile it copies to every turn.
+one Python call for that run instead of one per op; and an scf.for whose body is only such ops is written as one
+function with its loop (`fuse_loop`), reading the values made before the loop once and running the steps' setups
+(`Inline.setup`: what a step works out from those values and the run) once before its first turn. A step may also
+keep per-frame state of its own in a scratch slot (`FunctionDecoder.scratch`), e.g. the copy plan of a TLOAD.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from time import monotonic
@@ -251,17 +254,32 @@ class Inline:
     `lines(tag)` gives the statements (each a line, indented only inside its own blocks; no `return`) doing
     exactly what the step does, reading and writing `regs`; the names they use besides `regs` and their own
     locals end with `tag` and are defined by `names(tag)`. Their locals may be reused by the next step's lines
-    (each step assigns before it reads). Steps written this way are made by `step` from the same lines."""
+    (each step assigns before it reads). Steps written this way are made by `step` from the same lines.
 
-    __slots__ = ("lines", "names")
+    `setup(tag)`, if given, gives statements run before `lines` that only read: the run's Env (`regs[0]`, whose
+    attributes do not change during a run), the slots in `setup_reads`, and the step's own result or scratch
+    slots (what an earlier call left there, which only the step itself writes); and define locals ending with
+    `tag` for `lines` (nothing else: they change nothing and raise nothing). Where every slot in `setup_reads`
+    holds a value made before a loop, `fuse_loop` runs them once before the loop's first turn instead of every
+    turn (the step's `lines` then keep those locals in step with what they write); elsewhere they run just
+    before `lines`. Objects such statements read through those values (a view's kind, a tile's spec) must not
+    be ones the loop's ops can change."""
 
-    def __init__(self, lines: Callable[[str], list[str]], names: Callable[[str], dict[str, Any]]) -> None:
+    __slots__ = ("lines", "names", "setup", "setup_reads")
+
+    def __init__(self, lines: Callable[[str], list[str]], names: Callable[[str], dict[str, Any]],
+                 setup: Callable[[str], list[str]] | None = None, setup_reads: tuple[int, ...] = ()) -> None:
         self.lines, self.names = lines, names
+        self.setup, self.setup_reads = setup, setup_reads
+
+    def all_lines(self, tag: str) -> list[str]:
+        """The setup statements, then the step's own."""
+        return [*(self.setup(tag) if self.setup is not None else ()), *self.lines(tag)]
 
     def step(self, label: str) -> Step:
         """The step running these statements alone (carrying this Inline, for `fuse`): the one source of both."""
         scope = dict(self.names("_0"))
-        source = "def step(regs):\n" + "".join(f"    {line}\n" for line in self.lines("_0"))
+        source = "def step(regs):\n" + "".join(f"    {line}\n" for line in self.all_lines("_0"))
         exec(compile(source, f"<ptoisa interp step {label}>", "exec"), scope)  # noqa: S102 - our own text
         step = scope["step"]
         step.inline = self
@@ -300,7 +318,7 @@ def _fused(group: list[Step]) -> Step:
         tag = f"_{k}"
         if k:
             body.append(f"k = {k}")
-        body.extend(inline.lines(tag))
+        body.extend(inline.all_lines(tag))
         scope.update(inline.names(tag))
     where = group[0].where  # type: ignore[attr-defined]
     source = "def fused(regs):\n    k = 0\n    try:\n" + "".join(f"        {line}\n" for line in body) + \
@@ -311,6 +329,90 @@ def _fused(group: list[Step]) -> Step:
     step.where = where
     step.group = tuple(group)
     return step
+
+
+_READ = re.compile(r"regs\[(\d+)\]")
+_WRITTEN = re.compile(r"regs\[(\d+)\]\s*=(?!=)")
+
+
+def fuse_loop(body: Steps, lb: int, ub: int, st: int, iv: int, inits: list[int], carried: list[int],
+              yields: list[int], results: list[int], first: int) -> Step | None:
+    """The step of an `scf.for` whose body is made only of steps written as statements (`Inline`, fused or
+    not): one function holding the loop and the body's statements, so that a turn makes no Python call of its
+    own; None for any other body (the loops of ops_control run it).
+
+    It does what ops_control's loops do, in the same order, with the same errors and locations: the loop's
+    bounds read and its step checked, all its turns charged before the first (`charge`), the deadline checked
+    every turn, the induction variable and the carried values set, the body's statements, the yielded values
+    read, the results set; a failing statement located at its own op (as `fuse`'s function does), a time-out at
+    the loop. Two things are read once instead of every turn, which changes no value read: the slots the loop
+    cannot write (`first`: the loop's first slot; every slot below it belongs to a value made before the loop,
+    which SSA forbids the body to redefine; slot 0 is the run's Env) are read into locals, and the setups of
+    the body's steps whose reads are all such slots (`Inline.setup`) run before the first turn."""
+    group: list[Step] = []
+    for step in body:
+        members = getattr(step, "group", None)
+        if members is None:
+            if getattr(step, "inline", None) is None:
+                return None
+            members = (step,)
+        group.extend(members)
+    if not group or not len(inits) == len(carried) == len(yields) == len(results):
+        return None
+    tags = [f"_{k}" for k in range(len(group))]
+    inlines: list[Inline] = [step.inline for step in group]  # type: ignore[attr-defined]
+    setups = [inline.setup(tag) if inline.setup is not None else [] for inline, tag in zip(inlines, tags)]
+    lines = [inline.lines(tag) for inline, tag in zip(inlines, tags)]
+    text = [line for part in (*setups, *lines) for line in part]
+    written = {int(m) for line in text for m in _WRITTEN.findall(line)}
+    if written & ({*range(first), iv}):  # never so (steps write their own results and scratch slots)
+        return None
+    read = sorted({int(m) for line in text for m in _READ.findall(line)})
+    local = {slot: f"_r{slot}" for slot in read if slot < first}
+    local[iv] = "_turn"  # set at the start of each turn, written by no step
+
+    def localised(part: list[str]) -> list[str]:
+        return [_READ.sub(lambda m: local.get(int(m.group(1)), m.group(0)), line) for line in part]
+
+    hoisted = [f"{name} = regs[{slot}]" for slot, name in local.items() if slot != iv]
+    turn: list[str] = [f"regs[{iv}] = _turn", *(f"regs[{c}] = _values[{i}]" for i, c in enumerate(carried))]
+    for k, (inline, setup, part) in enumerate(zip(inlines, setups, lines)):
+        if all(slot < first for slot in inline.setup_reads):
+            hoisted.extend(localised(setup))
+        else:
+            part = [*setup, *part]
+        turn.append(f"_at = {k}")
+        turn.extend(localised(part))
+    if carried:
+        turn.append(f"_values = ({''.join(f'regs[{y}], ' for y in yields)})")
+    source = [
+        "def loop(regs):",
+        f"    _lo, _hi, _by = regs[{lb}], regs[{ub}], regs[{st}]",
+        "    if _by <= 0:",
+        "        raise ExecutionError(f'scf.for step must be positive (got {_by})')",
+        f"    _values = ({''.join(f'regs[{i}], ' for i in inits)})",
+        f"    _deadline = charge(regs[0], {body.ops} * len(range(_lo, _hi, _by)))",
+        "    _at = -1",
+        "    try:",
+        *(f"        {line}" for line in hoisted),
+        "        for _turn in range(_lo, _hi, _by):",
+        "            if _deadline and monotonic() > _deadline:",
+        "                _at = -1  # the loop itself is where the run stops",
+        "                raise time_out(regs[0])",
+        *(f"            {line}" for line in turn),
+        "    except Exception as exc:  # noqa: BLE001 - located at the op that raised (its own step's location)",
+        "        raise locate(exc, GROUP[_at] if _at >= 0 else None)",
+        *(f"    regs[{r}] = _values[{i}]" for i, r in enumerate(results))]
+    scope: dict[str, Any] = {"locate": locate, "GROUP": tuple(group), "charge": charge, "monotonic": monotonic,
+                             "time_out": time_out, "ExecutionError": ExecutionError}
+    for inline, tag in zip(inlines, tags):
+        scope.update(inline.names(tag))
+    where = group[0].where  # type: ignore[attr-defined]
+    exec(compile("\n".join(source) + "\n", f"<ptoisa interp loop at {where[1]}>", "exec"), scope)  # noqa: S102
+    step = scope["loop"]
+    step.members = tuple(group)  # (not `group`: this step is no fused run of statements)
+    step.body = body
+    return step  # type: ignore[no-any-return]
 
 
 def decode_function(program: Program, func: Any, compiled: CompiledFunction) -> None:

@@ -111,7 +111,7 @@ class ViewShape:
     * `rows`, `cols`: the matrix TLOAD / TSTORE see (the last dimension gives the columns, the others fold into
       rows);
     * `row_stride`: the element distance between matrix rows when the matrix is a plain strided window of unit
-      column stride (what the copy plans of `loader` / `storer` use), else None.
+      column stride (what TLOAD / TSTORE plan their copies with, `copy_plan`), else None.
     """
 
     __slots__ = ("cols", "layout", "problem", "reach", "row_stride", "rows", "shape", "strides")
@@ -190,7 +190,10 @@ class ShapeMemo:
 
 
 class View:
-    """A strided window of a global tensor: element offset and ViewShape (sizes, strides in elements, layout)."""
+    """A strided window of a global tensor: element offset and ViewShape (sizes, strides in elements, layout).
+
+    Its tensor and kind never change once it is made (TLOAD / TSTORE plans rely on it, `copy_plan`); its offset
+    is moved only by the partition_view step that made it, when only TLOAD / TSTORE read it (`ops_pto`)."""
 
     __slots__ = ("kind", "offset", "tensor")
 
@@ -278,6 +281,18 @@ class Partition:
         if child is not None and len(limits) == 2:
             self.last2 = (kind, child, *limits, *child.strides)
         return child, limits
+
+    def last2_for(self, kind: ViewShape) -> tuple[Any, ...]:
+        """`last2` after planning for parent kind `kind` (as `at2` would on meeting it); raises nothing (a kind
+        that cannot be planned leaves a `last2` that is not for it, and `at2` meets the error)."""
+        last = self.last2
+        if last[0] is not kind:
+            try:
+                self._for(kind)
+            except Exception:  # noqa: BLE001 - raised again where the view is made
+                pass
+            last = self.last2
+        return last
 
     def __call__(self, parent: View, offsets: tuple[int, ...]) -> View:
         child, limits = self._for(parent.kind)
@@ -380,11 +395,43 @@ def tstore_quantised(tile: Tile, view: View, word: int, relu: bool) -> None:
     write_view(_prequant.apply(values, as_dtype(view.tensor.flat.dtype), words, False, relu), view)
 
 
-NO_PART = (None, -1, -1, None)
-"""What the scratch slot of a TLOAD / TSTORE step holds when the frame is made. A step copying to or from part of
-a tile keeps there (tile view, valid rows, valid cols, `view[:rows, :cols]`), the last cut it made: a loop loads or
-stores the same tile every turn, the cut depends on nothing else, and a NumPy view keeps its memory, so the kept
-cut is the one a new cut would give."""
+NO_PART = (None, None, -1, -1, None, None, None, None)
+"""What the scratch slot of a TLOAD / TSTORE step holds when the frame is made: a plan that fits no copy (see
+`copy_plan`)."""
+
+
+def copy_plan(view: View, storage: np.ndarray, tile: Tile, vr: int, vc: int, spec: TileSpec,
+              load: bool) -> tuple[Any, ...]:
+    """How a TLOAD (`load`) or TSTORE step copies between `view` and a tile of type `spec` with storage `storage`
+    and valid shape vr x vc: the tuple the step keeps in its scratch slot, (view, storage, vr, vc, part, windows,
+    kind, tensor), good for every later call meeting a view of the same kind and tensor (the same View, whose
+    kind and tensor never change, or another one) and the same storage (a tile's `view` is made with it,
+    `Tile.attach`) and valid shape, whose view's offset is then the only thing that changes.
+
+    `part` is None when the copy is `tload` / `tstore`'s (boxed layouts are not planned: see `load_step`): the
+    view is not a plain window of unit column stride (`ViewShape.row_stride`), its element type is not the
+    tile's, the valid region is empty, or the view's matrix does not cover it (TLOAD) or is not exactly it
+    (TSTORE); those copies check and raise. Else `part` is the tile's valid region, a cut of its (rows, cols)
+    view (NumPy copies it as one run of elements where they are contiguous), and `windows[offset]` is the
+    tensor's vr x vc window of
+    rows `row_stride` apart starting at element `offset`: one array whose first index is the offset, made of
+    the tensor's memory (so indexing it cuts no new view of the tensor but a plain index), holding every offset
+    whose window lies inside the tensor, which the view's offset does (views are bounds-checked when made, and
+    their matrix covers the window)."""
+    kind, tensor = view.kind, view.tensor
+    s0 = kind.row_stride
+    flat = tensor.flat
+    covered = kind.rows >= vr and kind.cols >= vc if load else kind.rows == vr and kind.cols == vc
+    if s0 is None or not covered or not vr or not vc or (flat.dtype is not spec.np_dtype and
+                                                         flat.dtype != spec.np_dtype):
+        return (view, storage, vr, vc, None, None, kind, tensor)
+    cut: np.ndarray = tile.view  # type: ignore[assignment]  # plain (ND / DN) tiles always have one
+    rows, cols = cut.shape
+    part = cut if vr == rows and vc == cols else cut[:vr, :vc]
+    item = flat.itemsize
+    starts = flat.size - ((vr - 1) * s0 + vc - 1)  # offsets whose window ends inside the tensor
+    windows = np.ndarray((max(starts, 0), vr, vc), flat.dtype, flat, 0, (item, s0 * item, item))
+    return (view, storage, vr, vc, part, windows, kind, tensor)
 
 
 def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], None]:
@@ -392,13 +439,13 @@ def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], N
     the op is decoded; in poison mode the loaded region is then marked written. Slot `m` is the step's own
     scratch slot (holding `NO_PART` when the frame is made).
 
-    Boxed layouts take `tload`. For ND / DN tiles the step copies straight between the tile and the caller's
-    memory when the view is a plain window of unit column stride (`ViewShape.row_stride`), its element type is
-    the tile's and its matrix covers the valid region: one slice copy when both sides' elements are contiguous
-    (a row-major tile whose valid rows are whole, a window whose rows are adjacent), else a 2-D copy between
-    views (the tile's side cut once per frame while the tile and its valid shape stay). Everything else (other
-    shapes, type punning, folded windows, empty regions, whose views are not bounds-checked, every error) goes
-    to `tload`. The step is written as statements (`Inline`) that `decode.fuse` can put beside its neighbours'."""
+    Boxed layouts take `tload`. For ND / DN tiles the step keeps in its scratch slot the plan of its last copy
+    (`copy_plan`) and makes a new one when the view's kind or tensor, the tile's storage or its valid shape
+    differ from the plan's: so a loop loading the same tile from the same tensor every turn plans once, and
+    each turn copies the plan's window at the view's offset into the plan's cut of the tile (the bytes every
+    call copied before). Everything else (other shapes, type punning, folded windows, empty regions, whose
+    views are not bounds-checked, every error) goes to `tload`. The step is written as statements (`Inline`)
+    that `decode.fuse` can put beside its neighbours'."""
     if spec.is_boxed:
         def boxed(regs: list[Any]) -> None:
             tload(regs[v], regs[t])
@@ -406,34 +453,29 @@ def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], N
                 regs[0].poison.mark(regs[t])
 
         return boxed
-    dtype, row_major, height, width = spec.np_dtype, spec.is_row_major, spec.rows, spec.cols
 
     def lines(tag: str) -> list[str]:
         return [
             f"view, tile = regs[{v}], regs[{t}]",
-            "kind = view.kind",
-            "vr, vc = tile._valid_row, tile._valid_col",
-            "s0 = kind.row_stride",
-            "flat = view.tensor.flat",
-            "if s0 is None or kind.rows < vr or kind.cols < vc or not vr or not vc or \\",
-            f"        (flat.dtype is not dtype{tag} and flat.dtype != dtype{tag}):",
+            "storage, vr, vc = tile.storage, tile._valid_row, tile._valid_col",
+            f"pview, pstorage, pvr, pvc, part, windows, pkind, ptensor = regs[{m}]",
+            "if pview is not view:  # the plan holds for another View of its kind and tensor",
+            "    if view.kind is pkind and view.tensor is ptensor:",
+            f"        regs[{m}] = (view, pstorage, pvr, pvc, part, windows, pkind, ptensor)",
+            "    else:",
+            "        pstorage = None",
+            "if pstorage is not storage or pvr != vr or pvc != vc:",
+            f"    plan = regs[{m}] = plan{tag}(view, storage, tile, vr, vc, spec{tag}, True)",
+            "    part, windows = plan[4], plan[5]",
+            "if part is None:",
             f"    tload{tag}(view, tile)",
-            f"elif {row_major} and (vr <= 1 or s0 == vc == {width}) and tile.storage.ndim == 1:",
-            "    offset = view.offset",
-            "    tile.storage[:vr * vc] = flat[offset:offset + vr * vc]",
-            f"elif vc != {width} or vr != {height}:  # part of the tile (cut once per frame: NO_PART)",
-            "    tview = tile.view",
-            f"    kept, kr, kc, part = regs[{m}]",
-            "    if kept is not tview or kr != vr or kc != vc:",
-            "        part = tview[:vr, :vc]",
-            f"        regs[{m}] = (tview, vr, vc, part)",
-            "    part[...] = view.tensor.window(view.offset, vr, vc, s0)",
-            "else:  # the whole tile",
-            "    tile.view[...] = view.tensor.window(view.offset, vr, vc, s0)",
-            "if regs[0].poison is not None:",
-            "    regs[0].poison.mark(tile)"]
+            "else:",
+            "    part[...] = windows[view.offset]",
+            f"if poison{tag} is not None:",
+            f"    poison{tag}.mark(tile)"]
 
-    return Inline(lines, lambda tag: {f"dtype{tag}": dtype, f"tload{tag}": tload}).step("pto.tload")
+    return Inline(lines, lambda tag: {f"spec{tag}": spec, f"tload{tag}": tload, f"plan{tag}": copy_plan},
+                  lambda tag: [f"poison{tag} = regs[0].poison"]).step("pto.tload")
 
 
 def store_step(spec: TileSpec, t: int, v: int, m: int) -> Callable[[list[Any]], None]:
@@ -447,36 +489,30 @@ def store_step(spec: TileSpec, t: int, v: int, m: int) -> Callable[[list[Any]], 
             tstore(regs[t], regs[v])
 
         return boxed
-    dtype, row_major, height, width = spec.np_dtype, spec.is_row_major, spec.rows, spec.cols
 
     def lines(tag: str) -> list[str]:
         return [
             f"tile, view = regs[{t}], regs[{v}]",
-            "if regs[0].poison is not None:",
-            "    regs[0].poison.check(tile, 'the stored tile')",
-            "kind, tensor = view.kind, view.tensor",
-            "vr, vc = tile._valid_row, tile._valid_col",
-            "s0 = kind.row_stride",
-            "flat = tensor.flat",
-            "if s0 is None or kind.rows != vr or kind.cols != vc or not vr or not vc or \\",
-            f"        (flat.dtype is not dtype{tag} and flat.dtype != dtype{tag}):",
+            f"if poison{tag} is not None:",
+            f"    poison{tag}.check(tile, 'the stored tile')",
+            "storage, vr, vc = tile.storage, tile._valid_row, tile._valid_col",
+            f"pview, pstorage, pvr, pvc, part, windows, pkind, ptensor = regs[{m}]",
+            "if pview is not view:  # the plan holds for another View of its kind and tensor",
+            "    if view.kind is pkind and view.tensor is ptensor:",
+            f"        regs[{m}] = (view, pstorage, pvr, pvc, part, windows, pkind, ptensor)",
+            "    else:",
+            "        pstorage = None",
+            "if pstorage is not storage or pvr != vr or pvc != vc:",
+            f"    plan = regs[{m}] = plan{tag}(view, storage, tile, vr, vc, spec{tag}, False)",
+            "    part, windows, ptensor = plan[4], plan[5], plan[7]",
+            "if part is None:",
             f"    tstore{tag}(tile, view)",
             "else:",
-            f"    if {row_major} and (vr <= 1 or s0 == vc == {width}) and tile.storage.ndim == 1:",
-            "        offset = view.offset",
-            "        flat[offset:offset + vr * vc] = tile.storage[:vr * vc]",
-            f"    elif vc != {width} or vr != {height}:  # part of the tile (cut once per frame: NO_PART)",
-            "        tview = tile.view",
-            f"        kept, kr, kc, part = regs[{m}]",
-            "        if kept is not tview or kr != vr or kc != vc:",
-            "            part = tview[:vr, :vc]",
-            f"            regs[{m}] = (tview, vr, vc, part)",
-            "        tensor.window(view.offset, vr, vc, s0)[...] = part",
-            "    else:  # the whole tile",
-            "        tensor.window(view.offset, vr, vc, s0)[...] = tile.view",
-            "    tensor._written[0] = True"]
+            "    windows[view.offset] = part",
+            "    ptensor._written[0] = True"]
 
-    return Inline(lines, lambda tag: {f"dtype{tag}": dtype, f"tstore{tag}": tstore}).step("pto.tstore")
+    return Inline(lines, lambda tag: {f"spec{tag}": spec, f"tstore{tag}": tstore, f"plan{tag}": copy_plan},
+                  lambda tag: [f"poison{tag} = regs[0].poison"]).step("pto.tstore")
 
 
 class _Plain:

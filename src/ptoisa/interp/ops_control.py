@@ -7,6 +7,7 @@ from typing import Any
 
 from xdsl.ir import Operation
 
+from . import decode
 from .decode import FunctionDecoder, Step, Steps, charge, handler, locate, time_out
 from .errors import ExecutionError, LimitError
 
@@ -47,6 +48,9 @@ def _for(d: FunctionDecoder, op: Operation) -> Step:
     yields = [d.use(v) for v in term.operands] if term is not None else []
     results = [d.define(r) for r in op.results]
     n = body.ops
+    looped = decode.fuse_loop(body, lb, ub, st, iv, inits, carried, yields, results, iv)
+    if looped is not None:  # a body of statements only: the loop written with them (one function)
+        return looped
     if not inits:
         return _simple_for(lb, ub, st, iv, body, n)
     if len(inits) == 1 and len(carried) == 1 and len(yields) == 1 and len(results) == 1:

@@ -241,19 +241,47 @@ def _reused_partition(src: int, o0: int, o1: int, r: int, part: Partition) -> St
     """A rank-2 partition_view of constant sizes whose view only TLOAD / TSTORE read: each turn moves the View
     the step made in this frame before (the same tensor and kind) to the new offset instead of making another.
     Nothing else holds that View (the ops reading it keep no reference, and no other op receives it), and each
-    frame (each run, each call) has its own, so that moving it changes no view anything still reads."""
-    return Inline(lambda tag: [
-        f"parent, i, j = regs[{src}], regs[{o0}], regs[{o1}]",
-        f"kind, child, m0, m1, s0, s1 = part{tag}.last2",  # the parent kind met last (see Partition.last2)
-        "if kind is parent.kind and 0 <= i <= m0 and 0 <= j <= m1:",
-        f"    view, tensor = regs[{r}], parent.tensor",
-        "    if view is not None and view.kind is child and view.tensor is tensor:",
-        "        view.offset = parent.offset + i * s0 + j * s1",
-        "    else:",
-        f"        regs[{r}] = View(tensor, parent.offset + i * s0 + j * s1, child)",
-        "else:",
-        f"    regs[{r}] = part{tag}.at2(parent, i, j)"],
-        lambda tag: {f"part{tag}": part, "View": View}).step("pto.partition_view")
+    frame (each run, each call) has its own, so that moving it changes no view anything still reads.
+
+    What depends only on the parent view and the column offset (whether the parent's kind is the one planned
+    for, the column offset's bounds, the start of the row) is worked out by the step's setup (`Inline.setup`),
+    which a loop runs once before its first turn when the parent and the column offset are made before it: a
+    view's kind, tensor and offset never change once it is made, except the offset of a view this step (or
+    another one like it) moves, which only TLOAD / TSTORE read, never a partition_view. A turn then checks the
+    row offset and moves the view (`view{tag}`: this step's View in the frame, or None until it makes one).
+    Any other case takes the statements of every turn before (`part.at2` raises the bounds errors)."""
+    def setup(tag: str) -> list[str]:
+        return [f"parent{tag}, j{tag} = regs[{src}], regs[{o1}]",
+                f"kind{tag}, child{tag}, m0{tag}, m1{tag}, s0{tag}, s1{tag} = part{tag}.last2_for(parent{tag}.kind)",
+                f"fast{tag} = kind{tag} is parent{tag}.kind and 0 <= j{tag} <= m1{tag}",
+                f"tensor{tag}, view{tag} = parent{tag}.tensor, regs[{r}]",
+                f"base{tag} = parent{tag}.offset + j{tag} * s1{tag} if fast{tag} else 0",
+                f"if view{tag} is not None and (view{tag}.kind is not child{tag} or view{tag}.tensor is not "
+                f"tensor{tag}):",
+                f"    view{tag} = None"]
+
+    def lines(tag: str) -> list[str]:
+        return [
+            f"i = regs[{o0}]",
+            f"if fast{tag} and 0 <= i <= m0{tag}:",
+            f"    if view{tag} is not None:",
+            f"        view{tag}.offset = base{tag} + i * s0{tag}",
+            "    else:",
+            f"        regs[{r}] = view{tag} = View(tensor{tag}, base{tag} + i * s0{tag}, child{tag})",
+            "else:  # every turn's statements (part.at2 raises the bounds errors)",
+            f"    parent, j = regs[{src}], regs[{o1}]",
+            f"    kind, child, m0, m1, s0, s1 = part{tag}.last2",
+            "    if kind is parent.kind and 0 <= i <= m0 and 0 <= j <= m1:",
+            f"        view, tensor = regs[{r}], parent.tensor",
+            "        if view is not None and view.kind is child and view.tensor is tensor:",
+            "            view.offset = parent.offset + i * s0 + j * s1",
+            "        else:",
+            f"            regs[{r}] = View(tensor, parent.offset + i * s0 + j * s1, child)",
+            "    else:",
+            f"        regs[{r}] = part{tag}.at2(parent, i, j)",
+            f"    view{tag} = None  # (made again by the next turn that takes the path above)"]
+
+    return Inline(lines, lambda tag: {f"part{tag}": part, "View": View}, setup, (src, o1)).step("pto.partition_view")
 
 
 @handler("pto.get_tensor_view_dim")
@@ -471,20 +499,22 @@ def _direct(d: FunctionDecoder, op: Operation, step: Step, kernel: Any, slots: l
     sited, where = _sited(d, op, step), _where(d, op)
     operands = ", ".join([*(f"regs[{slot}]" for slot in slots), *(f"extra{i}{{tag}}" for i in range(len(extra)))])
 
+    def setup(tag: str) -> list[str]:  # the run's (a loop reads them once)
+        return [f"env{tag} = regs[0]",
+                f"poison{tag}, site{tag}, config{tag} = env{tag}.poison, env{tag}.site, env{tag}.config"]
+
     def lines(tag: str) -> list[str]:
-        return ["env = regs[0]",
-                "if env.poison is not None:",
+        return [f"if poison{tag} is not None:",
                 f"    sited{tag}(regs)",
                 "else:",
-                "    site = env.site",
-                f"    site.where = where{tag}",
+                f"    site{tag}.where = where{tag}",
                 "    try:",
-                f"        kernel{tag}(env.config, {operands.format(tag=tag)})",
+                f"        kernel{tag}(config{tag}, {operands.format(tag=tag)})",
                 "    finally:",
-                "        site.where = None"]
+                f"        site{tag}.where = None"]
 
     return Inline(lines, lambda tag: {f"sited{tag}": sited, f"where{tag}": where, f"kernel{tag}": kernel,
-                                      **{f"extra{i}{tag}": e for i, e in enumerate(extra)}}).step(op.name)
+                                      **{f"extra{i}{tag}": e for i, e in enumerate(extra)}}, setup).step(op.name)
 
 
 @handler("pto.tci")

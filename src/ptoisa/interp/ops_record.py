@@ -122,35 +122,53 @@ def _compiled_step(compiled: dict[Any, Any], where: str, slots: list[tuple[int, 
     type, and a call not compiled (or compiled to the general path) run the general step, which compiles,
     checks or refuses as before. So both give the same bytes, warnings and errors; this one skips building
     lists and tuples per call. Written as statements (`Inline`) that `decode.fuse` can put beside its
-    neighbours'."""
+    neighbours'.
+
+    Its setup (`Inline.setup`) reads the tile operands and looks the call up for them (`known`): a loop whose
+    tiles are made before it does that once, its turns then check only the scalar operands' types (a tile's
+    type and spec never change). A call not found there (not compiled yet, or compiled to the general path) is
+    looked up every turn as before."""
+    names = [f"a{i}" for i in range(len(slots))]
+    tiles = [(n, slot) for n, (slot, kind) in zip(names, slots, strict=True) if kind == "tile"]
+    scalars = [(n, slot) for n, (slot, kind) in zip(names, slots, strict=True) if kind != "tile"]
+
+    def key(tag: str, tile_name: Any) -> str:
+        return ", ".join([f"config{tag}", *(f"{tile_name(n, tag)}.spec" if kind == "tile" else "None"
+                                           for n, (_, kind) in zip(names, slots, strict=True)),
+                          *(f"extra{tag}[{i}]" for i in range(len(extra)))])
+
+    def setup(tag: str) -> list[str]:  # the run's, and the tiles' (a loop reads them once)
+        tile_tests = " and ".join(f"type(t{n}{tag}) is Tile" for n, _ in tiles) or "True"
+        return [f"env{tag} = regs[0]",
+                f"poison{tag}, site{tag}, config{tag} = env{tag}.poison, env{tag}.site, env{tag}.config",
+                *(f"t{n}{tag} = regs[{slot}]" for n, slot in tiles),
+                f"known{tag} = compiled{tag}.get(({key(tag, lambda n, t: f't{n}{t}')},)) "
+                f"if poison{tag} is None and {tile_tests} else None"]
+
     def lines(tag: str) -> list[str]:
-        names = [f"a{i}" for i in range(len(slots))]
-        loads = [f"    {n} = regs[{slot}]" for n, (slot, _) in zip(names, slots, strict=True)]
-        tests = " and ".join(f"type({n}) is Tile" if kind == "tile" else f"type({n}) in PLAIN"
-                             for n, (_, kind) in zip(names, slots, strict=True)) or "True"
-        key = ", ".join(["env.config", *(f"{n}.spec" if kind == "tile" else "None"
-                                         for n, (_, kind) in zip(names, slots, strict=True)),
-                         *(f"extra{tag}[{i}]" for i in range(len(extra)))])
+        scalar_tests = " and ".join(f"type({n}) in PLAIN" for n, _ in scalars) or "True"
+        tile_tests = " and ".join(f"type({n}) is Tile" for n, _ in tiles) or "True"
         args = ", ".join([*names, *(f"extra{tag}[{i}]" for i in range(len(extra)))])
-        return ["env = regs[0]",
-                "run = None",
-                "if env.poison is None:",
-                *loads,
-                f"    if {tests}:",
-                f"        run = compiled{tag}.get(({key},))",
+        return ["run = None",
+                f"if poison{tag} is None:",
+                *(f"    {n} = t{n}{tag}" for n, _ in tiles),
+                *(f"    {n} = regs[{slot}]" for n, slot in scalars),
+                f"    if {scalar_tests}:",
+                f"        run = known{tag}",
+                f"        if run is None and {tile_tests}:",
+                f"            run = compiled{tag}.get(({key(tag, lambda n, t: n)},))",
                 "if run is not None:",
-                "    site = env.site",
-                f"    site.where = where{tag}",
+                f"    site{tag}.where = where{tag}",
                 "    try:",
                 f"        run(({args},))",
                 "    finally:",
-                "        site.where = None",
+                f"        site{tag}.where = None",
                 "else:",
                 f"    general{tag}(regs)"]
 
     return Inline(lines, lambda tag: {"Tile": Tile, "PLAIN": _PLAIN, f"extra{tag}": extra,
                                       f"compiled{tag}": compiled, f"where{tag}": where,
-                                      f"general{tag}": general}).step(where)
+                                      f"general{tag}": general}, setup, tuple(slot for _, slot in tiles)).step(where)
 
 
 for _op in RECORD_OPS:

@@ -770,11 +770,34 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile, per: _PerShape | None = None,
     if signed is not None and kspec.np_dtype == signed:
         signed = None
 
+    # src0 whole and k read as the contract reads it: its storage compared with k's elements repeated along the
+    # rows (flat operands: cheaper than NumPy's broadcast of a column), the matches' positions taken from that
+    flat_compare = signed is None and (vr, vc) == (sspec.rows, sspec.cols)
+    may_overrun = vc > dcols  # else no row can hold more matches than dst's row
+    # narrow dst rows: the slots of a row with c matches as row c of a table made here (one take instead of a
+    # broadcast compare; counts <= dcols once the overrun test passed)
+    slot_rows = None
+    if (dcols + 1) * dcols <= _SLOT_TABLE_MAX:
+        slot_rows = np.arange(dcols)[None, :] < np.arange(dcols + 1)[:, None]
+        slot_rows.flags.writeable = False
+
     def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Any, offset: int) -> bool:
-        found = _cmp_rows(op, src0.view[:vr, :vc], k_value, vr, stype, signed, bounds, dcols)
-        if found is None:
-            return False
-        matches, flat, counts, name = found
+        if flat_compare:
+            token = quiet_set()
+            try:
+                flat = op(src0.storage, k_value.storage[:vr].astype(stype).repeat(vc)).nonzero()[0]
+            finally:
+                quiet_reset(token)
+            at = flat.searchsorted(bounds)
+            counts = at[1:] - at[:-1]
+            if may_overrun and _largest(counts, None) > dcols:
+                return False
+            name = None
+        else:
+            found = _cmp_rows(op, src0.view[:vr, :vc], k_value, vr, stype, signed, bounds, dcols)
+            if found is None:
+                return False
+            matches, flat, counts, name = found
         if name is not None:  # the general path announces it with the compare, before the running index
             announce_erratum(config, INSTR, name)
         if running and bounds is not None and counts[1:].any():
@@ -784,11 +807,18 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile, per: _PerShape | None = None,
         index = flat.astype(dtype)  # int64 -> 32 bits wraps modulo 2**32
         if offset:
             index += np.uint32(offset).astype(dtype)
-        dst.view[:vr][numbers < counts.astype(numbers.dtype)[:, None]] = index
+        if slot_rows is not None:
+            slots = slot_rows.take(counts, 0)
+        else:
+            slots = numbers < counts.astype(numbers.dtype)[:, None]
+        dst.view[:vr][slots] = index
         cdst.storage[:vr] = counts.astype(ctype)
         return True
     cache[key] = run
     return run
+
+
+_largest = np.maximum.reduce
 
 
 def _cmp_rows(op: Any, values: np.ndarray, k_value: Tile, vr: int, stype: np.dtype, signed: np.dtype | None,
@@ -816,7 +846,7 @@ def _cmp_rows(op: Any, values: np.ndarray, k_value: Tile, vr: int, stype: np.dty
         return matches, flat, np.zeros(vr, np.int64), name
     at = flat.searchsorted(bounds)
     counts = at[1:] - at[:-1]
-    if vr and counts.max() > dcols:
+    if vr and values.shape[1] > dcols and _largest(counts, None) > dcols:  # (a row holds at most vc matches)
         return None
     return matches, flat, counts, name
 

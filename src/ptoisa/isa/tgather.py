@@ -404,7 +404,7 @@ def _mask_row_run(dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int], patt
         into = Ellipsis if vr == dspec.rows else rows
 
         def run(dst: Tile, src: Tile) -> None:
-            dst.view[into] = src.view[picks]
+            dst.view[into] = src.view[picks]  # type: ignore[index]
     elif dspec.np_dtype == stype:
         def run(dst: Tile, src: Tile) -> None:
             dst.storage[:size].reshape(vr, count)[...] = src.view[picks]
@@ -425,7 +425,7 @@ def _mask_col_run(dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int], patt
         into = Ellipsis if count == dspec.rows else head  # dst whole: assigned with ..., no view of it made
 
         def run(dst: Tile, src: Tile) -> None:
-            dst.view[into] = src.view[picked]
+            dst.view[into] = src.view[picked]  # type: ignore[index]
     elif dspec.np_dtype == stype:
         def run(dst: Tile, src: Tile) -> None:
             dst.view[head, cols] = src.view[picked, cols]

@@ -26,6 +26,7 @@ TColExpandOp.hpp) decide the shapes: dst row-major; the full operand equal to ds
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -189,8 +190,8 @@ def _row_direct(plan: Plan, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
     a_part, b_part, d_part = (rows, a_cols), (rows, b_cols), (rows, whole)
     if positions is not None:  # the compiled call's form: the tiles taken from the arguments
         d, a, b = positions["dst"], positions["src0"], positions["src1"]
-        if vcols == 1 and shape[1] > 1 and not spread and isinstance(fn, np.ufunc):
-            return _row_compiled_small(fn, specs, shape, a_full, d, a, b)
+        if vcols == 1 and shape[1] > 1 and not spread and isinstance(fn, np.ufunc):  # type: ignore[operator]
+            return _row_compiled_small(fn, specs, shape, a_full, d, a, b)  # type: ignore[return-value]
         if spread:
             def spread_step(out: np.ndarray, first: np.ndarray, second: np.ndarray) -> None:  # NumPy work only
                 if a_full:
@@ -234,8 +235,8 @@ def _row_direct(plan: Plan, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
     return run
 
 
-def _row_compiled_small(fn: np.ufunc, specs: dict, shape: tuple[int, int], a_full: bool, d: int, a: int, b: int
-                      ) -> Callable[[tuple], None]:
+def _row_compiled_small(fn: np.ufunc, specs: Any, shape: tuple[Any, Any], a_full: bool, d: int, a: int, b: int
+                        ) -> Callable[[tuple], None]:
     """`_row_direct`'s compiled call for a ufunc and a one-column per-row operand on a region of fewer than
     `_EXPAND_MIN` elements: the column is spread into a scratch block of the region's shape (one broadcast
     assignment), then the ufunc takes the two blocks, src0's operand first as always, straight into dst. Cheaper
@@ -254,14 +255,14 @@ def _row_compiled_small(fn: np.ufunc, specs: dict, shape: tuple[int, int], a_ful
     spare = Spare(shape, specs["dst"].np_dtype)
     free, fresh = spare.free, spare.take
 
-    if a_full:
-        def step(out: np.ndarray, full: np.ndarray, vector: np.ndarray, block: np.ndarray) -> None:  # NumPy only
-            block[...] = vector
-            fn(full, block, out)
-    else:
-        def step(out: np.ndarray, vector: np.ndarray, full: np.ndarray, block: np.ndarray) -> None:  # NumPy only
-            block[...] = vector
-            fn(block, full, out)
+    if a_full:  # src0 full, src1 the column
+        def step(out: np.ndarray, first: np.ndarray, second: np.ndarray, block: np.ndarray) -> None:  # NumPy only
+            block[...] = second
+            fn(first, block, out)
+    else:  # src0 the column
+        def step(out: np.ndarray, first: np.ndarray, second: np.ndarray, block: np.ndarray) -> None:  # NumPy only
+            block[...] = first
+            fn(block, second, out)
 
     def run(args: tuple) -> None:
         out, first, second = args[d].view, args[a].view, args[b].view

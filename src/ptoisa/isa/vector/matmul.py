@@ -384,10 +384,11 @@ def _matmul_compiled(plan: Plan, positions: dict[str, int]) -> Any:
     bound kernel) for the other forms and types, and for a layout that maps an element past its storage."""
     specs = plan.specs
     if plan.record.name != "TMATMUL" or specs["cMatrix"].dtype is not D.F32 \
-            or specs["aMatrix"].dtype not in _EXACT_PRODUCT_TYPES or specs["bMatrix"].dtype not in _EXACT_PRODUCT_TYPES:
+            or not {specs["aMatrix"].dtype, specs["bMatrix"].dtype} <= set(_EXACT_PRODUCT_TYPES):
         return None
     a_spec, b_spec, c_spec = specs["aMatrix"], specs["bMatrix"], specs["cMatrix"]
     m, k, n = a_spec.valid_row, a_spec.valid_col, b_spec.valid_col
+    assert m is not None and k is not None and n is not None  # static valid shapes: the hook's premise
     a_at = np.ascontiguousarray(offset_table(a_spec)[:m, :k].T)  # (k, m): A transposed
     b_at = np.ascontiguousarray(offset_table(b_spec)[:k, :n])
     c_at = np.ascontiguousarray(offset_table(c_spec)[:m, :n]).reshape(-1)

@@ -392,6 +392,7 @@ def _exp_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], No
     d, s = positions["dst"], positions["src"]
     spec = specs["dst"]
     vr, vc = spec.valid_row, spec.valid_col
+    assert vr is not None and vc is not None  # static valid shapes: the hook's premise
     part = (slice(0, vr), slice(0, vc))
     src_spec = specs["src"]
     full = (vr, vc) == (spec.rows, spec.cols) == (src_spec.rows, src_spec.cols) == (src_spec.valid_row,
@@ -418,7 +419,8 @@ def _exp_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], No
         free, fresh = spare.free, spare.take
 
         def staged(whole: np.ndarray, x: np.ndarray, y: np.ndarray, wide: np.ndarray) -> bool:  # NumPy work only
-            top = whole.dot(whole) if squares else _max(x, None, None, None, False, _NEG_INF)
+            top = whole.dot(whole) if squares else \
+                _max(x, None, None, None, False, _NEG_INF)  # type: ignore[call-overload]
             if top == top:
                 wide[...] = x
                 exp_(wide, wide)

@@ -400,6 +400,60 @@ def tmatmul_f16(target: str, n: int) -> Bench:
                  note="ptoisa sums over k in order (the simulator's fma chain); the floor is BLAS sgemm")
 
 
+def inorder_matmul(at: np.ndarray, b: np.ndarray, products: np.ndarray, total: np.ndarray) -> None:
+    """sum_k a[i, k] * b[k, j] in k order from +0.0 into `total` (m, n), one float rounding per step: the
+    simulator's bits for inputs whose products are exact in float (half, 8-bit floats). `at` is a transposed
+    (k, m), `b` (k, n), both float32; `products` a float32 scratch of (s, m, n) for s k at once (s = k: one
+    multiply of every k's outer product, then NumPy's reduce over the outer axis, which adds whole rows in
+    order from +0.0; s < k: each k on its own, a multiply and an add). ptoisa's own route (matmul.py
+    `_sum_exact_products`) picks the same two forms at these sizes."""
+    k, m, n = at.shape[0], at.shape[1], b.shape[1]
+    if products.shape[0] >= k:
+        np.multiply(at[:, :, None], b[:, None, :], out=products[:k])
+        np.add.reduce(products[:k].reshape(k, m * n), axis=0, out=total.reshape(m * n))
+        return
+    step = products[0]
+    total[...] = 0.0
+    for i in range(k):
+        np.multiply(at[i, :, None], b[i, None, :], out=step)
+        np.add(total, step, out=total)
+
+
+def inorder_scratch(m: int, k: int, n: int) -> np.ndarray:
+    """`inorder_matmul`'s products scratch: all k at once while that is at most 2**18 floats (1 MB), else one k."""
+    return np.empty((k if k * m * n <= 1 << 18 else 1, m, n), np.float32)
+
+
+def fractal_rows(storage: np.ndarray, n: int) -> np.ndarray:
+    """An n x n Acc tile's storage (BLayout ColMajor of 16 x 16 row-major fractals) as a writable (nb, 16, nb, 16)
+    view: element [bi, r, bj, c] is logical [16 bi + r, 16 bj + c]."""
+    nb = n // 16
+    return storage.reshape(nb, nb, 16, 16).transpose(1, 2, 0, 3)
+
+
+def tmatmul_f16_exact(target: str, n: int) -> Bench:
+    """TMATMUL next to the cheapest NumPy route we know to the simulator's bits for half inputs (`inorder_matmul`,
+    then the result written into the Acc tile's fractals, as ptoisa writes it)."""
+    a = _place(Tile[TileType.Left, half, n, n, BLayout.ColMajor, n, n, SLayout.RowMajor]())
+    b = _place(Tile[TileType.Right, half, n, n, BLayout.RowMajor, n, n, SLayout.ColMajor]())
+    c = _place(Tile[TileType.Acc, float, n, n, BLayout.ColMajor, n, n, SLayout.RowMajor, 1024]())
+    x, y = _random_f32(n).astype(np.float16), _random_f32(n).astype(np.float16)
+    a.set_logical(x)
+    b.set_logical(y)
+    at, y32 = np.ascontiguousarray(x.astype(np.float32).T), y.astype(np.float32)
+    products, total = inorder_scratch(n, n, n), np.empty((n, n), np.float32)
+    into = fractal_rows(c.storage, n)
+    grid = total.reshape(n // 16, 16, n // 16, 16)
+
+    def floor() -> None:
+        inorder_matmul(at, y32, products, total)
+        into[...] = grid
+
+    return Bench(lambda: ptoisa.TMATMUL(c, a, b), floor,
+                 note="exact floor: in-order k sums (products per k at once, a reduce over the outer axis; one "
+                      "multiply and add per k past 1 MB of products), written into the Acc fractals")
+
+
 _SPECS += [
     ("tadd_f32", "TADD f32", "add", tadd_f32, ()),
     ("tmuls_f32", "TMULS f32", "multiply scalar", tmuls_f32, ()),
@@ -410,6 +464,7 @@ _SPECS += [
     ("trowsum_f32_exact", "TROWSUM f32", "sum in order", trowsum_f32_exact, ()),
     ("trowexpandmul_f32", "TROWEXPANDMUL f32", "broadcast multiply", trowexpandmul_f32, ()),
     ("tmatmul_f16", "TMATMUL f16->f32", "matmul (BLAS)", tmatmul_f16, ()),
+    ("tmatmul_f16_exact", "TMATMUL f16->f32", "k sum in order", tmatmul_f16_exact, ()),
 ]
 
 

@@ -98,6 +98,47 @@ def test_exact_floors_hold_specials(sbs):
             assert dst.tobytes() == ours, key
 
 
+@pytest.mark.parametrize("per_k", [False, True])
+def test_tmatmul_exact_floor_holds_specials(sbs, per_k):
+    """TMATMUL's exact floor (benchmarks/cases.py inorder_matmul, written into the Acc fractals) against ptoisa on
+    half values with cancelling sums, -0.0 products (a column of -0.0 times positives sums to +0.0 from +0.0),
+    infinities (inf - inf: NaN) and NaN; both of its forms (every k at once, and one k at a time as at 256x256)."""
+    import ptoisa
+    from cases import fractal_rows, inorder_matmul
+
+    n = 64
+    spec = next(s for s in sbs.CASES if s.key == "tmatmul_f16_f32")
+    tiles = {t.var: t.make() for t in spec.tiles(n)}
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal((n, n)) * 8).astype(np.float16)
+    y = (rng.standard_normal((n, n)) * 8).astype(np.float16)
+    x[:, 0] = y[0, :] = 0  # no contribution from k = 0 ...
+    x[:, 1], y[1, :] = -0.0, np.abs(y[1, :])  # ... and -0.0 products from k = 1
+    x[3, :] = -0.0
+    x[5, 7], y[9, 4] = np.inf, -np.inf
+    x[6, 2], y[2, 8] = np.nan, 60000
+    x[10, 11:13] = 65504
+    y[11, :], y[12, :] = 65504, -65504  # a sum that overflows, then is cancelled to NaN (inf - inf)
+    y[:, 20] = np.abs(y[:, 20])  # with x's row 3: every product of element (3, 20) is -0.0
+    tiles["a"].set_logical(x)
+    tiles["b"].set_logical(y)
+    dst = tiles["d"].storage
+    with ptoisa.target("cpu"), np.errstate(all="ignore"):
+        ptoisa.TMATMUL(tiles["d"], tiles["a"], tiles["b"])
+        ours = dst.tobytes()
+        assert np.isnan(tiles["d"].data).any() and np.isinf(tiles["d"].data).any()
+        assert tiles["d"].data[3, 20] == 0 and not np.signbit(tiles["d"].data[3, 20])  # +0.0 + -0.0 + ...
+        dst[...] = 0
+        case = spec.py(n, tiles)
+        if per_k:
+            at, total = np.ascontiguousarray(x.astype(np.float32).T), np.empty((n, n), np.float32)
+            inorder_matmul(at, y.astype(np.float32), np.empty((1, n, n), np.float32), total)
+            fractal_rows(dst, n)[...] = total.reshape(n // 16, 16, n // 16, 16)
+        else:
+            case.exact()
+    assert dst.tobytes() == ours
+
+
 def test_the_driver_source_has_one_struct_per_case_and_size(sbs):
     entries = [sbs.Entry(s, n, k) for k, (s, n) in enumerate((s, n) for s in sbs.CASES for n in s.sizes)]
     source = sbs.driver_source(entries)

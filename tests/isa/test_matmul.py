@@ -497,3 +497,65 @@ def test_int8_sums_exact_at_the_extremes(target):
     b.set_logical(y.astype(np.int8))
     ptoisa.TMATMUL(c, a, b, target=target)
     assert np.array_equal(c.data[:29, :27], (x[:29, :61] @ y[:61, :27]).astype(np.int32))
+
+
+# --- the compiled call (matmul.py `_matmul_compiled`) -------------------------------------------------------------
+_COMPILED_SHAPES = [(16, 32, 16, None), (32, 64, 32, (13, 45, 27)), (32, 32, 32, (1, 32, 1)), (32, 32, 32, (32, 7, 1)),
+                    (128, 32, 128, None), (128, 64, 96, (100, 50, 77))]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", ["float16", "float8_e4m3fn", "float8_e5m2"])
+@pytest.mark.parametrize("shape", _COMPILED_SHAPES, ids=str)
+def test_compiled_tmatmul_gives_the_general_kernels_bytes(target, name, shape):
+    """TMATMUL's compiled call (half and 8-bit floats into float: the regions gathered and converted through a
+    table of every bit pattern, every k's products at once or, past 2**18 products, in chunks) against the
+    general kernel on copies, bytes of all three tiles (C's elements outside M x N untouched) and warnings, and
+    the valid region against the step loop: random bit patterns (NaN payloads and signs, infinities, signed
+    zeros, subnormals), valid regions smaller than the tiles, one output element, one column."""
+    import warnings
+
+    import ml_dtypes
+
+    from ptoisa.isa.record import REGISTRY
+    from ptoisa.isa.vector import matmul
+    from ptoisa.targets import resolve
+
+    dtype = np.dtype(getattr(ml_dtypes, name, None) or name)
+    if dtype.itemsize == 1 and target != "a5":
+        pytest.skip("8-bit float products are an A5 form")
+    rows, inner, cols, valid = shape
+    m, k, n = valid or (rows, inner, cols)
+    rng = np.random.default_rng(rows * 7 + inner + cols + dtype.itemsize)
+    a, b, c = left(dtype, rows, inner, m, k), right(dtype, inner, cols, k, n), acc(np.float32, rows, cols, m, n)
+    a.storage[...] = bit_patterns(dtype, a.storage.shape, rng)
+    b.storage[...] = bit_patterns(dtype, b.storage.shape, rng)
+    c.storage.view(np.uint8)[...] = rng.integers(0, 256, c.spec.nbytes, dtype=np.uint8)
+    record = REGISTRY["TMATMUL"]
+    config = resolve(target)
+
+    def outcome(call, tiles):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call(*tiles)
+        return [t.storage.tobytes() for t in tiles], sorted(str(w.message) for w in caught)
+
+    def copies():
+        made = [type(t)(t.spec) for t in (c, a, b)]
+        for new, old in zip(made, (c, a, b)):
+            new.storage[...] = old.storage
+        return made
+
+    def general(cc, aa, bb):
+        tiles = {"cMatrix": cc, "aMatrix": aa, "bMatrix": bb}
+        plan = record.plan(config, tuple((r, t.spec) for r, t in tiles.items()), (), 0)
+        matmul._matmul(plan, tiles, {})
+
+    want = outcome(general, copies())
+    for _ in range(2):  # compiling, then the cached call
+        fast = copies()
+        assert outcome(lambda *t: record(*t, target=target), fast) == want
+    run = record._compiled.get((config, c.spec, a.spec, b.spec))
+    assert "_matmul_compiled" in getattr(run, "__qualname__", ""), run
+    fa, fb = a.data[:m, :k].astype(np.float32), b.data[:k, :n].astype(np.float32)
+    assert np.array_equal(fast[0].data[:m, :n].view(np.uint32), step_loop(fa, fb).view(np.uint32))

@@ -1465,6 +1465,41 @@ class TestMaskCompiled:
         assert dst.storage.tobytes() == first.tobytes()
 
 
+class TestMaskCompiledWholeRows:
+    """The compiled mask copies that index whole rows (dst assigned as a whole where the copy fills it) against
+    plain slicing of the values: dst taller than the gathered rows (GATHER_ROW of a few valid rows), dst wider
+    than src (GATHER_COL under the NPU column errata), each call twice (compiling, then cached)."""
+
+    @pytest.mark.parametrize("target", TARGETS)
+    @pytest.mark.parametrize("valid_rows", [1, 5, 16])
+    @pytest.mark.parametrize("pattern", [MaskPattern.P0101, MaskPattern.P1000])
+    def test_row_axis_into_a_taller_dst(self, target, valid_rows, pattern):
+        rng = np.random.default_rng(valid_rows)
+        count, cols = 8, 8 * pattern.period
+        src = _noise_tile(rng, Tile[TileType.Vec, np.float32, 16, cols, RM, valid_rows, cols])
+        dst = _noise_tile(rng, Tile[TileType.Vec, np.float32, 16, count])
+        values = src.storage.reshape(16, cols)[:valid_rows, pattern.phase::pattern.period].copy()
+        want = dst.storage.reshape(16, count).copy()
+        want[:valid_rows] = values
+        for _ in range(2):
+            TGATHER(dst, src, pattern, ROW, target=target)
+            assert dst.storage.tobytes() == want.tobytes()
+
+    @pytest.mark.parametrize("target", ("a2a3", "a5"))
+    @pytest.mark.parametrize("pattern", [MaskPattern.P0101, MaskPattern.P1000])
+    def test_col_axis_npu_into_a_wider_dst(self, target, pattern):
+        rng = np.random.default_rng(7)
+        src = _noise_tile(rng, Tile[TileType.Vec, np.float32, 16, 16])
+        count = 16 // pattern.period
+        dst = _noise_tile(rng, Tile[TileType.Vec, np.float32, count, 32])
+        want = dst.storage.reshape(count, 32).copy()
+        want[:, :16] = src.storage.reshape(16, 16)[pattern.phase::pattern.period]  # the rows inside dst
+        for _ in range(2):
+            with pytest.warns(ErratumWarning, match="tgather_col_all_src_rows"):
+                TGATHER(dst, src, pattern, COL, target=target)
+            assert dst.storage.tobytes() == want.tobytes()
+
+
 class TestMaskColNpuRows:
     """GATHER_COL under the NPU column errata (all src rows, 16-bit offsets), held to a plain reading of the
     kernel loop (one row's bytes per iteration): dst bytes, bytes spilled past dst into its buffer, warnings."""

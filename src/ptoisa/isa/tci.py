@@ -61,7 +61,10 @@ def _compile(key: tuple[Any, ...], count: int) -> Any:
     """An integer sequence without tmp, compiled once per tile type, direction and target (the checks run here):
     one NumPy add (or subtract) of the cached ramp 0..count-1 and the start, straight into dst's row. None
     (remembered) for float types and boxed layouts; a refusal is left to the general path and not remembered.
-    Per call: the start's test (exactly dst's NumPy type, or a Python int in range; else `_start`)."""
+    Per call: the start's test (exactly dst's NumPy type, or a Python int in range; else `_start`). The start
+    goes to the ufunc as a 0-d array of dst's type holding it (NumPy converts a scalar operand on every call,
+    about 0.2 us of a 16-element call; the 0-d arrays come from a free list, so two threads never share one):
+    the same element operation, the same wrap."""
     config, spec, descending = key[:3]
     try:
         _static(spec, None, config)
@@ -74,14 +77,20 @@ def _compile(key: tuple[Any, ...], count: int) -> Any:
         ramp = _ramp(count, spec.np_dtype)
         whole = count == spec.cols and spec.rows == 1 and spec.is_row_major  # dst's storage is its one row
 
+        boxes: list[np.ndarray] = []
+        add, subtract, zeros, np_dtype = np.add, np.subtract, np.zeros, spec.np_dtype
+
         def run(dst: Tile, start: Any) -> None:
             kind = type(start)
             value = start if kind is np_type or kind is int and low <= start <= high else _start(check, start, dst)
             out = dst.storage if whole else dst.view[0, :count]
+            box = boxes.pop() if boxes else zeros((), np_dtype)
+            box[()] = value
             if descending:
-                np.subtract(value, ramp, out=out)
+                subtract(box, ramp, out)
             else:
-                np.add(ramp, value, out=out)
+                add(ramp, box, out)
+            boxes.append(box)
     _COMPILED[key] = run
     return run
 

@@ -399,15 +399,18 @@ def _mask_row_run(dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int], patt
     rows, cols = slice(0, vr), slice(pattern.phase, vc, pattern.period)
     count, size = len(range(pattern.phase, vc, pattern.period)), vr * len(range(pattern.phase, vc, pattern.period))
     stype = sspec.np_dtype
+    picks = (rows, cols)  # built once: the call indexes with it (and dst whole with ..., no view of it made)
     if dspec.np_dtype == stype and count == dspec.cols:
+        into = Ellipsis if vr == dspec.rows else rows
+
         def run(dst: Tile, src: Tile) -> None:
-            dst.view[rows] = src.view[rows, cols]
+            dst.view[into] = src.view[picks]  # type: ignore[index]
     elif dspec.np_dtype == stype:
         def run(dst: Tile, src: Tile) -> None:
-            dst.storage[:size].reshape(vr, count)[...] = src.view[rows, cols]
+            dst.storage[:size].reshape(vr, count)[...] = src.view[picks]
     else:  # a bit copy between types of one size
         def run(dst: Tile, src: Tile) -> None:
-            dst.storage[:size].view(stype).reshape(vr, count)[...] = src.view[rows, cols]
+            dst.storage[:size].view(stype).reshape(vr, count)[...] = src.view[picks]
     return run
 
 
@@ -418,7 +421,12 @@ def _mask_col_run(dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int], patt
     picked, count = slice(pattern.phase, vr, pattern.period), len(range(pattern.phase, vr, pattern.period))
     head, cols = slice(0, count), slice(0, vc)
     stype = sspec.np_dtype
-    if dspec.np_dtype == stype:
+    if dspec.np_dtype == stype and vc == sspec.cols == dspec.cols:  # whole rows: one slice each side
+        into = Ellipsis if count == dspec.rows else head  # dst whole: assigned with ..., no view of it made
+
+        def run(dst: Tile, src: Tile) -> None:
+            dst.view[into] = src.view[picked]  # type: ignore[index]
+    elif dspec.np_dtype == stype:
         def run(dst: Tile, src: Tile) -> None:
             dst.view[head, cols] = src.view[picked, cols]
     else:  # a bit copy between types of one size
@@ -490,6 +498,10 @@ def _mask_col_npu_past_run(config: Config, dspec: TileSpec, sspec: TileSpec, nam
     even = step > 0 and first % scols == 0 and step % scols == 0 and first + step * (inside - 1) + svc <= own \
         and bool((start[:inside] == first + step * np.arange(inside)).all())
     rows, cols = slice(first // scols, first // scols + step // scols * (inside - 1) + 1, step // scols), slice(0, svc)
+    # rows land past dst, so the loop fills every dst row (inside == dst Rows): with whole rows read and written,
+    # src's rows go to dst as a whole (one slice of src, no view of dst)
+    whole_rows = svc == scols == dspec.cols
+    into = Ellipsis if whole_rows else (slice(0, inside), slice(0, svc))
     head = start[:inside]
     reach_head = int(head.max()) + svc if inside else 0
     reach = int(start.max()) + svc
@@ -515,7 +527,7 @@ def _mask_col_npu_past_run(config: Config, dspec: TileSpec, sspec: TileSpec, nam
         # read everything first (dst may overlap src): the rows inside dst, then those past it when they land
         if even:  # src's rows (a view: the assignment below reads it before writing when dst overlaps it)
             grid_ = src.view if same else src.view.view(dtype)  # type: ignore[union-attr]
-            values = grid_[rows, cols]  # type: ignore[index]
+            values = grid_[rows] if whole_rows else grid_[rows, cols]  # type: ignore[index]
         else:
             source = src.storage.view(lanes) if reach_head <= own else window(src, reach_head * item).view(lanes)
             values = rows_of(source, head).view(dtype)
@@ -525,7 +537,7 @@ def _mask_col_npu_past_run(config: Config, dspec: TileSpec, sspec: TileSpec, nam
         text = detail(binding)
         for name in names:
             announce_erratum(config, INSTR, name, text)
-        dst.view[:inside, :svc] = values  # type: ignore[index]  # overlapping src: read first
+        dst.view[into] = values  # type: ignore[index]  # overlapping src: read first
         if binding is not None:
             data = past.view(np.uint8).reshape(-1)
             room = binding.buffer.size - binding.offset
@@ -758,11 +770,34 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile, per: _PerShape | None = None,
     if signed is not None and kspec.np_dtype == signed:
         signed = None
 
+    # src0 whole and k read as the contract reads it: its storage compared with k's elements repeated along the
+    # rows (flat operands: cheaper than NumPy's broadcast of a column), the matches' positions taken from that
+    flat_compare = signed is None and (vr, vc) == (sspec.rows, sspec.cols)
+    may_overrun = vc > dcols  # else no row can hold more matches than dst's row
+    # narrow dst rows: the slots of a row with c matches as row c of a table made here (one take instead of a
+    # broadcast compare; counts <= dcols once the overrun test passed)
+    slot_rows = None
+    if (dcols + 1) * dcols <= _SLOT_TABLE_MAX:
+        slot_rows = np.arange(dcols)[None, :] < np.arange(dcols + 1)[:, None]
+        slot_rows.flags.writeable = False
+
     def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Any, offset: int) -> bool:
-        found = _cmp_rows(op, src0.view[:vr, :vc], k_value, vr, stype, signed, bounds, dcols)
-        if found is None:
-            return False
-        matches, flat, counts, name = found
+        if flat_compare:
+            token = quiet_set()
+            try:
+                flat = op(src0.storage, k_value.storage[:vr].astype(stype).repeat(vc)).nonzero()[0]
+            finally:
+                quiet_reset(token)
+            at = flat.searchsorted(bounds)
+            counts = at[1:] - at[:-1]
+            if may_overrun and _largest(counts, None) > dcols:
+                return False
+            name = None
+        else:
+            found = _cmp_rows(op, src0.view[:vr, :vc], k_value, vr, stype, signed, bounds, dcols)
+            if found is None:
+                return False
+            matches, flat, counts, name = found
         if name is not None:  # the general path announces it with the compare, before the running index
             announce_erratum(config, INSTR, name)
         if running and bounds is not None and counts[1:].any():
@@ -772,11 +807,18 @@ def _compile_cmp(key: tuple[Any, ...], src0: Tile, per: _PerShape | None = None,
         index = flat.astype(dtype)  # int64 -> 32 bits wraps modulo 2**32
         if offset:
             index += np.uint32(offset).astype(dtype)
-        dst.view[:vr][numbers < counts.astype(numbers.dtype)[:, None]] = index
+        if slot_rows is not None:
+            slots = slot_rows.take(counts, 0)
+        else:
+            slots = numbers < counts.astype(numbers.dtype)[:, None]
+        dst.view[:vr][slots] = index
         cdst.storage[:vr] = counts.astype(ctype)
         return True
     cache[key] = run
     return run
+
+
+_largest = np.maximum.reduce
 
 
 def _cmp_rows(op: Any, values: np.ndarray, k_value: Tile, vr: int, stype: np.dtype, signed: np.dtype | None,
@@ -804,7 +846,7 @@ def _cmp_rows(op: Any, values: np.ndarray, k_value: Tile, vr: int, stype: np.dty
         return matches, flat, np.zeros(vr, np.int64), name
     at = flat.searchsorted(bounds)
     counts = at[1:] - at[:-1]
-    if vr and counts.max() > dcols:
+    if vr and values.shape[1] > dcols and _largest(counts, None) > dcols:  # (a row holds at most vc matches)
         return None
     return matches, flat, counts, name
 

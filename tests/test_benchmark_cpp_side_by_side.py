@@ -205,7 +205,8 @@ def test_partial_multiply_both_forms(sbs, n):
 @pytest.mark.parametrize("n", [16, 64, 128])
 def test_rowsum_inorder_both_forms(sbs, n):
     """TROWSUM's exact floor (one transposed copy up to 64x64, slabs of 32 rows larger) sums each row in order,
-    from its first element, one float rounding per step: against a column-by-column float32 loop."""
+    one float rounding per step: against a column-by-column float32 loop (no -0.0 in the data, so where the sum
+    starts, +0.0 or the first element, does not show)."""
     from cases import rowsum_inorder
 
     rng = np.random.default_rng(5)

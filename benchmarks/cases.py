@@ -308,7 +308,8 @@ def tgather_cmp_f32(target: str, n: int) -> Bench:
 
     def floor() -> object:
         np.greater(data, thresholds, bits)
-        return flat_bits.nonzero()[0], np.count_nonzero(bits, axis=1)
+        # the counts by an integer add-reduce of the bools (np.count_nonzero with axis= is Python-level: ~1.2 us more)
+        return flat_bits.nonzero()[0], np.add.reduce(bits, axis=1, dtype=np.intp)
 
     note = ""
 

@@ -161,25 +161,31 @@ def _unary(n: int, out: str = "f32") -> list[T]:
 
 def _py_tadd(n: int, t: dict[str, Any]) -> PyCase:
     x, y, o = t["a"].storage, t["b"].storage, t["d"].storage
-    return PyCase(lambda: ptoisa.TADD(t["d"], t["a"], t["b"]), lambda: np.add(x, y, o))
+    from cases import bind
+
+    return PyCase(lambda: ptoisa.TADD(t["d"], t["a"], t["b"]), bind(np.add, x, y, o))
 
 
 def _py_tmuls(n: int, t: dict[str, Any]) -> PyCase:
     x, o = t["a"].storage, t["d"].storage
     factor = np.float32(0.5)
-    return PyCase(lambda: ptoisa.TMULS(t["d"], t["a"], 0.5), lambda: np.multiply(x, factor, o))
+    from cases import bind
+
+    return PyCase(lambda: ptoisa.TMULS(t["d"], t["a"], 0.5), bind(np.multiply, x, factor, o))
 
 
 def _py_texp(n: int, t: dict[str, Any]) -> PyCase:
     x, o = t["a"].storage, t["d"].storage
-    wide = np.empty(x.size, np.float64)
+    from cases import bind
+
+    wide, exp = np.empty(x.size, np.float64), np.exp
 
     def exact() -> None:  # exp in double (the simulator's std::exp on the promoted float), rounded once to float
         wide[...] = x
-        np.exp(wide, wide)
+        exp(wide, wide)
         o[...] = wide
 
-    return PyCase(lambda: ptoisa.TEXP(t["d"], t["a"]), lambda: np.exp(x, o), exact)
+    return PyCase(lambda: ptoisa.TEXP(t["d"], t["a"]), bind(np.exp, x, o), exact)
 
 
 def _py_trowsum(n: int, t: dict[str, Any]) -> PyCase:
@@ -187,13 +193,15 @@ def _py_trowsum(n: int, t: dict[str, Any]) -> PyCase:
 
     grid, col = t["a"].storage.reshape(n, n), t["d"].storage
     exact = rowsum_inorder(grid, col)  # in-order sums: a transposed copy reduced over axis 0 (benchmarks/cases.py)
-    return PyCase(lambda: ptoisa.TROWSUM(t["d"], t["a"], t["t"]), lambda: np.add.reduce(grid, axis=1, out=col), exact)
+    reduce = np.add.reduce
+    return PyCase(lambda: ptoisa.TROWSUM(t["d"], t["a"], t["t"]), lambda: reduce(grid, axis=1, out=col), exact)
 
 
 def _py_tcvt(n: int, t: dict[str, Any]) -> PyCase:
     x, o = t["a"].storage, t["d"].storage
-    return PyCase(lambda: ptoisa.TCVT(t["d"], t["a"], ptoisa.RoundMode.CAST_RINT),
-                  lambda: o.__setitem__(Ellipsis, x))  # o[...] = x
+    from cases import assign
+
+    return PyCase(lambda: ptoisa.TCVT(t["d"], t["a"], ptoisa.RoundMode.CAST_RINT), assign(o, x))  # o[...] = x
 
 
 def _py_texpands(n: int, t: dict[str, Any]) -> PyCase:
@@ -203,7 +211,9 @@ def _py_texpands(n: int, t: dict[str, Any]) -> PyCase:
 
 def _py_tpartmul(n: int, t: dict[str, Any]) -> PyCase:
     x, y, o = t["a"].storage, t["b"].storage, t["d"].storage
-    return PyCase(lambda: ptoisa.TPARTMUL(t["d"], t["a"], t["b"]), lambda: np.multiply(x, y, o))
+    from cases import bind
+
+    return PyCase(lambda: ptoisa.TPARTMUL(t["d"], t["a"], t["b"]), bind(np.multiply, x, y, o))
 
 
 def _py_tpartmul_partial(n: int, t: dict[str, Any]) -> PyCase:
@@ -235,19 +245,23 @@ def _py_tcmps(mode: str, scalar: float) -> Callable[[int, dict[str, Any]], PyCas
 def _py_tci(n: int, t: dict[str, Any]) -> PyCase:
     o, ramp, start = t["d"].storage, np.arange(n, dtype=np.int32), np.int32(100)
     # as benchmarks/cases.py: a ramp made once (it does not depend on the start), plus the start
-    return PyCase(lambda: ptoisa.TCI(t["d"], np.int32(100)), lambda: np.add(ramp, start, o))
+    from cases import bind
+
+    return PyCase(lambda: ptoisa.TCI(t["d"], np.int32(100)), bind(np.add, ramp, start, o))
 
 
 def _py_tgather_index(n: int, t: dict[str, Any]) -> PyCase:
-    x, i, o = t["a"].storage, t["i"].storage, t["d"].storage
+    take, i, o = t["a"].storage.take, t["i"].storage, t["d"].storage
     return PyCase(lambda: ptoisa.TGATHER(t["d"], t["a"], t["i"], t["t"]),
-                  lambda: x.take(i, out=o, mode="wrap"))  # as benchmarks/cases.py (in range: "clip"'s bytes)
+                  lambda: take(i, out=o, mode="wrap"))  # as benchmarks/cases.py (in range: "clip"'s bytes)
 
 
 def _py_tgather_mask(n: int, t: dict[str, Any]) -> PyCase:
+    from cases import assign
+
     o, picked = t["d"].storage, t["a"].storage[::2]  # every other element of whole rows: a view made once
     return PyCase(lambda: ptoisa.TGATHER(t["d"], t["a"], ptoisa.MaskPattern.P0101),
-                  lambda: o.__setitem__(Ellipsis, picked))
+                  assign(o, picked))
 
 
 def _matmul_tiles(n: int) -> list[T]:
@@ -257,7 +271,7 @@ def _matmul_tiles(n: int) -> list[T]:
 
 
 def _py_tmatmul(n: int, t: dict[str, Any]) -> PyCase:
-    from cases import fractal_rows, inorder_matmul_plan, inorder_scratch
+    from cases import bind, fractal_rows, inorder_matmul_plan, inorder_scratch
 
     x32 = t["a"].data.astype(np.float32)  # the logical n x n values (the storage is in fractals)
     y32 = t["b"].data.astype(np.float32)
@@ -270,7 +284,7 @@ def _py_tmatmul(n: int, t: dict[str, Any]) -> PyCase:
         inorder()
         into[...] = grid
 
-    return PyCase(lambda: ptoisa.TMATMUL(t["d"], t["a"], t["b"]), lambda: np.dot(x32, y32, out), exact)
+    return PyCase(lambda: ptoisa.TMATMUL(t["d"], t["a"], t["b"]), bind(np.dot, x32, y32, out), exact)
 
 
 CASES: list[Spec] = [

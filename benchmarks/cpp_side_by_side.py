@@ -161,41 +161,47 @@ def _unary(n: int, out: str = "f32") -> list[T]:
 
 def _py_tadd(n: int, t: dict[str, Any]) -> PyCase:
     x, y, o = t["a"].storage, t["b"].storage, t["d"].storage
-    return PyCase(lambda: ptoisa.TADD(t["d"], t["a"], t["b"]), lambda: np.add(x, y, out=o))
+    from cases import bind
+
+    return PyCase(lambda: ptoisa.TADD(t["d"], t["a"], t["b"]), bind(np.add, x, y, o))
 
 
 def _py_tmuls(n: int, t: dict[str, Any]) -> PyCase:
     x, o = t["a"].storage, t["d"].storage
-    return PyCase(lambda: ptoisa.TMULS(t["d"], t["a"], 0.5), lambda: np.multiply(x, np.float32(0.5), out=o))
+    factor = np.float32(0.5)
+    from cases import bind
+
+    return PyCase(lambda: ptoisa.TMULS(t["d"], t["a"], 0.5), bind(np.multiply, x, factor, o))
 
 
 def _py_texp(n: int, t: dict[str, Any]) -> PyCase:
     x, o = t["a"].storage, t["d"].storage
-    wide = np.empty(x.size, np.float64)
+    from cases import bind
+
+    wide, exp = np.empty(x.size, np.float64), np.exp
 
     def exact() -> None:  # exp in double (the simulator's std::exp on the promoted float), rounded once to float
-        np.exp(x, out=wide, dtype=np.float64)
-        np.copyto(o, wide, casting="same_kind")
+        wide[...] = x
+        exp(wide, wide)
+        o[...] = wide
 
-    return PyCase(lambda: ptoisa.TEXP(t["d"], t["a"]), lambda: np.exp(x, out=o), exact)
+    return PyCase(lambda: ptoisa.TEXP(t["d"], t["a"]), bind(np.exp, x, o), exact)
 
 
 def _py_trowsum(n: int, t: dict[str, Any]) -> PyCase:
+    from cases import rowsum_inorder
+
     grid, col = t["a"].storage.reshape(n, n), t["d"].storage
-    across = np.empty((n, n), np.float32)
-
-    def exact() -> None:  # in-order sums: a transposed copy (slabs of 32 rows: cache-friendly) reduced over axis 0
-        for r in range(0, n, 32):
-            across[:, r:r + 32] = grid[r:r + 32, :].T
-        np.add.reduce(across, axis=0, out=col)
-
-    return PyCase(lambda: ptoisa.TROWSUM(t["d"], t["a"], t["t"]), lambda: np.sum(grid, axis=1, out=col), exact)
+    exact = rowsum_inorder(grid, col)  # in-order sums: a transposed copy reduced over axis 0 (benchmarks/cases.py)
+    reduce = np.add.reduce
+    return PyCase(lambda: ptoisa.TROWSUM(t["d"], t["a"], t["t"]), lambda: reduce(grid, axis=1, out=col), exact)
 
 
 def _py_tcvt(n: int, t: dict[str, Any]) -> PyCase:
     x, o = t["a"].storage, t["d"].storage
-    return PyCase(lambda: ptoisa.TCVT(t["d"], t["a"], ptoisa.RoundMode.CAST_RINT),
-                  lambda: np.copyto(o, x, casting="unsafe"))
+    from cases import assign
+
+    return PyCase(lambda: ptoisa.TCVT(t["d"], t["a"], ptoisa.RoundMode.CAST_RINT), assign(o, x))  # o[...] = x
 
 
 def _py_texpands(n: int, t: dict[str, Any]) -> PyCase:
@@ -205,18 +211,16 @@ def _py_texpands(n: int, t: dict[str, Any]) -> PyCase:
 
 def _py_tpartmul(n: int, t: dict[str, Any]) -> PyCase:
     x, y, o = t["a"].storage, t["b"].storage, t["d"].storage
-    return PyCase(lambda: ptoisa.TPARTMUL(t["d"], t["a"], t["b"]), lambda: np.multiply(x, y, out=o))
+    from cases import bind
+
+    return PyCase(lambda: ptoisa.TPARTMUL(t["d"], t["a"], t["b"]), bind(np.multiply, x, y, o))
 
 
 def _py_tpartmul_partial(n: int, t: dict[str, Any]) -> PyCase:
-    r, c = n // 2, 3 * n // 4
-    x, y, o = (t[v].storage.reshape(n, n) for v in "abd")
+    from cases import partial_multiply
 
-    def floor() -> None:  # as benchmarks/cases.py: the product over the overlap, src0 elsewhere
-        np.multiply(x[:r, :c], y[:r, :c], out=o[:r, :c])
-        o[:r, c:] = x[:r, c:]
-        o[r:, :] = x[r:, :]
-
+    # as benchmarks/cases.py: the product over the overlap, src0 elsewhere
+    floor = partial_multiply(t["a"].storage, t["b"].storage, t["d"].storage, n, n // 2, 3 * n // 4)
     return PyCase(lambda: ptoisa.TPARTMUL(t["d"], t["a"], t["b"]), floor)
 
 
@@ -226,39 +230,38 @@ def _tcmps_tiles(dt: str) -> Callable[[int], list[T]]:
 
 def _py_tcmps(mode: str, scalar: float) -> Callable[[int, dict[str, Any]], PyCase]:
     def build(n: int, t: dict[str, Any]) -> PyCase:
-        op = {"GT": np.greater, "EQ": np.equal}[mode]
-        grid, bits = t["a"].storage.reshape(n, n), np.empty((n, n), bool)
-        value = int(scalar) if t["a"].storage.dtype.kind == "i" else scalar
+        from cases import compare_pack
+
+        flat = t["a"].storage
+        value = int(scalar) if flat.dtype.kind == "i" else scalar
         cmp = getattr(ptoisa.CmpMode, mode)
-
-        def floor() -> object:  # as benchmarks/cases.py: compare, then pack 8 per byte, low bit first
-            op(grid, value, out=bits)
-            return np.packbits(bits, axis=1, bitorder="little")
-
+        # as benchmarks/cases.py: compare, then pack 8 per byte, low bit first
+        floor = compare_pack(mode, flat, flat.dtype.type(value), np.empty(n * n, bool))
         return PyCase(lambda: ptoisa.TCMPS(t["d"], t["a"], value, cmp), floor)
 
     return build
 
 
 def _py_tci(n: int, t: dict[str, Any]) -> PyCase:
-    o = t["d"].storage
+    o, ramp, start = t["d"].storage, np.arange(n, dtype=np.int32), np.int32(100)
+    # as benchmarks/cases.py: a ramp made once (it does not depend on the start), plus the start
+    from cases import bind
 
-    def floor() -> None:
-        o[:] = np.arange(100, 100 + n, dtype=np.int32)
-
-    return PyCase(lambda: ptoisa.TCI(t["d"], np.int32(100)), floor)
+    return PyCase(lambda: ptoisa.TCI(t["d"], np.int32(100)), bind(np.add, ramp, start, o))
 
 
 def _py_tgather_index(n: int, t: dict[str, Any]) -> PyCase:
-    x, i, o = t["a"].storage, t["i"].storage, t["d"].storage
+    take, i, o = t["a"].storage.take, t["i"].storage, t["d"].storage
     return PyCase(lambda: ptoisa.TGATHER(t["d"], t["a"], t["i"], t["t"]),
-                  lambda: np.take(x, i, out=o, mode="clip"))
+                  lambda: take(i, out=o, mode="wrap"))  # as benchmarks/cases.py (in range: "clip"'s bytes)
 
 
 def _py_tgather_mask(n: int, t: dict[str, Any]) -> PyCase:
-    grid, o = t["a"].storage.reshape(n, n), t["d"].storage.reshape(n, n // 2)
+    from cases import assign
+
+    o, picked = t["d"].storage, t["a"].storage[::2]  # every other element of whole rows: a view made once
     return PyCase(lambda: ptoisa.TGATHER(t["d"], t["a"], ptoisa.MaskPattern.P0101),
-                  lambda: np.copyto(o, grid[:, ::2]))
+                  assign(o, picked))
 
 
 def _matmul_tiles(n: int) -> list[T]:
@@ -268,31 +271,32 @@ def _matmul_tiles(n: int) -> list[T]:
 
 
 def _py_tmatmul(n: int, t: dict[str, Any]) -> PyCase:
-    from cases import fractal_rows, inorder_matmul, inorder_scratch
+    from cases import bind, fractal_rows, inorder_matmul_plan, inorder_scratch
 
     x32 = t["a"].data.astype(np.float32)  # the logical n x n values (the storage is in fractals)
     y32 = t["b"].data.astype(np.float32)
     out = np.empty((n, n), np.float32)
     at, products, total = np.ascontiguousarray(x32.T), inorder_scratch(n, n, n), np.empty((n, n), np.float32)
     into, grid = fractal_rows(t["d"].storage, n), total.reshape(n // 16, 16, n // 16, 16)
+    inorder = inorder_matmul_plan(at, y32, products, total)
 
     def exact() -> None:  # in-order k sums (benchmarks/cases.py), written into dst's Acc fractals
-        inorder_matmul(at, y32, products, total)
+        inorder()
         into[...] = grid
 
-    return PyCase(lambda: ptoisa.TMATMUL(t["d"], t["a"], t["b"]), lambda: np.matmul(x32, y32, out=out), exact)
+    return PyCase(lambda: ptoisa.TMATMUL(t["d"], t["a"], t["b"]), bind(np.dot, x32, y32, out), exact)
 
 
 CASES: list[Spec] = [
     Spec("tadd_f32", "TADD f32", "add", _binary, lambda n: "TADD(d, a, b)", _py_tadd),
     Spec("tmuls_f32", "TMULS f32", "multiply scalar", _unary, lambda n: "TMULS(d, a, 0.5f)", _py_tmuls),
     Spec("texp_f32", "TEXP f32", "exp (float)", _unary, lambda n: "TEXP(d, a)", _py_texp,
-         exact_label="exp in double: np.exp(x, out=f64, dtype=f64) + copyto f32"),
+         exact_label="exp in double: f64[...] = x, np.exp(f64, f64), f32[...] = f64"),
     Spec("trowsum_f32", "TROWSUM f32", "sum axis 1",
          lambda n: [T("d", "f32", n, 1, blayout="ColMajor"), _sq("a", "f32", n, "values"), _sq("t", "f32", n)],
          lambda n: "TROWSUM(d, a, t)", _py_trowsum,
-         exact_label="in-order sums: slab-wise transposed copy + np.add.reduce(axis=0)"),
-    Spec("tcvt_f32_f16", "TCVT f32->f16 RINT", "copyto", lambda n: _unary(n, "f16"),
+         exact_label="in-order sums: transposed copy (slabs of 32 rows past 64x64) + np.add.reduce(axis=0)"),
+    Spec("tcvt_f32_f16", "TCVT f32->f16 RINT", "cast assign", lambda n: _unary(n, "f16"),
          lambda n: "TCVT(d, a, RoundMode::CAST_RINT)", _py_tcvt),
     Spec("texpands_f32", "TEXPANDS f32", "fill", lambda n: [_sq("d", "f32", n)], lambda n: "TEXPANDS(d, 1.5f)",
          _py_texpands),
@@ -310,7 +314,7 @@ CASES: list[Spec] = [
          lambda n: "TCMPS(d, a, (half)0.0f, CmpMode::GT)", _py_tcmps("GT", 0.0)),
     Spec("tcmps_i32_gt", "TCMPS i32 GT", "compare+pack", _tcmps_tiles("i32"),
          lambda n: "TCMPS(d, a, 0, CmpMode::GT)", _py_tcmps("GT", 0)),
-    Spec("tci_i32", "TCI i32", "arange", lambda n: [T("d", "i32", 1, n)],
+    Spec("tci_i32", "TCI i32", "ramp + start", lambda n: [T("d", "i32", 1, n)],
          lambda n: "TCI<T_d, int32_t, 0>(d, 100)", _py_tci, sizes=(16, 4096, 65536)),
     Spec("tgather_index_f32", "TGATHER index f32 +tmp", "take",
          lambda n: [_sq("d", "f32", n), _sq("a", "f32", n, "values"), _sq("i", "i32", n, f"index:{n * n}"),
@@ -319,7 +323,7 @@ CASES: list[Spec] = [
     Spec("tgather_mask_f32", "TGATHER mask P0101 f32", "strided copy",
          lambda n: [T("d", "f32", n, n // 2), _sq("a", "f32", n, "values")],
          lambda n: "TGATHER<T_d, T_a, MaskPattern::P0101>(d, a)", _py_tgather_mask, note="row form"),
-    Spec("tmatmul_f16_f32", "TMATMUL f16->f32", "matmul f32 (BLAS)", _matmul_tiles,
+    Spec("tmatmul_f16_f32", "TMATMUL f16->f32", "np.dot f32 (BLAS)", _matmul_tiles,
          lambda n: "TMATMUL(d, a, b)", _py_tmatmul,
          exact_label="in-order k sums: every k's products at once + np.add.reduce(axis=0) (one multiply and add per "
                      "k past 1 MB of products), into the Acc fractals",

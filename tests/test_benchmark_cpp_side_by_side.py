@@ -166,3 +166,56 @@ def test_ptoisa_bytes_are_the_simulators(sbs):
         finally:
             driver.close()
     assert [e.name for e in entries if e.bytes_ok is not True or e.exact_bytes_ok is False] == []
+
+
+def test_compare_pack_half_bit_routes_give_numpy_compare_bits(sbs):
+    """The TCMPS floors' float16 routes by integer compares of the bits (EQ 1.0; GT 0.0 from 64x64 on) against
+    NumPy's float16 compare, packed low bit first, on every float16 bit pattern (NaNs, infinities, -0.0,
+    subnormals); and the plain route at 16x16."""
+    from cases import compare_pack
+
+    every = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    for mode, scalar, op in (("GT", 0.0, np.greater), ("EQ", 1.0, np.equal)):
+        with np.errstate(invalid="ignore"):
+            want = np.packbits(op(every, np.float16(scalar)), bitorder="little")
+        got = compare_pack(mode, every.copy(), np.float16(scalar), np.empty(every.size, bool))()
+        assert got.tobytes() == want.tobytes(), mode
+        small = every[31744 - 128:31744 + 128].copy()  # 16x16 around +inf: the float16 compare itself
+        got = compare_pack(mode, small, np.float16(scalar), np.empty(small.size, bool))()
+        assert got.tobytes() == np.packbits(op(small, np.float16(scalar)), bitorder="little").tobytes(), mode
+
+
+@pytest.mark.parametrize("n", [16, 64, 128])
+def test_partial_multiply_both_forms(sbs, n):
+    """TPARTMUL partial's floor (src0 copied whole then the product, up to 64x64; the product then copies around
+    it, larger): the product over the top-left (n/2) x (3n/4), src0 everywhere else."""
+    from cases import partial_multiply
+
+    rng = np.random.default_rng(3)
+    x, y = (rng.standard_normal(n * n).astype(np.float32) for _ in range(2))
+    out = np.full(n * n, np.nan, np.float32)
+    r, c = n // 2, 3 * n // 4
+    partial_multiply(x, y, out, n, r, c)()
+    inside = np.zeros((n, n), bool)
+    inside[:r, :c] = True
+    want = np.where(inside.reshape(-1), x * y, x)
+    assert out.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("n", [16, 64, 128])
+def test_rowsum_inorder_both_forms(sbs, n):
+    """TROWSUM's exact floor (one transposed copy up to 64x64, slabs of 32 rows larger) sums each row in order,
+    one float rounding per step: against a column-by-column float32 loop (no -0.0 in the data, so where the sum
+    starts, +0.0 or the first element, does not show)."""
+    from cases import rowsum_inorder
+
+    rng = np.random.default_rng(5)
+    grid = (rng.standard_normal((n, n)) * np.float32(1e4)).astype(np.float32)
+    grid[:, 1::7] *= np.float32(1e-6)  # small terms: the order of additions shows
+    out = np.empty(n, np.float32)
+    rowsum_inorder(grid, out)()
+    want = grid[:, 0].copy()
+    for j in range(1, n):
+        want = want + grid[:, j]
+    assert out.tobytes() == want.tobytes()
+    assert n < 64 or out.tobytes() != grid.sum(axis=1, dtype=np.float32).tobytes()  # not NumPy's pairwise sum

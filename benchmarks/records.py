@@ -22,6 +22,8 @@ import sys
 import warnings
 from typing import Any
 
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # BLAS on one thread, as the simulator (before NumPy)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 try:

@@ -25,6 +25,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # BLAS on one thread, as the simulator (before NumPy)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 try:

@@ -197,10 +197,11 @@ HALF_SCALARS = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1.0, -2.5,
 @pytest.mark.parametrize("target,mode", [(t, m) for t in ("cpu", "a5", "a2a3") for m in CmpMode])
 @pytest.mark.parametrize("scalar", HALF_SCALARS)
 def test_compiled_half_compare_over_every_half(target, mode, scalar):
-    """Half sources up to 8192 elements are compared in half (no float32 conversion): every one of the 65536
-    half patterns (eight 64x128 tiles) against special and ordinary scalars gives the general path's bytes and
-    warnings. cpu EQ/NE (the 1e-9 tolerance): NE is the exact compare for every scalar, EQ for every scalar but
-    an infinity (which the tolerant path takes, with its warning)."""
+    """Every one of the 65536 half patterns (eight 64x128 tiles: larger than `_HALF_NATIVE`, so compared by
+    range tests on the bits) against special and ordinary scalars gives the general path's bytes and warnings;
+    sources up to `_HALF_NATIVE` elements are compared in half (no float32 conversion). cpu EQ/NE (the 1e-9
+    tolerance): NE is the exact compare for every scalar, EQ for every scalar but an infinity (which the tolerant
+    path takes, with its warning)."""
     spec = Tile[TileType.Vec, np.float16, 64, 128]
     dst_spec = Tile[TileType.Vec, np.uint8, 64, 32, BLayout.RowMajor, 64, 16]
     config = resolve(target)
@@ -218,7 +219,7 @@ def test_compiled_half_compare_over_every_half(target, mode, scalar):
         general = outcome(lambda d, s, o: impl._general(config, d, s, o, mode), dst, src, other)
         assert compiled == general
     if target != "cpu" or mode is not CmpMode.EQ:
-        assert impl._predicate_of(config, mode, impl.DType.F16, spec.numel) is impl.OPS[mode]
+        assert impl._predicate_of(config, mode, impl.DType.F16, impl._HALF_NATIVE) is impl.OPS[mode]
 
 
 # --- a2a3 repeat tail: the erratum's warning decided on the tail bytes alone ---------------------------------

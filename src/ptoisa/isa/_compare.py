@@ -1,8 +1,8 @@
 """Exact element comparisons, fast for 16-bit floats.
 
-NumPy converts float16 (and ml_dtypes bfloat16) slowly, so 16-bit floats are compared through an integer key
-instead: for an IEEE-style sign-magnitude pattern b, key(b) = +magnitude or -magnitude orders every non-NaN value
-exactly like the real numbers (with -0 == +0), and NaNs are masked separately.
+NumPy converts float16 (and ml_dtypes bfloat16) slowly, so large 16-bit float tiles are compared on their bit
+patterns instead: against one scalar, the patterns a comparison holds for form at most two runs of uint16 values
+(see compare_bits16).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ OPS = {
 }
 INF_BITS_16 = {DType.F16: 0x7C00, DType.BF16: 0x7F80}
 VIA_FLOAT32 = (DType.F8E4M3, DType.F8E5M2)
-_SMALL = 4096  # below this many elements a float32 conversion is cheaper than the integer-key ops
+_SMALL = 2048  # up to this many elements a float32 conversion is cheaper than the range tests on the bits
 
 
 def compare(values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DType) -> np.ndarray:
@@ -32,22 +32,40 @@ def compare(values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DType)
 
 
 def compare_bits16(bits: np.ndarray, scalar_bits: np.ndarray, mode: CmpMode, inf_bits: int) -> np.ndarray:
-    """Compare 16-bit sign-magnitude float patterns (half, bfloat16) as the numbers they encode."""
-    key_a, nan_a = _key16(bits, inf_bits)
-    raw = int(scalar_bits)  # the scalar's key in plain Python: NumPy's per-call cost dominates 0-d arrays
+    """Compare 16-bit sign-magnitude float patterns (half, bfloat16) as the numbers they encode.
+
+    Against one scalar, the patterns that satisfy a comparison form at most two runs of consecutive uint16
+    values: the real numbers in an interval of keys (key = +magnitude for a clear sign bit, -magnitude for a set
+    one, so -0 and +0 share key 0) are the non-negative patterns from the interval's low end (or 0) up to its high
+    end, and the negative patterns 0x8000 | magnitude over the magnitudes of its negative part; NaN patterns lie
+    outside both (above `inf_bits`, in either half). So each comparison is one or two range tests on the patterns,
+    `(bits - low) <= (high - low)` in wrapping uint16, instead of mapping every pattern to its key. NE is the
+    negation of EQ (a NaN is unequal to everything); against a NaN scalar every comparison but NE is false."""
+    raw = int(scalar_bits)  # the scalar's bits in plain Python: NumPy's per-call cost dominates 0-d arrays
     magnitude = raw & 0x7FFF
-    key_b, nan_b = np.int16(-magnitude if raw & 0x8000 else magnitude), magnitude > inf_bits
-    result = OPS[mode](key_a, key_b)
-    if mode is CmpMode.NE:
-        return result | nan_a | nan_b
-    return result & ~(nan_a | nan_b)
-
-
-def _key16(bits: np.ndarray, inf_bits: int) -> tuple[np.ndarray, np.ndarray]:
-    magnitude = bits & np.uint16(0x7FFF)
-    flipped = (bits ^ ((bits >> np.uint16(15)) * np.uint16(0x7FFF))).view(np.int16)
-    key = flipped + (flipped < 0)  # negative patterns map to -magnitude; -0 becomes 0
-    return key, magnitude > np.uint16(inf_bits)
+    if magnitude > inf_bits:  # a NaN scalar
+        return np.full(bits.shape, mode is CmpMode.NE)
+    if mode is CmpMode.EQ or mode is CmpMode.NE:
+        if magnitude:
+            return OPS[mode](bits, np.uint16(raw))
+        zero = np.bitwise_and(bits, np.uint16(0x7FFF))  # +0 and -0 both equal a zero scalar
+        return OPS[mode](zero, np.uint16(0))
+    key = -magnitude if raw & 0x8000 else magnitude
+    low, high = {CmpMode.LT: (-inf_bits, key - 1), CmpMode.LE: (-inf_bits, key),
+                 CmpMode.GT: (key + 1, inf_bits), CmpMode.GE: (key, inf_bits)}[mode]
+    runs = []
+    if high >= 0 and low <= high:  # keys >= 0: the patterns max(low, 0) .. high
+        runs.append((max(low, 0), high))
+    if low <= 0 and low <= high:  # keys <= 0: the patterns 0x8000 | -min(high, 0) .. 0x8000 | -low
+        runs.append((0x8000 - min(high, 0), 0x8000 - low))
+    if not runs:
+        return np.zeros(bits.shape, bool)
+    result = None
+    for first, last in runs:
+        shifted = np.subtract(bits, np.uint16(first))  # wraps below `first` to the top of the range
+        inside = np.less_equal(shifted, np.uint16(last - first))
+        result = inside if result is None else np.logical_or(result, inside, out=result)
+    return result
 
 
 def is_inf16(bits: np.ndarray, inf_bits: int) -> np.ndarray:

@@ -44,7 +44,7 @@ _TOLERANCE = 1e-9
 # Magnitudes from which neighbouring values of the type lie more than 1e-9 apart (float32: 2**-29 at 2**-5,
 # from below; bfloat16: 2**-29 at 2**-21): an exact compare equals the simulator's 1e-9 tolerance there.
 _SPACED = {DType.F32: 2.0 ** -5, DType.BF16: 2.0 ** -21}
-_HALF_NATIVE = 8192  # NumPy's half compare beats float32 conversion below this, and the integer keys above
+_HALF_NATIVE = 2048  # NumPy's half compare beats float32 conversion up to this, and the range tests on the bits above
 
 
 def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
@@ -526,7 +526,7 @@ def _predicate_of(config: Config, mode: CmpMode, dtype: DType, size: int | None 
     """`_predicate` for one target, mode and element type: the plain comparison where no fallback or erratum
     can change a bit. Half sources of at most `_HALF_NATIVE` elements (`size`: the most one call compares) are
     compared in half: NumPy's half comparisons are exact (the same bits as through float32, every mode, every
-    pair of halves), and cheaper there than the conversion; larger ones take `compare`'s integer keys."""
+    pair of halves), and cheaper there than the conversion; larger ones take `compare`'s range tests on the bits."""
     if _int32_as_eq(config, mode, dtype):
         return _int32_eq_predicate(config, mode, size)
     if dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half"):

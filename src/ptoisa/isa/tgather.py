@@ -1226,17 +1226,17 @@ def _fast_image(config: Config, lean: Any, made: dict[str, Any]) -> Any:
         finally:
             quiet_reset(token)
         bits = packbits(both, None, "little")
+        pos = flat_matches.nonzero()[0]
         if count_view is not None:
             counts = bitwise_count(bits[:row_bytes].view(count_view))
         else:
-            at = flat_matches.nonzero()[0].searchsorted(bounds)
+            at = pos.searchsorted(bounds)
             counts = at[1:] - at[:-1]
         if may_overrun and counts.max() > dcols:
             images.append(held)
             return False  # the general path announces what it compared, then refuses
         if name is not None:
             announce_erratum(config, INSTR, name)
-        pos = flat_matches.nonzero()[0]
         if tab_byte.size:
             image[tab_byte] = bits[tab_bit]
         index = image32.take(pos)

@@ -27,7 +27,7 @@ from ..targets import Config
 from ..tile.layout import certainly_apart, offset_table, region, store, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
-from ._check import Check, announce_erratum
+from ._check import Check, announce_erratum, errata_ignored
 from ._scalar import to_element
 from .enums import CmpMode, GatherAxis, MaskPattern, coerce_enum
 
@@ -1240,8 +1240,10 @@ def _fast_image(config: Config, lean: Any, made: dict[str, Any]) -> Any:
         if tab_byte.size:
             image[tab_byte] = bits[tab_bit]
         index = image32.take(pos)
-        # a pick unlike the plain gather's (index + offset): a bitmap byte unlike the table's over its entry
-        if cb_byte.size and (index - u32(offset) if offset else index).tobytes() != plain_picks.take(pos).tobytes():
+        # a pick unlike the plain gather's (index + offset): a bitmap byte unlike the table's over its entry (not
+        # looked for where every ErratumWarning is ignored: announcing it would do nothing)
+        if cb_byte.size and not errata_ignored() \
+                and (index - u32(offset) if offset else index).tobytes() != plain_picks.take(pos).tobytes():
             announce_erratum(config, INSTR, "tgather_cmp_bitmap_rows")
         if slot_rows is not None:
             slots = slot_rows.take(counts, 0)

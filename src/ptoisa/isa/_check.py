@@ -133,6 +133,11 @@ def errata_ignored() -> bool:
     return _ignored(ErratumWarning)
 
 
+def fallbacks_ignored() -> bool:
+    """True when announcing a mode fallback would certainly do nothing (every ModeFallbackWarning ignored)."""
+    return _ignored(ModeFallbackWarning)
+
+
 def announce_fallback(config: Config, instr: str, message: str) -> None:
     if _ignored(ModeFallbackWarning):
         return

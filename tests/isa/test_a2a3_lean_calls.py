@@ -133,13 +133,15 @@ class TestCmpScratchLean:
         assert all(bool(caught) == (kdt is np.uint32) for _, caught in got)  # k's reading changed matches
 
     @pytest.mark.parametrize("tmp_cols", [0, "wide"])
-    @pytest.mark.parametrize("at", [0, 60, 130, 250, 496])
-    def test_cdst_over_dst(self, tmp_cols, at):
+    @pytest.mark.parametrize("shape,at", [((8, 64, 5, 40), 0), ((8, 64, 5, 40), 60), ((8, 64, 5, 40), 130),
+                                          ((8, 64, 5, 40), 250), ((8, 64, 5, 40), 496), ((16, 16, 16, 16), 0),
+                                          ((16, 16, 16, 16), 60), ((16, 16, 16, 16), 130), ((16, 16, 16, 16), 240)])
+    def test_cdst_over_dst(self, tmp_cols, shape, at):
         """cdst's storage inside dst's (attached there): the bytes written last are the general path's. (Only the
         bytes: with a one-row tmp the general path may also announce tgather_cmp_bitmap_rows where no pick differs,
         its erratum-off rerun reading cdst's counts back through dst; the compiled call before this one did not
-        either.)"""
-        rounds, offset, mode = _cmp_case(np.float32, np.int32, (8, 64, 5, 40), tmp_cols, CmpMode.GT, 0, False, 3)
+        either.) The whole 16x16 tile takes the image form's streamlined call (`_fast_image`) with a one-row tmp."""
+        rounds, offset, mode = _cmp_case(np.float32, np.int32, shape, tmp_cols, CmpMode.GT, 0, False, 3)
         ref = []
         for tiles in rounds:
             for t in (tiles, [t.spec() for t in tiles]):

@@ -1795,3 +1795,57 @@ class TestA2a3BitmapsAtOnce:
                 impl._a2a3_cmp_scratch = sparse
         for result in results[:3] + results[4:]:
             assert result == results[3]
+
+
+def _mask_filters_ignore_all():
+    warnings.simplefilter("ignore")
+
+
+def _mask_filters_ignore_errata():
+    warnings.simplefilter("always")
+    warnings.filterwarnings("ignore", category=ErratumWarning)
+
+
+def _mask_filters_ignore_no_message():  # an ignore entry that matches none of our messages: the errata still warn
+    warnings.simplefilter("always")
+    warnings.filterwarnings("ignore", message="no such text", category=ErratumWarning)
+
+
+class TestMaskColNpuIgnoredErrata:
+    """GATHER_COL under the NPU column errata where every ErratumWarning is ignored: the compiled calls neither
+    work out the contract's rows nor the announcement's text (announcing would do nothing), and still write the
+    general path's bytes; where the filters let the errata through, the warnings are the general path's."""
+
+    @pytest.mark.parametrize("target", ("a2a3", "a5"))
+    @pytest.mark.parametrize("rows,cols,pattern,announces", [
+        (16, 16, MaskPattern.P0101, True),    # every src row copied: rows land past dst, announced every call
+        (16, 16, MaskPattern.P1111, False),   # no erratum acts
+        (300, 256, MaskPattern.P1111, True),  # 16-bit row offsets wrap: announced where dst differs from contract
+    ])
+    @pytest.mark.parametrize("filters", [_mask_filters_ignore_all, _mask_filters_ignore_errata,
+                                         _mask_filters_ignore_no_message])
+    def test_bytes_and_warnings_are_the_general_paths(self, target, rows, cols, pattern, announces, filters):
+        from ptoisa.isa import tgather as impl
+
+        config = ptoisa.targets.resolve(target)
+        count = len(range(pattern.phase, rows, pattern.period))
+        results = []
+        for how in ("compiled", "general"):
+            impl._MASK_COMPILED.clear()
+            src = Tile[TileType.Vec, np.float32, rows, cols]()
+            dst = Tile[TileType.Vec, np.float32, count, cols]()
+            got = []
+            for round_ in range(3):
+                src.storage[...] = np.random.default_rng(round_).standard_normal(src.storage.size)
+                dst.storage[...] = np.random.default_rng(round_ + 9).standard_normal(dst.storage.size)
+                with warnings.catch_warnings(record=True) as caught:
+                    filters()
+                    if how == "compiled":
+                        TGATHER(dst, src, pattern, COL, target=target)
+                    else:
+                        impl._mask_general(config, dst, src, pattern, COL)
+                got.append((dst.storage.tobytes(), [(w.category.__name__, str(w.message)) for w in caught]))
+            results.append(got)
+        assert results[0] == results[1]
+        announced = any(messages for _, messages in results[0])
+        assert announced == (announces and filters is _mask_filters_ignore_no_message)

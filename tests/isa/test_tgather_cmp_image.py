@@ -80,17 +80,19 @@ def _run(call, rounds, filter_):
     return results
 
 
-def _three_ways(config, rounds, offset, mode, filter_):
-    """The compiled call with the image form, without it, and the general path, each on its own copies."""
+def _four_ways(config, rounds, offset, mode, filter_):
+    """The compiled call with the image form's streamlined call (`_fast_image`), with the image form alone,
+    without it, and the general path, each on its own copies."""
     got = []
-    for image in (True, False):
+    for fast, image in ((True, True), (False, True), (False, False)):
         impl._CMP_COMPILED.clear()
-        impl._ONE_IMAGE = image
+        impl._FAST_IMAGE, impl._ONE_IMAGE = fast, image
         try:
             got.append(_run(lambda d, s, kk, cd, t: TGATHER(d, s, kk, cd, t, offset, mode, target=config),
                             [[_twin(t) for t in r] for r in rounds], filter_))
         finally:
-            impl._ONE_IMAGE = True
+            impl._FAST_IMAGE = impl._ONE_IMAGE = True
+            impl._CMP_COMPILED.clear()
     got.append(_run(lambda d, s, kk, cd, t: impl._cmp_general(config, d, s, kk, cd, t, offset, mode),
                     [[_twin(t) for t in r] for r in rounds], filter_))
     return got
@@ -113,10 +115,10 @@ def test_image_form_matches_the_table_form_and_the_general_path(sdt, kdt, shape,
     seed = hash((np.dtype(sdt).str, np.dtype(kdt).str, shape, tmp_kind, k_len, dynamic)) % 2**32
     for density, specials, offset in ((0.5, True, 0), (0.0, False, 7), (1.0, False, 2**32 - 3), (0.3, True, 12345)):
         rounds = _case(sdt, kdt, shape, tmp_kind, k_len, dynamic, seed, density, specials)
-        image, table, general = _three_ways(config, rounds, offset, mode, "always")
-        assert image == table == general, (density, offset)
-    image, table, general = _three_ways(config, rounds, 0, mode, "error")
-    assert image == table == general
+        fast, image, table, general = _four_ways(config, rounds, offset, mode, "always")
+        assert fast == image == table == general, (density, offset)
+    fast, image, table, general = _four_ways(config, rounds, 0, mode, "error")
+    assert fast == image == table == general
 
 
 @pytest.mark.parametrize("target", ["a2a3_no_errata", "a5", "cpu"])
@@ -130,8 +132,8 @@ def test_other_targets_and_the_errata_off(target, shape, dynamic):
     kdt = np.uint32 if target == "a5" else np.int32
     rounds = _case(np.float32, kdt, shape, "least", "exact", dynamic, 3, 0.5, True)
     for filter_ in ("always", "error"):
-        image, table, general = _three_ways(config, rounds, 5, CmpMode.GT, filter_)
-        assert image == table == general
+        fast, image, table, general = _four_ways(config, rounds, 5, CmpMode.GT, filter_)
+        assert fast == image == table == general
 
 
 def test_a_row_over_dst_is_refused_as_by_the_general_path():
@@ -142,9 +144,9 @@ def test_a_row_over_dst_is_refused_as_by_the_general_path():
         dst = Tile[TileType.Vec, np.int32, 16, 8]()
         dst.storage[...] = 7
         narrow.append([dst] + tiles[1:])
-    image, table, general = _three_ways(ptoisa.targets.resolve("a2a3"), narrow, 0, CmpMode.GT, "always")
-    assert image == table == general
-    assert all(outcome[0] == "IllegalInstructionError" for outcome, _ in image)
+    fast, image, table, general = _four_ways(ptoisa.targets.resolve("a2a3"), narrow, 0, CmpMode.GT, "always")
+    assert fast == image == table == general
+    assert all(outcome[0] == "IllegalInstructionError" for outcome, _ in fast)
 
 
 def test_the_benchmark_signature_takes_the_image_form():
@@ -154,8 +156,77 @@ def test_the_benchmark_signature_takes_the_image_form():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         TGATHER(*rounds[0][:5], 0, CmpMode.GT, target="a2a3")
-    (lean,) = [run for run in impl._CMP_COMPILED.values() if run is not None]
+    (fast,) = [run for run in impl._CMP_COMPILED.values() if run is not None]
+    assert fast.__qualname__.startswith("_fast_image")
+    fast_cells = dict(zip(fast.__code__.co_freevars, (c.cell_contents for c in fast.__closure__)))
+    assert fast_cells["where"] is not None and fast_cells["count_view"] is np.uint16
+    lean = fast_cells["lean"]
     cells = dict(zip(lean.__code__.co_freevars, (c.cell_contents for c in lean.__closure__)))
     assert lean.__qualname__.startswith("_lean_scratch")
     assert cells["image_base"] is not None and cells["k_in_image"] and cells["flat_compare"]
     assert cells["slot_rows"] is not None
+
+
+@pytest.mark.parametrize("sdt,kdt", [(np.float32, np.int32), (np.float32, np.uint32), (np.int32, np.int32)])
+@pytest.mark.parametrize("shape", [(16, 8, 16, 8), (40, 8, 40, 8)])
+@pytest.mark.parametrize("tmp_kind", ["least", "more"])
+def test_eight_columns(sdt, kdt, shape, tmp_kind):
+    """Rows of one byte of bits each (8 valid columns): the streamlined call counts a row's matches from its one
+    byte. Its bytes, warnings and refusals are the image form's, the table form's and the general path's."""
+    mode = CmpMode.EQ if sdt is np.int32 else CmpMode.GT
+    config = ptoisa.targets.resolve("a2a3")
+    rounds = _case(sdt, kdt, shape, tmp_kind, "exact", False, 17, 0.5, sdt is np.float32)
+    impl._CMP_COMPILED.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        TGATHER(*[_twin(t) for t in rounds[0]], 0, mode, target=config)
+    (fast,) = [run for run in impl._CMP_COMPILED.values() if run is not None]
+    assert fast.__qualname__.startswith("_fast_image")
+    assert dict(zip(fast.__code__.co_freevars, (c.cell_contents for c in fast.__closure__)))["count_view"] is np.uint8
+    for offset in (0, 9):
+        for filter_ in ("always", "error"):
+            fast, image, table, general = _four_ways(config, rounds, offset, mode, filter_)
+            assert fast == image == table == general
+
+
+def _filters_ignore_all():
+    warnings.simplefilter("ignore")
+
+
+def _filters_ignore_errata():
+    warnings.simplefilter("always")
+    warnings.filterwarnings("ignore", category=ptoisa.ErratumWarning)
+
+
+def _filters_ignore_some_errata():  # an ignore entry that matches no message of ours: the errata still warn
+    warnings.simplefilter("always")
+    warnings.filterwarnings("ignore", message="no such text", category=ptoisa.ErratumWarning)
+
+
+@pytest.mark.parametrize("filters", [_filters_ignore_all, _filters_ignore_errata, _filters_ignore_some_errata])
+@pytest.mark.parametrize("offset", [0, 7])
+def test_ignored_errata_change_no_byte(filters, offset):
+    """Where every ErratumWarning is ignored the streamlined call does not look for picks the bitmap rows changed
+    (announcing would do nothing): every tile's bytes are still the general path's, and where the filters let an
+    erratum through (a message-specific ignore entry) it is announced as by the general path."""
+    config = ptoisa.targets.resolve("a2a3")
+    rounds = _case(np.float32, np.int32, (16, 16, 16, 16), "least", "exact", False, 23, 0.5, True)
+    results = []
+    for how in ("compiled", "general"):
+        impl._CMP_COMPILED.clear()
+        got = []
+        for tiles in [[_twin(t) for t in r] for r in rounds]:
+            with warnings.catch_warnings(record=True) as caught:
+                filters()
+                if how == "compiled":
+                    TGATHER(*tiles, offset, CmpMode.GT, target=config)
+                else:
+                    impl._cmp_general(config, *tiles, offset, CmpMode.GT)
+            got.append((tuple(t.storage.tobytes() for t in tiles), [str(w.message) for w in caught]))
+        results.append(got)
+    assert results[0] == results[1]
+    announced = [messages for _, messages in results[0]]
+    if filters is _filters_ignore_some_errata:
+        assert any("tgather_cmp_bitmap_rows" in m for messages in announced for m in messages)
+    else:
+        assert not any(announced)

@@ -127,6 +127,17 @@ def announce_erratum(config: Config, instr: str, name: str, detail: str = "") ->
     )
 
 
+def errata_ignored() -> bool:
+    """True when announcing an erratum would certainly do nothing (the warning filters ignore every ErratumWarning;
+    see `_ignored`): a caller may then skip working out whether to announce one."""
+    return _ignored(ErratumWarning)
+
+
+def fallbacks_ignored() -> bool:
+    """True when announcing a mode fallback would certainly do nothing (every ModeFallbackWarning ignored)."""
+    return _ignored(ModeFallbackWarning)
+
+
 def announce_fallback(config: Config, instr: str, message: str) -> None:
     if _ignored(ModeFallbackWarning):
         return

@@ -34,7 +34,7 @@ from ..errors import NotModelledError, PtoError
 from ..tile.layout import plain_view, region, write_stream
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
-from ._check import Check, announce_erratum, announce_fallback, commit_variant
+from ._check import Check, announce_erratum, announce_fallback, commit_variant, errata_ignored, fallbacks_ignored
 from ._compare import VIA_FLOAT32, INF_BITS_16, OPS, compare, compare_bits16, is_inf16
 from ._scalar import to_element, weak_range
 from .enums import CmpMode, coerce_enum
@@ -616,7 +616,7 @@ def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpM
         # (a large valid region: one reduction, whose True or False the count takes as it is)
         tells = _DIFFERS_FROM_EQ[mode] if vr * vc < _REDUCE_FROM else _tells_from_eq(mode)
         return _lean_tail(config, dspec, sspec, mode, check, tile_form, OPS[CmpMode.EQ], lanes, inside, dvalid,
-                          svalid, CmpMode.EQ, (tells, fallback), mode in (CmpMode.GT, CmpMode.LT))
+                          svalid, CmpMode.EQ, (tells, fallback, fallbacks_ignored), mode in (CmpMode.GT, CmpMode.LT))
     if dtype in (DType.I16, DType.U16) and config.erratum("tcmps_int16_as_half"):
         # Compared as half bit patterns, lanes and valid region alike; the erratum announced over the valid
         # region, where the requested mode's bits as patterns differ from its bits as integers.
@@ -634,7 +634,7 @@ def _a2a3_tail_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpM
 
         erratum = partial(announce_erratum, config, INSTR, "tcmps_int16_as_half")
         return _lean_tail(config, dspec, sspec, mode, check, tile_form, as_half, lanes, inside, dvalid, svalid,
-                          hw_mode, (differs, erratum))
+                          hw_mode, (differs, erratum, errata_ignored))
     plain = _predicate_of(config, hw_mode, dtype, max(sspec.numel, lanes.size))
     if not isinstance(plain, np.ufunc) and not (isinstance(plain, partial) and plain.func is compare):
         return None  # a comparison that may announce: the general path
@@ -709,7 +709,7 @@ def _as_int(mask: np.ndarray) -> int:
 
 def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check: Check, tile_form: bool,
                predicate: Any, lanes: np.ndarray, inside: np.ndarray, dvalid: tuple[int, int],
-               svalid: tuple[int, int], compared: CmpMode, first: tuple[Any, Any] = (None, None),
+               svalid: tuple[int, int], compared: CmpMode, first: tuple[Any, Any, Any] = (None, None, None),
                eq_tells: bool = False) -> Any:
     """The repeat tail from one comparison over the repeats' lanes, which gives both results, since the lanes'
     first validCol bits are the contract's (NE: their complement, the hardware comparing EQ): the contract keeps
@@ -723,13 +723,14 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
     under masks made here (which bits to test; which of them lie in dst's valid region, for the warning's text).
 
     `predicate` compares as `compared` (EQ under NE: the hardware compares EQ, then inverts). With `first` =
-    (differs, announce), a fallback or erratum that changes the valid region's bits is announced before anything
+    (differs, announce, ignored), a fallback or erratum that changes the valid region's bits is announced before anything
     else, as `_predicate` announces it: where `differs(values, scalar)` holds anywhere in src0's valid region
     (a2a3 int32 LT/LE/GT/GE run as EQ: where the requested mode's bits differ from EQ's; int16/uint16 compared
     as half bit patterns: where those bits differ from the integers'). With `eq_tells` (int32 GT and LT run as
     EQ, which `predicate` compares), an equal element of the valid region differs already: where the lanes come
     from one stream (`_stream_lanes`), its EQ bits there are counted first and `differs` runs only when none is
-    set."""
+    set. `first`'s third member says when that announcement would certainly do nothing (its warning category
+    ignored): `differs` is then not run, as the tail's test is not made where every ErratumWarning is ignored."""
     vr, vc = svalid
     pitch = dspec.cols * dspec.dtype.itemsize
     lane_bytes, valid_bytes = lanes.shape[1] // 8, -(-vc // 8)
@@ -751,7 +752,7 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
     lane_bits = _lane_bits(predicate, sspec, lanes, inside)
     rows_of = _byte_rows(dspec, vr)
     scalar_of, values_of, _ = _inputs(predicate, compared, sspec.dtype, check, tile_form, sspec, svalid)
-    differs, announce_first = first
+    differs, announce_first, first_ignored = first
     count_nonzero = np.count_nonzero
 
     def store(dst: Tile, packed: np.ndarray) -> None:
@@ -760,7 +761,7 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
         now = rows_of(dst)
         held = now[:, :lane_bytes]
         changed = 0
-        if tested_mask:
+        if tested_mask and not errata_ignored():  # (else announcing would do nothing: not looked for)
             lanes_now = from_bytes(packed.tobytes(), "little")
             dst_now = from_bytes(held.tobytes(), "little")
             changed = (lanes_now ^ (dst_now & tail_mask)) & tested_mask
@@ -773,7 +774,7 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
         scalar = scalar_of(src1)
-        if differs is not None and count_nonzero(differs(values_of(src0), scalar)):
+        if differs is not None and not first_ignored() and count_nonzero(differs(values_of(src0), scalar)):
             announce_first()
         packed = lane_bits(src0.storage, scalar)
         if ne:
@@ -792,7 +793,8 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
             return
         scalar = scalar_of(src1)
         packed, equal = stream(storage, scalar)  # (NE: inverted already)
-        if differs is not None and (equal or count_nonzero(differs(values_of(src0), scalar))):
+        if differs is not None and not first_ignored() \
+                and (equal or count_nonzero(differs(values_of(src0), scalar))):
             announce_first()
         store(dst, packed)
 

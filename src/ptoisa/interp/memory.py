@@ -457,15 +457,7 @@ def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], N
     def lines(tag: str) -> list[str]:
         return [
             f"view, tile = regs[{v}], regs[{t}]",
-            "storage, vr, vc = tile.storage, tile._valid_row, tile._valid_col",
-            f"pview, pstorage, pvr, pvc, part, windows, pkind, ptensor = regs[{m}]",
-            "if pview is not view:  # the plan holds for another View of its kind and tensor",
-            "    if view.kind is pkind and view.tensor is ptensor:",
-            f"        regs[{m}] = (view, pstorage, pvr, pvc, part, windows, pkind, ptensor)",
-            "    else:",
-            "        pstorage = None",
-            "if pstorage is not storage or pvr != vr or pvc != vc:",
-            f"    plan = regs[{m}] = plan{tag}(view, storage, tile, vr, vc, spec{tag}, True)",
+            *_plan_lines(m, tag, True),
             "    part, windows = plan[4], plan[5]",
             "if part is None:",
             f"    tload{tag}(view, tile)",
@@ -476,6 +468,22 @@ def load_step(spec: TileSpec, v: int, t: int, m: int) -> Callable[[list[Any]], N
 
     return Inline(lines, lambda tag: {f"spec{tag}": spec, f"tload{tag}": tload, f"plan{tag}": copy_plan},
                   lambda tag: [f"poison{tag} = regs[0].poison"]).step("pto.tload")
+
+
+def _plan_lines(m: int, tag: str, loading: bool) -> list[str]:
+    """The lines a TLOAD / TSTORE step shares: the copy plan in scratch slot `m` taken over for another View of the
+    same kind and tensor, or made again (as `plan`) when the tile's storage or valid shape is not the one it was
+    made for; the step then reads what it needs of the new plan."""
+    return [
+        "storage, vr, vc = tile.storage, tile._valid_row, tile._valid_col",
+        f"pview, pstorage, pvr, pvc, part, windows, pkind, ptensor = regs[{m}]",
+        "if pview is not view:  # the plan holds for another View of its kind and tensor",
+        "    if view.kind is pkind and view.tensor is ptensor:",
+        f"        regs[{m}] = (view, pstorage, pvr, pvc, part, windows, pkind, ptensor)",
+        "    else:",
+        "        pstorage = None",
+        "if pstorage is not storage or pvr != vr or pvc != vc:",
+        f"    plan = regs[{m}] = plan{tag}(view, storage, tile, vr, vc, spec{tag}, {loading})"]
 
 
 def store_step(spec: TileSpec, t: int, v: int, m: int) -> Callable[[list[Any]], None]:
@@ -495,15 +503,7 @@ def store_step(spec: TileSpec, t: int, v: int, m: int) -> Callable[[list[Any]], 
             f"tile, view = regs[{t}], regs[{v}]",
             f"if poison{tag} is not None:",
             f"    poison{tag}.check(tile, 'the stored tile')",
-            "storage, vr, vc = tile.storage, tile._valid_row, tile._valid_col",
-            f"pview, pstorage, pvr, pvc, part, windows, pkind, ptensor = regs[{m}]",
-            "if pview is not view:  # the plan holds for another View of its kind and tensor",
-            "    if view.kind is pkind and view.tensor is ptensor:",
-            f"        regs[{m}] = (view, pstorage, pvr, pvc, part, windows, pkind, ptensor)",
-            "    else:",
-            "        pstorage = None",
-            "if pstorage is not storage or pvr != vr or pvc != vc:",
-            f"    plan = regs[{m}] = plan{tag}(view, storage, tile, vr, vc, spec{tag}, False)",
+            *_plan_lines(m, tag, False),
             "    part, windows, ptensor = plan[4], plan[5], plan[7]",
             "if part is None:",
             f"    tstore{tag}(tile, view)",

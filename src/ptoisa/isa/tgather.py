@@ -914,6 +914,21 @@ _SLOT_TABLE_MAX = 1 << 16  # `_lean_scratch`'s table of slot rows: at most this 
 _ONE_IMAGE = True  # tests switch it off to hold the image form of `_lean_scratch` to its table-and-writes form
 
 
+def _write_picks(out: Any, slots: np.ndarray, index: np.ndarray, dst: Tile, cdst: Tile, vr: int,
+                 counts: np.ndarray) -> None:
+    """The comparison form's writes: the picked indices into their dst slots and each row's count into cdst's
+    first `vr` elements; where cdst shares bytes with dst, the counts land after the picks (cdst's other bytes
+    as they were before either write)."""
+    if np.may_share_memory(dst.storage, cdst.storage):
+        new_cdst = cdst.storage.copy()
+        new_cdst[:vr] = counts
+        out[slots] = index
+        cdst.storage[:] = new_cdst
+    else:
+        out[slots] = index
+        cdst.storage[:vr] = counts
+
+
 def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpec, kspec: TileSpec,
                   cspec: TileSpec, tspec: TileSpec, mode: CmpMode, valid: tuple[int, int], signed: Any,
                   placed: Any) -> Any:
@@ -1008,7 +1023,7 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
     k_bytes, s_nbytes = vr * item, sspec.nbytes
     same_width, whole = width == vc, (vr, vc) == (sspec.rows, scols)
     flat_compare = whole and by_table and _ONE_IMAGE  # (larger tiles: the repeat's buffer costs as much)
-    packbits, u8, u32, count_nonzero, shares = np.packbits, np.uint8, np.uint32, np.count_nonzero, np.may_share_memory
+    packbits, u8, u32, count_nonzero = np.packbits, np.uint8, np.uint32, np.count_nonzero
     base = _table_base(numel)
 
     def thresholds_of(k_value: Tile) -> np.ndarray:
@@ -1116,14 +1131,7 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
         else:
             slots = numbers < (counts[:, None] if small else counts.astype(numbers.dtype)[:, None])
         out = dst.view if all_rows else dst.view[:vr]  # (int32 or uint32: the picks' bits either way)
-        if shares(dst.storage, cdst.storage):
-            new_cdst = cdst.storage.copy()
-            new_cdst[:vr] = counts
-            out[slots] = index
-            cdst.storage[:] = new_cdst
-        else:
-            out[slots] = index
-            cdst.storage[:vr] = counts
+        _write_picks(out, slots, index, dst, cdst, vr, counts)
         own = tmp.storage.view(u8)
         if image_base is not None:
             if image_own:
@@ -1189,7 +1197,6 @@ def _fast_image(config: Config, lean: Any, made: dict[str, Any]) -> Any:
     count_view = _COUNT_VIEWS.get(vc)
     row_bytes = numel // 8
     u8, u32, packbits, bitwise_count, add = np.uint8, np.uint32, np.packbits, np.bitwise_count, np.add
-    shares = np.may_share_memory
     images: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     def fresh() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1252,14 +1259,7 @@ def _fast_image(config: Config, lean: Any, made: dict[str, Any]) -> Any:
         else:
             slots = numbers < (counts[:, None] if small else counts.astype(numbers.dtype)[:, None])
         out: Any = dst.view if all_rows else dst.view[:vr]  # type: ignore[index]  # (int32 or uint32: either way)
-        if shares(dst.storage, cdst.storage):
-            new_cdst = cdst.storage.copy()
-            new_cdst[:vr] = counts
-            out[slots] = index
-            cdst.storage[:] = new_cdst
-        else:
-            out[slots] = index
-            cdst.storage[:vr] = counts
+        _write_picks(out, slots, index, dst, cdst, vr, counts)
         own = tmp.storage.view(u8)
         if image_own:
             own[index_at:index_at + image_own] = image[:image_own]

@@ -238,16 +238,19 @@ def test_trowexpand_matches_general(target, name, dtype, shape, vector, case):
 
 
 def test_trowexpandmul_direct_runs():
-    """The one-call route is compiled for a static signature with a one-column per-row operand."""
+    """A static signature with a one-column per-row operand on a small region compiles to the spread route (the
+    column spread into a scratch block, then one ufunc: `_row_compiled_small`); Instruction.call takes the
+    per-plan direct route."""
     a, d = Tile[TileType.Vec, np.float32, 16, 16](), Tile[TileType.Vec, np.float32, 16, 16]()
     v = Tile[TileType.Vec, np.float32, 16, 1, CM]()
     a.storage[...] = 2.0
     v.storage[...] = np.arange(16)
     ptoisa.TROWEXPANDMUL(d, a, v, target="cpu")
     assert d.data[:, 3].tolist() == [2.0 * i for i in range(16)]
-    # the compiled call is the kernel's own compiled form (its `compiled` hook); Instruction.call, which runs the
-    # kernel, takes the per-plan direct route
-    assert any("_row_direct" in getattr(run, "__qualname__", "") for run in ptoisa.TROWEXPANDMUL._compiled.values())
+    # the compiled call of this very signature is the kernel's own compiled form (its `compiled` hook), the spread
+    # route for 256 elements; Instruction.call, which runs the kernel, takes the per-plan direct route
+    run = ptoisa.TROWEXPANDMUL._compiled[(resolve("cpu"), d.spec, a.spec, v.spec)]
+    assert "_row_compiled_small" in run.__qualname__
     rec = ptoisa.TROWEXPANDMUL
     rec.call(resolve("cpu"), {"dst": d, "src0": a, "src1": v}, {}, {})
     assert any(run is not None for _, run in ptoisa.TROWEXPANDMUL.kernel.direct.values())

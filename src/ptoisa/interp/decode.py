@@ -112,6 +112,17 @@ def charge(env: Any, steps: int) -> float:
     return env.deadline
 
 
+def loop_turns(regs: list[Any], lb: int, ub: int, st: int, n: int) -> tuple[range, float]:
+    """An `scf.for`'s turns (from its bound registers; a step that is not positive refused) and the deadline
+    `charge` gives for `n` steps a turn: what every loop driver (ops_control's, and `fuse_loop`'s written
+    loops) does before its first turn."""
+    lo, hi, by = regs[lb], regs[ub], regs[st]
+    if by <= 0:
+        raise ExecutionError(f"scf.for step must be positive (got {by})")
+    turns = range(lo, hi, by)
+    return turns, charge(regs[0], n * len(turns))
+
+
 def time_out(env: Any) -> LimitError:
     return LimitError(f"the run took longer than its time limit of {env.timeout:g} s (--timeout)")
 
@@ -387,15 +398,12 @@ def fuse_loop(body: Steps, lb: int, ub: int, st: int, iv: int, inits: list[int],
         turn.append(f"_values = ({''.join(f'regs[{y}], ' for y in yields)})")
     source = [
         "def loop(regs):",
-        f"    _lo, _hi, _by = regs[{lb}], regs[{ub}], regs[{st}]",
-        "    if _by <= 0:",
-        "        raise ExecutionError(f'scf.for step must be positive (got {_by})')",
+        f"    _turns, _deadline = loop_turns(regs, {lb}, {ub}, {st}, {body.ops})",
         f"    _values = ({''.join(f'regs[{i}], ' for i in inits)})",
-        f"    _deadline = charge(regs[0], {body.ops} * len(range(_lo, _hi, _by)))",
         "    _at = -1",
         "    try:",
         *(f"        {line}" for line in hoisted),
-        "        for _turn in range(_lo, _hi, _by):",
+        "        for _turn in _turns:",
         "            if _deadline and monotonic() > _deadline:",
         "                _at = -1  # the loop itself is where the run stops",
         "                raise time_out(regs[0])",
@@ -403,8 +411,8 @@ def fuse_loop(body: Steps, lb: int, ub: int, st: int, iv: int, inits: list[int],
         "    except Exception as exc:  # noqa: BLE001 - located at the op that raised (its own step's location)",
         "        raise locate(exc, GROUP[_at] if _at >= 0 else None)",
         *(f"    regs[{r}] = _values[{i}]" for i, r in enumerate(results))]
-    scope: dict[str, Any] = {"locate": locate, "GROUP": tuple(group), "charge": charge, "monotonic": monotonic,
-                             "time_out": time_out, "ExecutionError": ExecutionError}
+    scope: dict[str, Any] = {"locate": locate, "GROUP": tuple(group), "loop_turns": loop_turns,
+                             "monotonic": monotonic, "time_out": time_out}
     for inline, tag in zip(inlines, tags):
         scope.update(inline.names(tag))
     where = group[0].where  # type: ignore[attr-defined]

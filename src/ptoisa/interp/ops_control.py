@@ -8,8 +8,8 @@ from typing import Any
 from xdsl.ir import Operation
 
 from . import decode
-from .decode import FunctionDecoder, Step, Steps, charge, handler, locate, time_out
-from .errors import ExecutionError, LimitError
+from .decode import FunctionDecoder, Step, Steps, charge, handler, locate, loop_turns, time_out
+from .errors import LimitError
 
 
 @handler("func.call")
@@ -57,14 +57,11 @@ def _for(d: FunctionDecoder, op: Operation) -> Step:
         return _one_carried_for(lb, ub, st, iv, body, n, inits[0], carried[0], yields[0], results[0])
 
     def step(regs: list[Any]) -> None:
-        lo, hi, by = regs[lb], regs[ub], regs[st]
-        if by <= 0:
-            raise ExecutionError(f"scf.for step must be positive (got {by})")
+        turns, deadline = loop_turns(regs, lb, ub, st, n)
         values = [regs[s] for s in inits]
-        deadline = charge(regs[0], n * len(range(lo, hi, by)))
         s = None
         try:
-            for k in range(lo, hi, by):
+            for k in turns:
                 if deadline and monotonic() > deadline:
                     s = None  # the loop itself is where the run stops
                     raise time_out(regs[0])
@@ -87,14 +84,11 @@ def _one_carried_for(lb: int, ub: int, st: int, iv: int, body: list[Step], n: in
     """`scf.for` with one iter_arg (a running sum, offset or start value): the general loop without its lists."""
 
     def step(regs: list[Any]) -> None:
-        lo, hi, by = regs[lb], regs[ub], regs[st]
-        if by <= 0:
-            raise ExecutionError(f"scf.for step must be positive (got {by})")
+        turns, deadline = loop_turns(regs, lb, ub, st, n)
         value = regs[init]
-        deadline = charge(regs[0], n * len(range(lo, hi, by)))
         s = None
         try:
-            for k in range(lo, hi, by):
+            for k in turns:
                 if deadline and monotonic() > deadline:
                     s = None  # the loop itself is where the run stops
                     raise time_out(regs[0])
@@ -120,13 +114,10 @@ def _simple_for(lb: int, ub: int, st: int, iv: int, body: list[Step], n: int) ->
 
 def _loop_for(lb: int, ub: int, st: int, iv: int, body: list[Step], n: int) -> Step:
     def step(regs: list[Any]) -> None:
-        lo, hi, by = regs[lb], regs[ub], regs[st]
-        if by <= 0:
-            raise ExecutionError(f"scf.for step must be positive (got {by})")
-        deadline = charge(regs[0], n * len(range(lo, hi, by)))
+        turns, deadline = loop_turns(regs, lb, ub, st, n)
         s = None
         try:
-            for k in range(lo, hi, by):
+            for k in turns:
                 if deadline and monotonic() > deadline:
                     s = None  # the loop itself is where the run stops
                     raise time_out(regs[0])
@@ -143,13 +134,10 @@ def _one_step_for(lb: int, ub: int, st: int, iv: int, only: Step, n: int) -> Ste
     """`_loop_for` of a body of one step."""
 
     def step(regs: list[Any]) -> None:
-        lo, hi, by = regs[lb], regs[ub], regs[st]
-        if by <= 0:
-            raise ExecutionError(f"scf.for step must be positive (got {by})")
-        deadline = charge(regs[0], n * len(range(lo, hi, by)))
+        turns, deadline = loop_turns(regs, lb, ub, st, n)
         s: Step | None = only
         try:
-            for k in range(lo, hi, by):
+            for k in turns:
                 if deadline and monotonic() > deadline:
                     s = None  # the loop itself is where the run stops
                     raise time_out(regs[0])

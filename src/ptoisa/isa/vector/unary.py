@@ -401,48 +401,29 @@ def _exp_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], No
     same = full and src_spec == spec  # one layout: element i of each storage is the same element
     exp_, f64 = np.exp, np.float64
 
-    def step(whole: np.ndarray, x: np.ndarray, y: np.ndarray) -> bool:  # under QUIET.run: NumPy work only
-        # a NaN anywhere makes the NaN check's value NaN: for small whole tiles the sum of squares of the
-        # storage (no NaN from numbers: squares are >= 0, and inf + inf is inf; one call cheaper than a
-        # reduce), else the maximum of the region
-        top = whole.dot(whole) if squares else _max(x, None, None, None, False, _NEG_INF)
-        if top == top:
-            exp_(x, out=y, dtype=f64, casting="unsafe")
-            return True
-        return False
-
-    if vr * vc < _EXP_STAGED_BELOW:
-        # below this size, the region widened into a double scratch block, exp in place there and the block
-        # rounded into dst (two assignments and a plain double exp: the general path's own steps) cost less than
-        # the ufunc's buffered casts (16x16: 0.85 against 1.45 us; 64x64: 5.5 against 8.1; about even at 256x256)
+    # below _EXP_STAGED_BELOW elements, the region widened into a double scratch block, exp in place there and
+    # the block rounded into dst (two assignments and a plain double exp: the general path's own steps) cost less
+    # than the ufunc's buffered casts (16x16: 0.85 against 1.45 us; 64x64: 5.5 against 8.1; about even at 256x256)
+    staged = vr * vc < _EXP_STAGED_BELOW
+    if staged:
         spare = Spare((vr * vc,) if same else (vr, vc), f64)
         free, fresh = spare.free, spare.take
 
-        def staged(whole: np.ndarray, x: np.ndarray, y: np.ndarray, wide: np.ndarray) -> bool:  # NumPy work only
-            top = whole.dot(whole) if squares else \
-                _max(x, None, None, None, False, _NEG_INF)  # type: ignore[call-overload]
-            if top == top:
+    def step(whole: np.ndarray, x: np.ndarray, y: np.ndarray, wide: np.ndarray | None) -> bool:  # NumPy work only
+        # a NaN anywhere makes the NaN check's value NaN: for small whole tiles the sum of squares of the
+        # storage (no NaN from numbers: squares are >= 0, and inf + inf is inf; one call cheaper than a
+        # reduce), else the maximum of the region
+        top = whole.dot(whole) if squares else \
+            _max(x, None, None, None, False, _NEG_INF)  # type: ignore[call-overload]
+        if top == top:
+            if wide is None:
+                exp_(x, out=y, dtype=f64, casting="unsafe")
+            else:
                 wide[...] = x
                 exp_(wide, wide)
                 y[...] = wide
-                return True
-            return False
-
-        def run_staged(args: tuple) -> None:
-            out, source = args[d], args[s]
-            if same:
-                x, y = source.storage, out.storage
-            elif full:
-                x, y = source.view, out.view
-            else:
-                x, y = source.view[part], out.view[part]
-            wide = free.pop() if free else fresh()
-            done = QUIET.run(staged, source.storage, x, y, wide)
-            free.append(wide)
-            if not done:
-                _exp_general(plan, {"dst": out, "src": source}, {})
-
-        return run_staged
+            return True
+        return False
 
     def run(args: tuple) -> None:
         out, source = args[d], args[s]
@@ -452,7 +433,13 @@ def _exp_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], No
             x, y = source.view, out.view
         else:
             x, y = source.view[part], out.view[part]
-        if not QUIET.run(step, source.storage, x, y):
+        if staged:
+            wide = free.pop() if free else fresh()
+            done = QUIET.run(step, source.storage, x, y, wide)
+            free.append(wide)
+        else:
+            done = QUIET.run(step, source.storage, x, y, None)
+        if not done:
             _exp_general(plan, {"dst": out, "src": source}, {})
 
     return run

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from interp_helpers import three_decodings
 from ptoisa.interp import decode, load
 from ptoisa.interp.errors import location_of
 
@@ -63,16 +64,7 @@ NESTED = f"""module {{
 
 def _three(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any, Any]:
     """NESTED decoded as it is; with fused bodies in ops_control's loops; plain (no fusion)."""
-    whole = load(NESTED)
-    whole.compiled_function("k")
-    with monkeypatch.context() as m:
-        m.setattr(decode, "fuse_loop", lambda *args: None)
-        bodies = load(NESTED)
-        bodies.compiled_function("k")
-        m.setattr(decode, "fuse", lambda steps: steps)
-        plain = load(NESTED)
-        plain.compiled_function("k")
-    return whole, bodies, plain
+    return three_decodings(NESTED, monkeypatch)
 
 
 def _written_loops(program: Any) -> int:

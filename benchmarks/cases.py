@@ -122,12 +122,19 @@ def _vec(dtype: object, rows: int, cols: int, *dyn: int) -> Tile:
 
 def bind(fn: Callable[..., object], *args: object) -> Callable[[], object]:
     """fn(*args) as a zero-argument call with fn and the arguments held by the closure: no global and attribute
-    lookup of `np.add` per call (~30 ns, 10 % of a 16x16 floor)."""
+    lookup of `np.add` per call (~30 ns, 10 % of a 16x16 floor). Both sides of a case are called through it (the
+    ptoisa call and its floor), so neither pays a lookup the other does not."""
+    if len(args) == 1:
+        (a,) = args
+        return lambda: fn(a)
     if len(args) == 2:
         a, b = args
         return lambda: fn(a, b)
-    a, b, c = args
-    return lambda: fn(a, b, c)
+    if len(args) == 3:
+        a, b, c = args
+        return lambda: fn(a, b, c)
+    a, b, c, d = args
+    return lambda: fn(a, b, c, d)
 
 
 def assign(out: np.ndarray, src: np.ndarray) -> Callable[[], None]:
@@ -145,17 +152,17 @@ def _random_f32(n: int) -> np.ndarray:
 # --- TEXPANDS ~ fill -----------------------------------------------------------------------------------------
 def texpands_vec_f32(target: str, n: int) -> Bench:
     dst = _vec(float, n, n)
-    return Bench(lambda: ptoisa.TEXPANDS(dst, 1.5), lambda: dst.storage.fill(1.5))
+    return Bench(bind(ptoisa.TEXPANDS, dst, 1.5), lambda: dst.storage.fill(1.5))
 
 
 def texpands_vec_i16(target: str, n: int) -> Bench:
     dst = _vec(int16_t, n, n)
-    return Bench(lambda: ptoisa.TEXPANDS(dst, 7), lambda: dst.storage.fill(7))
+    return Bench(bind(ptoisa.TEXPANDS, dst, 7), lambda: dst.storage.fill(7))
 
 
 def texpands_mat_f32(target: str, n: int) -> Bench:
     dst = _place(Tile[TileType.Mat, float, n, n]())
-    return Bench(lambda: ptoisa.TEXPANDS(dst, 1.5), lambda: dst.storage.fill(1.5))
+    return Bench(bind(ptoisa.TEXPANDS, dst, 1.5), lambda: dst.storage.fill(1.5))
 
 
 # --- TPARTMUL ~ multiply --------------------------------------------------------------------------------------
@@ -164,7 +171,7 @@ def tpartmul_f32_all(target: str, n: int) -> Bench:
     a.set_logical(_random_f32(n))
     b.set_logical(_random_f32(n))
     x, y, out = a.storage, b.storage, d.storage
-    return Bench(lambda: ptoisa.TPARTMUL(d, a, b), bind(np.multiply, x, y, out))
+    return Bench(bind(ptoisa.TPARTMUL, d, a, b), bind(np.multiply, x, y, out))
 
 
 def partial_multiply(x: np.ndarray, y: np.ndarray, out: np.ndarray, n: int, r: int, c: int) -> Callable[[], None]:
@@ -198,7 +205,7 @@ def tpartmul_f32_partial(target: str, n: int) -> Bench:
     a.set_logical(_random_f32(n))
     b.set_logical(_random_f32(n))
     floor = partial_multiply(a.storage, b.storage, d.storage, n, r, c)
-    return Bench(lambda: ptoisa.TPARTMUL(d, a, b), floor,
+    return Bench(bind(ptoisa.TPARTMUL, d, a, b), floor,
                  note=f"src1 valid {r}x{c}; floor: " + ("copy src0 whole, then the product over the overlap" if n <= 64
                                                         else "the product, then copies of src0 around it"))
 
@@ -283,8 +290,8 @@ def _tgather_index(with_tmp: bool) -> Callable[[str, int], Bench]:
         floor = lambda: take(flat_idx, out=out, mode="wrap")  # noqa: E731
         if with_tmp:
             tmp = _vec(int32_t, n, n)
-            return Bench(lambda: ptoisa.TGATHER(dst, src, idx, tmp), floor)
-        return Bench(lambda: ptoisa.TGATHER(dst, src, idx), floor)
+            return Bench(bind(ptoisa.TGATHER, dst, src, idx, tmp), floor)
+        return Bench(bind(ptoisa.TGATHER, dst, src, idx), floor)
 
     return build
 
@@ -295,7 +302,7 @@ def tgather_mask_row(target: str, n: int) -> Bench:
     data = _random_f32(n)
     src.set_logical(data)
     out, picked = dst.storage, src.storage[::2]  # P0101 over whole rows of even width: every other element
-    return Bench(lambda: ptoisa.TGATHER(dst, src, MaskPattern.P0101),
+    return Bench(bind(ptoisa.TGATHER, dst, src, MaskPattern.P0101),
                  assign(out, picked))  # out[...] = picked (a strided view made once)
 
 
@@ -304,7 +311,7 @@ def tgather_mask_col(target: str, n: int) -> Bench:
     data = _random_f32(n)
     src.set_logical(data)
     out, picked = dst.storage.reshape(n // 2, n), src.storage.reshape(n, n)[::2, :]
-    return Bench(lambda: ptoisa.TGATHER(dst, src, MaskPattern.P0101, GatherAxis.GATHER_COL),
+    return Bench(bind(ptoisa.TGATHER, dst, src, MaskPattern.P0101, GatherAxis.GATHER_COL),
                  assign(out, picked))  # out[...] = picked (the even rows, a view made once)
 
 
@@ -358,7 +365,7 @@ def tci_i32(target: str, cols: int) -> Bench:
     dst = _vec(int32_t, 1, cols)
     out, ramp, start = dst.storage, np.arange(cols, dtype=np.int32), np.int32(100)
     # the ramp 0..cols-1 is made once (it does not depend on the start); the floor adds the start, as ptoisa does
-    return Bench(lambda: ptoisa.TCI(dst, np.int32(100)), bind(np.add, ramp, start, out),
+    return Bench(bind(ptoisa.TCI, dst, np.int32(100)), bind(np.add, ramp, start, out),
                  note="floor: a ramp made once, plus the start")
 
 
@@ -392,18 +399,18 @@ def _pair(n: int) -> tuple[Tile, Tile, Tile, np.ndarray, np.ndarray, np.ndarray]
 
 def tadd_f32(target: str, n: int) -> Bench:
     a, b, d, x, y, out = _pair(n)
-    return Bench(lambda: ptoisa.TADD(d, a, b), bind(np.add, x, y, out))
+    return Bench(bind(ptoisa.TADD, d, a, b), bind(np.add, x, y, out))
 
 
 def tmuls_f32(target: str, n: int) -> Bench:
     a, _, d, x, _, out = _pair(n)
     factor = np.float32(0.5)
-    return Bench(lambda: ptoisa.TMULS(d, a, 0.5), bind(np.multiply, x, factor, out))
+    return Bench(bind(ptoisa.TMULS, d, a, 0.5), bind(np.multiply, x, factor, out))
 
 
 def texp_f32(target: str, n: int) -> Bench:
     a, _, d, x, _, out = _pair(n)
-    return Bench(lambda: ptoisa.TEXP(d, a), bind(np.exp, x, out),
+    return Bench(bind(ptoisa.TEXP, d, a), bind(np.exp, x, out),
                  note="ptoisa rounds exp from double (the simulator's std::exp); the floor is float exp")
 
 
@@ -417,7 +424,7 @@ def texp_f32_exact(target: str, n: int) -> Bench:
         exp(wide, wide)
         out[...] = wide
 
-    return Bench(lambda: ptoisa.TEXP(d, a), floor,
+    return Bench(bind(ptoisa.TEXP, d, a), floor,
                  note="exact floor: the same bits as the simulator (exp in double, rounded once to float)")
 
 
@@ -425,7 +432,7 @@ def tcvt_f32_f16(target: str, n: int) -> Bench:
     a, _, _, x, _, _ = _pair(n)
     d = _vec(half, n, n)
     out = d.storage
-    return Bench(lambda: ptoisa.TCVT(d, a, ptoisa.RoundMode.CAST_RINT),
+    return Bench(bind(ptoisa.TCVT, d, a, ptoisa.RoundMode.CAST_RINT),
                  assign(out, x))  # out[...] = x: NumPy's float32 -> float16 cast (RINT)
 
 
@@ -435,7 +442,7 @@ def trowsum_f32(target: str, n: int) -> Bench:
     out = d.storage
     grid = x.reshape(n, n)
     reduce = np.add.reduce
-    return Bench(lambda: ptoisa.TROWSUM(d, a, tmp), lambda: reduce(grid, axis=1, out=out),
+    return Bench(bind(ptoisa.TROWSUM, d, a, tmp), lambda: reduce(grid, axis=1, out=out),
                  note="ptoisa sums in order (sequential rounding); the floor is NumPy's pairwise sum")
 
 
@@ -467,7 +474,7 @@ def trowsum_f32_exact(target: str, n: int) -> Bench:
     """TROWSUM next to the cheapest NumPy route we know to in-order row sums (`rowsum_inorder`)."""
     a, _, tmp, x, _, _ = _pair(n)
     d = _place(Tile[TileType.Vec, float, n, 1, BLayout.ColMajor]())
-    return Bench(lambda: ptoisa.TROWSUM(d, a, tmp), rowsum_inorder(x.reshape(n, n), d.storage),
+    return Bench(bind(ptoisa.TROWSUM, d, a, tmp), rowsum_inorder(x.reshape(n, n), d.storage),
                  note="exact floor: in-order sums (transposed copy, " + ("one assignment" if n <= 64 else
                                                                         "in slabs of 32 rows") +
                       ", then a reduce over the outer axis)")
@@ -484,7 +491,7 @@ def trowexpandmul_f32(target: str, n: int) -> Bench:
         block[...] = column
         multiply(x, flat_block, out)
 
-    return Bench(lambda: ptoisa.TROWEXPANDMUL(d, a, v), floor,
+    return Bench(bind(ptoisa.TROWEXPANDMUL, d, a, v), floor,
                  note="floor: the column spread into a block, then a flat multiply")
 
 
@@ -499,7 +506,7 @@ def tmatmul_f16(target: str, n: int) -> Bench:
     b.set_logical(y)
     x32, y32, out = x.astype(np.float32), y.astype(np.float32), np.empty((n, n), np.float32)
     # np.dot, not np.matmul: the same sgemm (the same bytes here), ~0.45 us less per call at 16x16
-    return Bench(lambda: ptoisa.TMATMUL(c, a, b), bind(np.dot, x32, y32, out),
+    return Bench(bind(ptoisa.TMATMUL, c, a, b), bind(np.dot, x32, y32, out),
                  note="ptoisa sums over k in order (the simulator's fma chain); the floor is BLAS sgemm (np.dot)")
 
 
@@ -568,7 +575,7 @@ def tmatmul_f16_exact(target: str, n: int) -> Bench:
         inorder()
         into[...] = grid
 
-    return Bench(lambda: ptoisa.TMATMUL(c, a, b), floor,
+    return Bench(bind(ptoisa.TMATMUL, c, a, b), floor,
                  note="exact floor: in-order k sums (products per k at once, a reduce over the outer axis; one "
                       "multiply and add per k past 1 MB of products), written into the Acc fractals")
 

@@ -51,6 +51,8 @@ except ImportError:  # not installed: use the source tree next to benchmarks/
     sys.path.insert(0, str(HERE.parent / "src"))
     import ptoisa
 
+from cases import bind  # noqa: E402 - after the path set-up above
+
 SIZES = (16, 64, 256)
 CXX = ["g++", "-std=c++20", "-O2", "-DNDEBUG", "-D__CPU_SIM", "-DPTO_CPU_MAX_THREADS=1"]
 
@@ -163,22 +165,19 @@ def _unary(n: int, out: str = "f32") -> list[T]:
 
 def _py_tadd(n: int, t: dict[str, Any]) -> PyCase:
     x, y, o = t["a"].storage, t["b"].storage, t["d"].storage
-    from cases import bind
 
-    return PyCase(lambda: ptoisa.TADD(t["d"], t["a"], t["b"]), bind(np.add, x, y, o))
+    return PyCase(bind(ptoisa.TADD, t["d"], t["a"], t["b"]), bind(np.add, x, y, o))
 
 
 def _py_tmuls(n: int, t: dict[str, Any]) -> PyCase:
     x, o = t["a"].storage, t["d"].storage
     factor = np.float32(0.5)
-    from cases import bind
 
-    return PyCase(lambda: ptoisa.TMULS(t["d"], t["a"], 0.5), bind(np.multiply, x, factor, o))
+    return PyCase(bind(ptoisa.TMULS, t["d"], t["a"], 0.5), bind(np.multiply, x, factor, o))
 
 
 def _py_texp(n: int, t: dict[str, Any]) -> PyCase:
     x, o = t["a"].storage, t["d"].storage
-    from cases import bind
 
     wide, exp = np.empty(x.size, np.float64), np.exp
 
@@ -187,7 +186,7 @@ def _py_texp(n: int, t: dict[str, Any]) -> PyCase:
         exp(wide, wide)
         o[...] = wide
 
-    return PyCase(lambda: ptoisa.TEXP(t["d"], t["a"]), bind(np.exp, x, o), exact)
+    return PyCase(bind(ptoisa.TEXP, t["d"], t["a"]), bind(np.exp, x, o), exact)
 
 
 def _py_trowsum(n: int, t: dict[str, Any]) -> PyCase:
@@ -196,26 +195,25 @@ def _py_trowsum(n: int, t: dict[str, Any]) -> PyCase:
     grid, col = t["a"].storage.reshape(n, n), t["d"].storage
     exact = rowsum_inorder(grid, col)  # in-order sums: a transposed copy reduced over axis 0 (benchmarks/cases.py)
     reduce = np.add.reduce
-    return PyCase(lambda: ptoisa.TROWSUM(t["d"], t["a"], t["t"]), lambda: reduce(grid, axis=1, out=col), exact)
+    return PyCase(bind(ptoisa.TROWSUM, t["d"], t["a"], t["t"]), lambda: reduce(grid, axis=1, out=col), exact)
 
 
 def _py_tcvt(n: int, t: dict[str, Any]) -> PyCase:
     x, o = t["a"].storage, t["d"].storage
     from cases import assign
 
-    return PyCase(lambda: ptoisa.TCVT(t["d"], t["a"], ptoisa.RoundMode.CAST_RINT), assign(o, x))  # o[...] = x
+    return PyCase(bind(ptoisa.TCVT, t["d"], t["a"], ptoisa.RoundMode.CAST_RINT), assign(o, x))  # o[...] = x
 
 
 def _py_texpands(n: int, t: dict[str, Any]) -> PyCase:
     o = t["d"].storage
-    return PyCase(lambda: ptoisa.TEXPANDS(t["d"], 1.5), lambda: o.fill(1.5))
+    return PyCase(bind(ptoisa.TEXPANDS, t["d"], 1.5), lambda: o.fill(1.5))
 
 
 def _py_tpartmul(n: int, t: dict[str, Any]) -> PyCase:
     x, y, o = t["a"].storage, t["b"].storage, t["d"].storage
-    from cases import bind
 
-    return PyCase(lambda: ptoisa.TPARTMUL(t["d"], t["a"], t["b"]), bind(np.multiply, x, y, o))
+    return PyCase(bind(ptoisa.TPARTMUL, t["d"], t["a"], t["b"]), bind(np.multiply, x, y, o))
 
 
 def _py_tpartmul_partial(n: int, t: dict[str, Any]) -> PyCase:
@@ -223,7 +221,7 @@ def _py_tpartmul_partial(n: int, t: dict[str, Any]) -> PyCase:
 
     # as benchmarks/cases.py: the product over the overlap, src0 elsewhere
     floor = partial_multiply(t["a"].storage, t["b"].storage, t["d"].storage, n, n // 2, 3 * n // 4)
-    return PyCase(lambda: ptoisa.TPARTMUL(t["d"], t["a"], t["b"]), floor)
+    return PyCase(bind(ptoisa.TPARTMUL, t["d"], t["a"], t["b"]), floor)
 
 
 def _tcmps_tiles(dt: str) -> Callable[[int], list[T]]:
@@ -239,7 +237,7 @@ def _py_tcmps(mode: str, scalar: float) -> Callable[[int, dict[str, Any]], PyCas
         cmp = getattr(ptoisa.CmpMode, mode)
         # as benchmarks/cases.py: compare, then pack 8 per byte, low bit first
         floor = compare_pack(mode, flat, flat.dtype.type(value), np.empty(n * n, bool))
-        return PyCase(lambda: ptoisa.TCMPS(t["d"], t["a"], value, cmp), floor)
+        return PyCase(bind(ptoisa.TCMPS, t["d"], t["a"], value, cmp), floor)
 
     return build
 
@@ -247,14 +245,13 @@ def _py_tcmps(mode: str, scalar: float) -> Callable[[int, dict[str, Any]], PyCas
 def _py_tci(n: int, t: dict[str, Any]) -> PyCase:
     o, ramp, start = t["d"].storage, np.arange(n, dtype=np.int32), np.int32(100)
     # as benchmarks/cases.py: a ramp made once (it does not depend on the start), plus the start
-    from cases import bind
 
-    return PyCase(lambda: ptoisa.TCI(t["d"], np.int32(100)), bind(np.add, ramp, start, o))
+    return PyCase(bind(ptoisa.TCI, t["d"], np.int32(100)), bind(np.add, ramp, start, o))
 
 
 def _py_tgather_index(n: int, t: dict[str, Any]) -> PyCase:
     take, i, o = t["a"].storage.take, t["i"].storage, t["d"].storage
-    return PyCase(lambda: ptoisa.TGATHER(t["d"], t["a"], t["i"], t["t"]),
+    return PyCase(bind(ptoisa.TGATHER, t["d"], t["a"], t["i"], t["t"]),
                   lambda: take(i, out=o, mode="wrap"))  # as benchmarks/cases.py (in range: "clip"'s bytes)
 
 
@@ -262,7 +259,7 @@ def _py_tgather_mask(n: int, t: dict[str, Any]) -> PyCase:
     from cases import assign
 
     o, picked = t["d"].storage, t["a"].storage[::2]  # every other element of whole rows: a view made once
-    return PyCase(lambda: ptoisa.TGATHER(t["d"], t["a"], ptoisa.MaskPattern.P0101),
+    return PyCase(bind(ptoisa.TGATHER, t["d"], t["a"], ptoisa.MaskPattern.P0101),
                   assign(o, picked))
 
 
@@ -286,7 +283,7 @@ def _py_tmatmul(n: int, t: dict[str, Any]) -> PyCase:
         inorder()
         into[...] = grid
 
-    return PyCase(lambda: ptoisa.TMATMUL(t["d"], t["a"], t["b"]), bind(np.dot, x32, y32, out), exact)
+    return PyCase(bind(ptoisa.TMATMUL, t["d"], t["a"], t["b"]), bind(np.dot, x32, y32, out), exact)
 
 
 CASES: list[Spec] = [

@@ -471,8 +471,11 @@ def test_record_keeps_a_bounded_number_of_tuples():
                 rec.call(config, dict(zip(("dst", "src0", "src1"), twins)), {}, {}, 0)
                 assert [t.tobytes() for t in tiles] == [t.tobytes() for t in twins], (vr, vc)
         # the first 256 tuples are kept: checked once; the other 256 at each of their two calls (the general path
-        # checks every call: 1024 more)
-        assert len(seen) == 256 + 2 * 256 + 1024
+        # checks every call: 1024 more), except the fully valid one (the last, 16x32): once decided, its
+        # whole-storage call runs inline in the dispatcher whatever the count, so it is checked once
+        full = [((16, 32),) * 3]
+        assert len(seen) == 256 + 2 * 256 - 1 + 1024
+        assert [s for s in seen if s == full[0]] == full * 3  # the API's first call, the general path's two
     finally:
         object.__setattr__(rec, "dynamic", rule)
         rec._compiled.clear()
@@ -532,3 +535,44 @@ def test_a_bad_struct_is_refused_before_the_shapes():
                     outcomes.append((str(exc), args[0].tobytes()))
             assert outcomes[0] == outcomes[1], (type(executed).__name__, vc)
             assert (outcomes[0][0] is None) == (vc == 16 and type(executed) is MrgSortExecutedNumList)
+
+
+@pytest.mark.parametrize("name", ["TSUB", "TNEG"])
+def test_fully_valid_shapes_run_inline_only_once_decided(name):
+    """The dispatcher runs a whole-storage ufunc in its own frame for fully valid tiles only after the run-time
+    shape rule has passed for them once: a rule that refuses those shapes refuses every call (nothing changes),
+    and once it passes, the inline statement gives NumPy's bytes (TSUB: the operands' order shows; TNEG: one
+    source)."""
+    rec = REGISTRY[name]
+    rule = rec.dynamic
+    refuse = [True]
+
+    def strict(check, plan, tiles):
+        if refuse[0]:
+            check.fail("dst", "refused for the test")
+        rule(check, plan, tiles)
+
+    T = Tile[TileType.Vec, np.float32, 8, 16, BLayout.RowMajor, -1, -1]
+    rng = np.random.default_rng(3)
+    tiles = [T(8, 16) for _ in range(3 if name == "TSUB" else 2)]
+    for t in tiles[1:]:
+        t.storage[...] = rng.standard_normal(t.storage.size).astype(np.float32)
+    before = [t.tobytes() for t in tiles]
+    config = make_config("cpu", True, "raise")
+    object.__setattr__(rec, "dynamic", strict)
+    try:
+        rec._compiled.clear()
+        for _ in range(3):
+            with pytest.raises(PtoError, match="refused for the test"):
+                rec(*tiles, target=config)
+            assert [t.tobytes() for t in tiles] == before
+        refuse[0] = False
+        srcs = [t.storage for t in tiles[1:]]
+        expected = np.subtract(*srcs) if name == "TSUB" else np.negative(srcs[0])
+        for _ in range(3):
+            tiles[0].storage[...] = 0
+            rec(*tiles, target=config)
+            assert tiles[0].tobytes() == expected.tobytes()
+    finally:
+        object.__setattr__(rec, "dynamic", rule)
+        rec._compiled.clear()

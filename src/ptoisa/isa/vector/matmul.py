@@ -2,6 +2,7 @@
 
     TMATMUL(cMatrix, aMatrix, bMatrix)                       C[i, j] = sum_k A[i, k] * B[k, j]
     TMATMUL_ACC(cOutMatrix, cInMatrix, aMatrix, bMatrix)     C_out[i, j] = C_in[i, j] + sum_k A[i, k] * B[k, j]
+    TMATMUL_ACC(cMatrix, aMatrix, bMatrix)                   C[i, j] = C[i, j] + sum_k A[i, k] * B[k, j]
     TMATMUL_BIAS(cMatrix, aMatrix, bMatrix, biasData)        C[i, j] = sum_k A[i, k] * B[k, j] + bias[0, j]
 
     pto.tmatmul ins(%a, %b : ...) outs(%c : ...)
@@ -14,6 +15,12 @@ tile, B a Right tile, C an Acc tile (bias: a one-row Bias tile of C's type). The
 hifloat8); the static shapes agree (A Rows = C Rows, A Cols = B Rows, B Cols = C Cols). C_in is of C_out's tile
 type, every field (C++ deduces one TileRes for both: another type does not compile); it is read at i < M, j < N
 whatever its run-time valid sizes. The bias tile's storage must hold the columns read.
+
+TMATMUL_ACC's three-tile overload reads cMatrix as C_in and writes C_in + A x B back in place (the pages'
+TMATMUL_ACC.md): the four-tile form with cIn = cOut, with the same checks, on every target. The NPU backends
+implement it so (TMATMUL_ACC_IMPL(c, c, a, b)); the simulator has no such TMATMUL_ACC_IMPL (the call does not
+compile there), so `cpu` runs it with the pages' meaning (DECISIONS.md principle 6). PTOAS spells only the
+four-tile form (`pto.tmatmul.acc ins(%c_in, %a, %b) outs(%c_out)`): the three-tile one has no text.
 
 Where the bias goes: the NPUs' cube units add bias[0, j] to the M x N elements computed. The simulator (`cpu`
 erratum `tmatmul_bias_valid_region`) stores the product first, then adds bias[0, c] to C[r, c] for every r < C's
@@ -65,14 +72,16 @@ TRIPLES = {"a2a3": _BASE, "a5": _A5, "cpu": _BASE}
 _LIMIT = 4095  # m, k and n: [1, 4095] (CheckDynamicMmad, the pages' run-time rule)
 
 
-def _tables(out_role: str) -> dict[str, Legality]:
-    """Element types per role as data; locations, the (C, A, B) triples and fractals differ per role and are
-    checked by `_static` below."""
+def _tables(*out_roles: str) -> dict[str, Legality]:
+    """Element types per role as data (C's role in each form: TMATMUL_ACC's cOutMatrix, or cMatrix in its
+    three-tile form); locations, the (C, A, B) triples and fractals differ per role and are checked by `_static`
+    below."""
     def table(target: str) -> Legality:
         triples = TRIPLES[target]
         a_types = tuple(sorted({t[1] for t in triples}, key=lambda d: d.value))
         b_types = tuple(sorted({t[2] for t in triples}, key=lambda d: d.value))
-        return Legality({out_role: (D.I32, D.F32), "aMatrix": a_types, "bMatrix": b_types}, locs=None)
+        return Legality({**{role: (D.I32, D.F32) for role in out_roles}, "aMatrix": a_types, "bMatrix": b_types},
+                        locs=None)
 
     return {t: table(t) for t in ("a2a3", "a5", "cpu")}
 
@@ -348,6 +357,8 @@ def _matmul(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out_role = "cOutMatrix" if "cOutMatrix" in tiles else "cMatrix"
     acc_type = plan.specs[out_role].dtype
     result = product_sum(valid_of(a, (m, k)), valid_of(b, (k, n)), acc_type)
+    if plan.form == 1 and plan.record.name == "TMATMUL_ACC":  # TMATMUL_ACC(cMatrix, aMatrix, bMatrix): cIn = cOut
+        tiles = {**tiles, "cInMatrix": tiles[out_role]}
     with quiet():
         if "cInMatrix" in tiles:
             before = accumulated(plan, tiles, out_role, m, n, plan.record.name)
@@ -464,10 +475,12 @@ def _out(name: str) -> Operand:
 TMATMUL = instruction(
     "TMATMUL", operands=(_out("cMatrix"), src("aMatrix"), src("bMatrix")), legality=_tables("cMatrix"),
     static=_static, dynamic=_sizes, pipe=Pipe.M, family="cube", summary="C = A x B (Left x Right -> Acc)")(_matmul)
+_ACC_FORMS = ((_out("cOutMatrix"), src("cInMatrix"), src("aMatrix"), src("bMatrix")),
+              (_out("cMatrix"), src("aMatrix"), src("bMatrix")))
 TMATMUL_ACC = instruction(
-    "TMATMUL_ACC", operands=(_out("cOutMatrix"), src("cInMatrix"), src("aMatrix"), src("bMatrix")),
-    legality=_tables("cOutMatrix"), static=_static, dynamic=_sizes, pipe=Pipe.M, family="cube", text="pto.tmatmul.acc",
-    summary="C_out = C_in + A x B")(_matmul)
+    "TMATMUL_ACC", operands=_ACC_FORMS[0], forms=_ACC_FORMS, api_only=(1,), legality=_tables("cOutMatrix", "cMatrix"),
+    static=_static, dynamic=_sizes, pipe=Pipe.M, family="cube", text="pto.tmatmul.acc",
+    summary="C_out = C_in + A x B (the three-tile form: C += A x B in place)")(_matmul)
 TMATMUL_BIAS = instruction(
     "TMATMUL_BIAS", operands=(_out("cMatrix"), src("aMatrix"), src("bMatrix"), src("biasData")),
     legality=_tables("cMatrix"), static=_static, dynamic=_sizes, pipe=Pipe.M, family="cube", text="pto.tmatmul.bias",

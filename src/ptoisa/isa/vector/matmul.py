@@ -362,12 +362,53 @@ def _matmul(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     with quiet():
         if "cInMatrix" in tiles:
             before = accumulated(plan, tiles, out_role, m, n, plan.record.name)
-            result = (before.astype(np.int64) + result).astype(np.int32) if acc_type is D.I32 else before + result
+            result = _plus(before, result)
         if "biasData" in tiles:
             if biased(plan, tiles, out_role, result, m, n):
                 return
             result = _plus_bias(result, valid_of(tiles["biasData"], (1, n)))
+    if m == 1 and plan.config.erratum(SIXTEEN_ROWS) and plan.record.name in _SIXTEEN_ROW_FORMS:
+        result = _sixteen_rows(plan, tiles, out_role, result, k, n)
     write(tiles[out_role], result.astype(plan.specs[out_role].np_dtype, copy=False))
+
+
+def _plus(before: np.ndarray, product: np.ndarray) -> np.ndarray:
+    """C_in + the product in C's type: a float add, or an int32 one wrapping."""
+    return (before.astype(np.int64) + product).astype(np.int32) if product.dtype == np.int32 else before + product
+
+
+SIXTEEN_ROWS = "tmatmul_m1_sixteen_rows"
+_SIXTEEN_ROW_FORMS = frozenset({"TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS"})  # not TGEMV*: isGemv keeps m = 1
+_CUBE_ROWS = 16
+
+
+def _sixteen_rows(plan: Plan, tiles: Tiles, out_role: str, row0: np.ndarray, k: int, n: int) -> np.ndarray:
+    """The A2/A3 erratum `tmatmul_m1_sixteen_rows`: with m = 1 the backend's TMatmul / TMatmulBias (the non-GEMV
+    forms) set m = 16 before `mad`, so the cube computes C rows 1..15 too, from A's storage rows 1..15 (whatever
+    they hold, past A's valid row) over the same k < K and j < N: C[r, j] = sum_k A[r, k] B[k, j] for TMATMUL,
+    C's own C[r, j] + that sum for TMATMUL_ACC (the cube accumulates into cOutMatrix in place, cIn or not), that
+    sum + bias[0, j] for TMATMUL_BIAS. `row0` is row 0's result (the usual one); returns the rows written, row 0
+    and the rows 1..15 that lie in A's and C's storage (A Rows = C Rows), named when they change C's bytes or
+    when the cube's rows run past the storage (not modelled there)."""
+    a, out = tiles["aMatrix"], tiles[out_role]
+    rows = min(_CUBE_ROWS, a.spec.rows)
+    past = f"; rows {rows}..{_CUBE_ROWS - 1} lie past A's and C's storage ({rows} rows) and are not modelled" \
+        if rows < _CUBE_ROWS else ""
+    if rows == 1:
+        announce_erratum(plan.config, plan.record.name, SIXTEEN_ROWS, past.removeprefix("; "))
+        return row0
+    extra = product_sum(valid_of(a, (rows, k))[1:], valid_of(tiles["bMatrix"], (k, n)), plan.specs[out_role].dtype)
+    old = valid_of(out, (rows, n))[1:]
+    with quiet():
+        if plan.record.name == "TMATMUL_ACC":
+            extra = _plus(old, extra)
+        elif "biasData" in tiles:
+            extra = _plus_bias(extra, valid_of(tiles["biasData"], (1, n)))
+    extra = extra.astype(out.spec.np_dtype, copy=False)
+    if past or extra.tobytes() != np.ascontiguousarray(old).tobytes():
+        announce_erratum(plan.config, plan.record.name, SIXTEEN_ROWS,
+                         f"A's valid rows are 1: C rows 1..{rows - 1} were computed from A's storage rows{past}")
+    return np.concatenate([row0.astype(out.spec.np_dtype, copy=False), extra])
 
 
 _EXACT_PRODUCT_TYPES = (D.F16, D.F8E4M3, D.F8E5M2)  # products exact in float whatever the values; astype reads them
@@ -400,6 +441,8 @@ def _matmul_compiled(plan: Plan, positions: dict[str, int]) -> Any:
     a_spec, b_spec, c_spec = specs["aMatrix"], specs["bMatrix"], specs["cMatrix"]
     m, k, n = a_spec.valid_row, a_spec.valid_col, b_spec.valid_col
     assert m is not None and k is not None and n is not None  # static valid shapes: the hook's premise
+    if m == 1 and plan.config.erratum(SIXTEEN_ROWS):  # the A2/A3 cube's 16 rows: the general kernel
+        return None
     a_at = np.ascontiguousarray(offset_table(a_spec)[:m, :k].T)  # (k, m): A transposed
     b_at = np.ascontiguousarray(offset_table(b_spec)[:k, :n])
     c_at = np.ascontiguousarray(offset_table(c_spec)[:m, :n]).reshape(-1)

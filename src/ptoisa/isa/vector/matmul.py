@@ -107,7 +107,9 @@ def _static(check: Check, config: Config, specs: Mapping[str, TileSpec], attrs: 
         check.fail(c_role, f"static shapes disagree: A {a.rows}x{a.cols}, B {b.rows}x{b.cols}, C {c.rows}x{c.cols} "
                            "(need A Rows = C Rows, A Cols = B Rows, B Cols = C Cols)")
     if config.name != "a2a3":  # A5 and the simulator assert the fractals (the A2/A3 page names locations only)
-        if a.slayout is not SLayout.RowMajor:
+        if config.name == "a5" and (a.is_row_major or a.slayout is not SLayout.RowMajor):
+            check.fail(a_role, "a Left tile needs BLayout ColMajor and SLayout RowMajor (the NZ fractal)")
+        if a.slayout is not SLayout.RowMajor:  # the simulator takes either BLayout ("two equivalent encodings")
             check.fail(a_role, "a Left tile needs SLayout RowMajor (the NZ fractal)")
         if not b.is_row_major or b.slayout is not SLayout.ColMajor:
             check.fail(b_role, "a Right tile needs BLayout RowMajor and SLayout ColMajor (the ZN fractal)")

@@ -320,9 +320,11 @@ class Instruction:
         names = [o.name for o in operands] + [a.name for a in self.attrs]
         if len(args) > len(names) or any(k not in names[len(args):] for k in kwargs):
             return False
-        if not all((o.kind == "tile") == isinstance(a, Tile) for o, a in zip(operands, args, strict=False)):
+        if not all((o.kind == "tile") == isinstance(a, Tile) or (a is None and o.optional)
+                   for o, a in zip(operands, args, strict=False)):
             return False
-        given = set(names[:len(args)]) | {k for k, v in kwargs.items() if v is not None}
+        given = {n for n, a in zip(names, args, strict=False) if a is not None} | \
+            {k for k, v in kwargs.items() if v is not None}
         return all(o.optional or o.name in given for o in operands)
 
     @property

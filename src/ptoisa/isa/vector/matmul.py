@@ -27,6 +27,8 @@ erratum `tmatmul_bias_valid_region`) stores the product first, then adds bias[0,
 valid rows, c < C's valid cols: when C's valid region is not M x N, a product outside it keeps no bias and an
 element inside it but outside M x N gets the bias on its old value (checked against the simulator built from
 include/pto/cpu/). The NPUs do not read cInMatrix at all (erratum `tmatmul_acc_ignores_cin`: `accumulated`).
+A2/A3 runs a one-row A (M = 1) through the cube with m = 16, writing C rows 1..15 from A's storage rows 1..15
+too (erratum `tmatmul_m1_sixteen_rows`: `_sixteen_rows`).
 
 The sum is the simulator's: a float accumulator starting at +0.0 that takes `std::fma(a, b, acc)` for k = 0, 1,
 ..., K-1 in turn (each step one rounding to float; half and 8-bit float products are exact in float, so each step

@@ -52,7 +52,8 @@ def render() -> str:
         out += [f"## {_FAMILIES.get(family, family)}", "", "| instruction | `.pto` op | meaning | "
                 + " | ".join(TARGETS) + " |", "|---|---|---|" + "---|" * len(TARGETS)]
         for rec in group:
-            forms = "<br>".join(f"`{form}`" for form in rec.signature.split(" | "))
+            forms = "<br>".join(f"`{form}`" + (" (C++ only: no `.pto` form)" if i in rec.api_only else "")
+                                for i, form in enumerate(rec.signature.split(" | ")))
             cells = [forms, f"`{rec.mnemonic}`", rec.summary.replace("|", "\\|"),
                      *(_dtypes(rec, t) for t in TARGETS)]
             out.append("| " + " | ".join(cells) + " |")

@@ -13,7 +13,9 @@ The model (include/pto/cpu/TMatmul.hpp for cpu; npu/a2a3, npu/a5 TMatmul.hpp for
   a2a3/a5, C's valid cols on cpu), or it is an MX form on a2a3; a refused call changes no byte;
 - C[i, j] for i < M, j < N gets the product (+ C_in[i, j] read at i < M, j < N on cpu; the NPUs add the product to
   C's own values there, cIn unread: erratum tmatmul_acc_ignores_cin); the NPUs add bias[0, j] there,
-  the simulator adds bias[0, c] to C[r, c] for r, c in C's valid region after the product; nothing else moves.
+  the simulator adds bias[0, c] to C[r, c] for r, c in C's valid region after the product; on a2a3 the plain
+  forms (not GEMV, not MX) with M = 1 compute C rows 1..15 too, from A's storage rows 1..15 (erratum
+  tmatmul_m1_sixteen_rows: + C's own values for ACC, + bias[0, j] for BIAS); nothing else moves.
 
 PTOISA_FUZZ_SCALE multiplies the number of cases, PTOISA_FUZZ_SEED picks them."""
 
@@ -145,6 +147,11 @@ class Case:
         out = logical(self.c).astype(np.float64)
         if self.acc:  # cIn on cpu; the NPUs' cube adds to C's own values (erratum tmatmul_acc_ignores_cin)
             base = logical(self.c_in if self.target == "cpu" else self.c)[:m, :n].astype(np.float64)
+        if self.target == "a2a3" and m == 1 and not self.gemv and not self.mx:  # the cube's 16 rows
+            m = min(16, self.a.spec.rows)
+            product = logical(self.a)[:m, :k].astype(np.float64) @ b
+            if self.acc:
+                base = np.concatenate([base, logical(self.c)[1:m, :n].astype(np.float64)])
         out[:m, :n] = product
         if self.acc:
             out[:m, :n] += base

@@ -556,6 +556,8 @@ def test_compiled_tmatmul_gives_the_general_kernels_bytes(target, name, shape):
         fast = copies()
         assert outcome(lambda *t: record(*t, target=target), fast) == want
     run = record._compiled.get((config, c.spec, a.spec, b.spec))
-    assert "_matmul_compiled" in getattr(run, "__qualname__", ""), run
+    # one row of A on a2a3: the cube's 16 rows (erratum tmatmul_m1_sixteen_rows) take the general kernel
+    general_only = target == "a2a3" and m == 1
+    assert ("_matmul_compiled" in getattr(run, "__qualname__", "")) is not general_only, run
     fa, fb = a.data[:m, :k].astype(np.float32), b.data[:k, :n].astype(np.float32)
     assert np.array_equal(fast[0].data[:m, :n].view(np.uint32), step_loop(fa, fb).view(np.uint32))

@@ -67,6 +67,9 @@ class RecordOp(DpsOp):
         rec = cls.RECORD
         if not at_keyword(parser, "ins"):  # SSA (Level 1): %d = pto.tadd %a, %b : (T0, T1) -> T
             parts = parse_ssa(parser)
+            if (hint := _api_only_hint(rec, len(parts.operands))) is not None:
+                parser.raise_error(f"{rec.mnemonic} expects {_text_counts(rec)} operands, got {len(parts.operands)}: "
+                                   f"{hint}", parts.start, parts.sig_start)
             operands = resolve_ssa(parser, rec.mnemonic, parts, len(rec.outputs),
                                    lambda ts: ts * len(parts.operands) if len(ts) == 1 else ts)
             return cls.create(operands=operands, result_types=parts.results, attributes=parts.attrs)
@@ -76,11 +79,10 @@ class RecordOp(DpsOp):
         else:  # an op that writes no tile (pto.tprint) has no outs(...)
             outs = Group("outs", [], [], {}, parser.pos, parser.pos)
         attrs = merge_attrs(parser, ins.attrs, parser.parse_optional_attr_dict())
-        counts = sorted({len([o for o in f if not o.out and not o.optional]) for f in rec.forms}
-                        | {len([o for o in f if not o.out]) for f in rec.forms})
-        if len(ins.operands) not in counts:
-            parser.raise_error(f"{rec.mnemonic} ins(...) expects {' or '.join(map(str, counts))} operands, got "
-                               f"{len(ins.operands)}", ins.start, ins.end)
+        if len(ins.operands) not in _input_counts(rec):
+            hint = _api_only_hint(rec, len(ins.operands))
+            parser.raise_error(f"{rec.mnemonic} ins(...) expects {_text_counts(rec)} operands, got "
+                               f"{len(ins.operands)}" + (f": {hint}" if hint else ""), ins.start, ins.end)
         if len(outs.operands) != len(rec.outputs):
             parser.raise_error(f"{rec.mnemonic} outs(...) expects {len(rec.outputs)} operand(s), got "
                                f"{len(outs.operands)}", outs.start, outs.end)
@@ -117,7 +119,7 @@ class RecordOp(DpsOp):
             ins, outs = values, list(self.results)
         else:
             ins, outs = self.split_operands()
-        for index, form in enumerate(rec.forms):
+        for index, form in rec.text_forms:
             inputs = [o for o in form if not o.out]
             required = [o for o in inputs if not o.optional]
             if not len(required) <= len(ins) <= len(inputs):
@@ -125,7 +127,9 @@ class RecordOp(DpsOp):
             if all((o.kind == "tile") == _is_tile(v) for o, v in zip(inputs, ins, strict=False)):
                 pairs = list(zip(inputs, ins, strict=False)) + list(zip(rec.outputs, outs, strict=True))
                 return index, pairs
-        self.fail_text(f"operands do not match {rec.signature}")
+        hint = _api_only_hint(rec, len(ins))
+        self.fail_text(f"operands do not match {rec.signature}" if hint is None else
+                       f"expects {_text_counts(rec)} input operands, got {len(ins)}: {hint}")
 
     def fail_text(self, text: str) -> Any:
         raise VerifyException(f"'{self.name}' op {text}")
@@ -178,6 +182,33 @@ class RecordOp(DpsOp):
     @classmethod
     def split_attrs(cls, attrs: Mapping[str, Attribute]) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
         return {}, dict(attrs)
+
+
+def _input_counts(rec: Instruction) -> list[int]:
+    """The numbers of input operands the text forms take (optional trailing ones left out or given)."""
+    forms = [f for _, f in rec.text_forms]
+    return sorted({len([o for o in f if not o.out and not o.optional]) for f in forms}
+                  | {len([o for o in f if not o.out]) for f in forms})
+
+
+def _text_counts(rec: Instruction) -> str:
+    return " or ".join(map(str, _input_counts(rec)))
+
+
+def _api_only_hint(rec: Instruction, inputs: int) -> str | None:
+    """What to say when `inputs` operands fit only a form the C++ API has and the text does not (`api_only`):
+    that form, and the text forms to write instead; None when they fit a text form too, or no form."""
+    def fits(form: tuple[Operand, ...]) -> bool:
+        ins = [o for o in form if not o.out]
+        return sum(not o.optional for o in ins) <= inputs <= len(ins)
+
+    if not any(fits(rec.forms[i]) for i in rec.api_only) or any(fits(f) for _, f in rec.text_forms):
+        return None
+    overloads = rec.signature.split(" | ")
+    api = "; ".join(overloads[i] for i in rec.api_only)
+    text = "; ".join(f"{rec.mnemonic} ins({', '.join('%' + o.name for o in f if not o.out)}) "
+                     f"outs({', '.join('%' + o.name for o in f if o.out)})" for _, f in rec.text_forms)
+    return f"the C++ overload {api} has no text form (PTOAS spells only {text})"
 
 
 _SSA_TILES = (PtoTileType, TileBufType)  # a value-returning op in a DPS function names !pto.tile_buf types

@@ -195,6 +195,9 @@ class Instruction:
     example: str = ""
     errata_text: Mapping[str, str] = field(default_factory=dict)
     forms: tuple[tuple[Operand, ...], ...] = ()
+    api_only: tuple[int, ...] = ()
+    """Indices of forms that only the C++ API has (TMATMUL_ACC(cMatrix, aMatrix, bMatrix)): PTOAS spells no text
+    for them, so the `pto.*` op's parser and verifier refuse their operand lists; the Python entry takes them."""
     entry: Callable[..., RecordEvent] | None = None
     text_rule: Callable[[Mapping[str, str], Mapping[str, Enum]], str | None] | None = None
     """PTOAS's checks of the text op that hold even for memref operands: (role -> MLIR element type, attrs) ->
@@ -278,6 +281,8 @@ class Instruction:
         attributes); refuse anything else."""
         check = Check(self.name, config.name)
         form = self.form_of(args)
+        if kwargs and not self._takes(form, args, kwargs):  # keywords may name another overload's operands
+            form = next((i for i in range(len(self.forms)) if self._takes(i, args, kwargs)), form)
         values: dict[str, Any] = {}
         names_in_order = [o.name for o in self.forms[form]] + [a.name for a in self.attrs]
         if len(args) > len(names_in_order):
@@ -307,6 +312,25 @@ class Instruction:
                 scalars[operand.name] = value
         attrs = {a.name: a.coerce(values.get(a.name, a.default), check) for a in self.attrs}
         return tiles, scalars, attrs, form
+
+    def _takes(self, form: int, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> bool:
+        """Whether overload `form` binds this call completely: the positional arguments of its operands' kinds,
+        every keyword one of its parameters not given positionally, every operand it requires given."""
+        operands = self.forms[form]
+        names = [o.name for o in operands] + [a.name for a in self.attrs]
+        if len(args) > len(names) or any(k not in names[len(args):] for k in kwargs):
+            return False
+        if not all((o.kind == "tile") == isinstance(a, Tile) or (a is None and o.optional)
+                   for o, a in zip(operands, args, strict=False)):
+            return False
+        given = {n for n, a in zip(names, args, strict=False) if a is not None} | \
+            {k for k, v in kwargs.items() if v is not None}
+        return all(o.optional or o.name in given for o in operands)
+
+    @property
+    def text_forms(self) -> tuple[tuple[int, tuple[Operand, ...]], ...]:
+        """(index, operands) of every form the `pto.*` op spells (all but `api_only`)."""
+        return tuple((i, f) for i, f in enumerate(self.forms) if i not in self.api_only)
 
     def form_of(self, args: tuple[Any, ...]) -> int:
         """The overload positional arguments select: the first form whose tile/scalar kinds match them."""

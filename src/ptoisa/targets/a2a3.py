@@ -79,6 +79,10 @@ PROFILE = TargetProfile(
     ),
     errata={
         "tmatmul_acc_ignores_cin": NPU_ERRATA["tmatmul_acc_ignores_cin"],
+        "tmatmul_m1_sixteen_rows": "TMATMUL, TMATMUL_ACC and TMATMUL_BIAS with one valid row in A (m = 1) run the "
+                                   "cube with m = 16 (to keep it out of its GEMV mode): C rows 1..15 receive A's "
+                                   "storage rows 1..15 (whatever lies there) times B over the same k and n, added "
+                                   "to C's own values for TMATMUL_ACC and plus the bias for TMATMUL_BIAS",
         "tgather_cmp_raw_rows": "comparison TGATHER reads src0 row i and writes dst row i at i * Cols whatever "
                                 "their layout: a col-major or boxed src0 or dst is treated as plain row-major",
         "tpartmul_boxed_raw_rows": "TPARTMUL steps every operand's rows by its RowStride: boxed row-major tiles "
@@ -119,6 +123,8 @@ PROFILE = TargetProfile(
     },
     evidence={
         "tmatmul_acc_ignores_cin": "include/pto/npu/a2a3/TMatmul.hpp:123-134, 169-187",
+        "tmatmul_m1_sixteen_rows": "include/pto/npu/a2a3/TMatmul.hpp:47-52, 69-74 (isGemv false: 165-166, "
+                                   "178-179, 202-203)",
         "tgather_cmp_raw_rows": "include/pto/npu/a2a3/TGather.hpp:182-263",
         "tpartmul_boxed_raw_rows": "include/pto/npu/a2a3/TPartMul.hpp:54-63, 91-94",
         "tgather_mask_boxed_raw_rows": "include/pto/npu/a2a3/TGather.hpp:130-132",

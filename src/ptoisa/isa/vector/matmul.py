@@ -2,6 +2,7 @@
 
     TMATMUL(cMatrix, aMatrix, bMatrix)                       C[i, j] = sum_k A[i, k] * B[k, j]
     TMATMUL_ACC(cOutMatrix, cInMatrix, aMatrix, bMatrix)     C_out[i, j] = C_in[i, j] + sum_k A[i, k] * B[k, j]
+    TMATMUL_ACC(cMatrix, aMatrix, bMatrix)                   C[i, j] = C[i, j] + sum_k A[i, k] * B[k, j]
     TMATMUL_BIAS(cMatrix, aMatrix, bMatrix, biasData)        C[i, j] = sum_k A[i, k] * B[k, j] + bias[0, j]
 
     pto.tmatmul ins(%a, %b : ...) outs(%c : ...)
@@ -15,11 +16,19 @@ hifloat8); the static shapes agree (A Rows = C Rows, A Cols = B Rows, B Cols = C
 type, every field (C++ deduces one TileRes for both: another type does not compile); it is read at i < M, j < N
 whatever its run-time valid sizes. The bias tile's storage must hold the columns read.
 
+TMATMUL_ACC's three-tile overload reads cMatrix as C_in and writes C_in + A x B back in place (the pages'
+TMATMUL_ACC.md): the four-tile form with cIn = cOut, with the same checks, on every target. The NPU backends
+implement it so (TMATMUL_ACC_IMPL(c, c, a, b)); the simulator has no such TMATMUL_ACC_IMPL (the call does not
+compile there), so `cpu` runs it with the pages' meaning (DECISIONS.md principle 6). PTOAS spells only the
+four-tile form (`pto.tmatmul.acc ins(%c_in, %a, %b) outs(%c_out)`): the three-tile one has no text.
+
 Where the bias goes: the NPUs' cube units add bias[0, j] to the M x N elements computed. The simulator (`cpu`
 erratum `tmatmul_bias_valid_region`) stores the product first, then adds bias[0, c] to C[r, c] for every r < C's
 valid rows, c < C's valid cols: when C's valid region is not M x N, a product outside it keeps no bias and an
 element inside it but outside M x N gets the bias on its old value (checked against the simulator built from
 include/pto/cpu/). The NPUs do not read cInMatrix at all (erratum `tmatmul_acc_ignores_cin`: `accumulated`).
+A2/A3 runs a one-row A (M = 1) through the cube with m = 16, writing C rows 1..15 from A's storage rows 1..15
+too (erratum `tmatmul_m1_sixteen_rows`: `_sixteen_rows`).
 
 The sum is the simulator's: a float accumulator starting at +0.0 that takes `std::fma(a, b, acc)` for k = 0, 1,
 ..., K-1 in turn (each step one rounding to float; half and 8-bit float products are exact in float, so each step
@@ -65,14 +74,16 @@ TRIPLES = {"a2a3": _BASE, "a5": _A5, "cpu": _BASE}
 _LIMIT = 4095  # m, k and n: [1, 4095] (CheckDynamicMmad, the pages' run-time rule)
 
 
-def _tables(out_role: str) -> dict[str, Legality]:
-    """Element types per role as data; locations, the (C, A, B) triples and fractals differ per role and are
-    checked by `_static` below."""
+def _tables(*out_roles: str) -> dict[str, Legality]:
+    """Element types per role as data (C's role in each form: TMATMUL_ACC's cOutMatrix, or cMatrix in its
+    three-tile form); locations, the (C, A, B) triples and fractals differ per role and are checked by `_static`
+    below."""
     def table(target: str) -> Legality:
         triples = TRIPLES[target]
         a_types = tuple(sorted({t[1] for t in triples}, key=lambda d: d.value))
         b_types = tuple(sorted({t[2] for t in triples}, key=lambda d: d.value))
-        return Legality({out_role: (D.I32, D.F32), "aMatrix": a_types, "bMatrix": b_types}, locs=None)
+        return Legality({**{role: (D.I32, D.F32) for role in out_roles}, "aMatrix": a_types, "bMatrix": b_types},
+                        locs=None)
 
     return {t: table(t) for t in ("a2a3", "a5", "cpu")}
 
@@ -98,7 +109,9 @@ def _static(check: Check, config: Config, specs: Mapping[str, TileSpec], attrs: 
         check.fail(c_role, f"static shapes disagree: A {a.rows}x{a.cols}, B {b.rows}x{b.cols}, C {c.rows}x{c.cols} "
                            "(need A Rows = C Rows, A Cols = B Rows, B Cols = C Cols)")
     if config.name != "a2a3":  # A5 and the simulator assert the fractals (the A2/A3 page names locations only)
-        if a.slayout is not SLayout.RowMajor:
+        if config.name == "a5" and (a.is_row_major or a.slayout is not SLayout.RowMajor):
+            check.fail(a_role, "a Left tile needs BLayout ColMajor and SLayout RowMajor (the NZ fractal)")
+        if a.slayout is not SLayout.RowMajor:  # the simulator takes either BLayout ("two equivalent encodings")
             check.fail(a_role, "a Left tile needs SLayout RowMajor (the NZ fractal)")
         if not b.is_row_major or b.slayout is not SLayout.ColMajor:
             check.fail(b_role, "a Right tile needs BLayout RowMajor and SLayout ColMajor (the ZN fractal)")
@@ -348,15 +361,58 @@ def _matmul(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out_role = "cOutMatrix" if "cOutMatrix" in tiles else "cMatrix"
     acc_type = plan.specs[out_role].dtype
     result = product_sum(valid_of(a, (m, k)), valid_of(b, (k, n)), acc_type)
+    if plan.form == 1 and plan.record.name == "TMATMUL_ACC":  # TMATMUL_ACC(cMatrix, aMatrix, bMatrix): cIn = cOut
+        tiles = {**tiles, "cInMatrix": tiles[out_role]}
     with quiet():
         if "cInMatrix" in tiles:
             before = accumulated(plan, tiles, out_role, m, n, plan.record.name)
-            result = (before.astype(np.int64) + result).astype(np.int32) if acc_type is D.I32 else before + result
+            result = _plus(before, result)
         if "biasData" in tiles:
             if biased(plan, tiles, out_role, result, m, n):
                 return
             result = _plus_bias(result, valid_of(tiles["biasData"], (1, n)))
+    if m == 1 and plan.config.erratum(SIXTEEN_ROWS) and plan.record.name in _SIXTEEN_ROW_FORMS:
+        result = _sixteen_rows(plan, tiles, out_role, result, k, n)
     write(tiles[out_role], result.astype(plan.specs[out_role].np_dtype, copy=False))
+
+
+def _plus(before: np.ndarray, product: np.ndarray) -> np.ndarray:
+    """C_in + the product in C's type: a float add, or an int32 one wrapping."""
+    return (before.astype(np.int64) + product).astype(np.int32) if product.dtype == np.int32 else before + product
+
+
+SIXTEEN_ROWS = "tmatmul_m1_sixteen_rows"
+_SIXTEEN_ROW_FORMS = frozenset({"TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS"})  # not TGEMV*: isGemv keeps m = 1
+_CUBE_ROWS = 16
+
+
+def _sixteen_rows(plan: Plan, tiles: Tiles, out_role: str, row0: np.ndarray, k: int, n: int) -> np.ndarray:
+    """The A2/A3 erratum `tmatmul_m1_sixteen_rows`: with m = 1 the backend's TMatmul / TMatmulBias (the non-GEMV
+    forms) set m = 16 before `mad`, so the cube computes C rows 1..15 too, from A's storage rows 1..15 (whatever
+    they hold, past A's valid row) over the same k < K and j < N: C[r, j] = sum_k A[r, k] B[k, j] for TMATMUL,
+    C's own C[r, j] + that sum for TMATMUL_ACC (the cube accumulates into cOutMatrix in place, cIn or not), that
+    sum + bias[0, j] for TMATMUL_BIAS. `row0` is row 0's result (the usual one); returns the rows written, row 0
+    and the rows 1..15 that lie in A's and C's storage (A Rows = C Rows), named when they change C's bytes or
+    when the cube's rows run past the storage (not modelled there)."""
+    a, out = tiles["aMatrix"], tiles[out_role]
+    rows = min(_CUBE_ROWS, a.spec.rows)
+    past = f"; rows {rows}..{_CUBE_ROWS - 1} lie past A's and C's storage ({rows} rows) and are not modelled" \
+        if rows < _CUBE_ROWS else ""
+    if rows == 1:
+        announce_erratum(plan.config, plan.record.name, SIXTEEN_ROWS, past.removeprefix("; "))
+        return row0
+    extra = product_sum(valid_of(a, (rows, k))[1:], valid_of(tiles["bMatrix"], (k, n)), plan.specs[out_role].dtype)
+    old = valid_of(out, (rows, n))[1:]
+    with quiet():
+        if plan.record.name == "TMATMUL_ACC":
+            extra = _plus(old, extra)
+        elif "biasData" in tiles:
+            extra = _plus_bias(extra, valid_of(tiles["biasData"], (1, n)))
+    extra = extra.astype(out.spec.np_dtype, copy=False)
+    if past or extra.tobytes() != np.ascontiguousarray(old).tobytes():
+        announce_erratum(plan.config, plan.record.name, SIXTEEN_ROWS,
+                         f"A's valid rows are 1: C rows 1..{rows - 1} were computed from A's storage rows{past}")
+    return np.concatenate([row0.astype(out.spec.np_dtype, copy=False), extra])
 
 
 _EXACT_PRODUCT_TYPES = (D.F16, D.F8E4M3, D.F8E5M2)  # products exact in float whatever the values; astype reads them
@@ -389,6 +445,8 @@ def _matmul_compiled(plan: Plan, positions: dict[str, int]) -> Any:
     a_spec, b_spec, c_spec = specs["aMatrix"], specs["bMatrix"], specs["cMatrix"]
     m, k, n = a_spec.valid_row, a_spec.valid_col, b_spec.valid_col
     assert m is not None and k is not None and n is not None  # static valid shapes: the hook's premise
+    if m == 1 and plan.config.erratum(SIXTEEN_ROWS):  # the A2/A3 cube's 16 rows: the general kernel
+        return None
     a_at = np.ascontiguousarray(offset_table(a_spec)[:m, :k].T)  # (k, m): A transposed
     b_at = np.ascontiguousarray(offset_table(b_spec)[:k, :n])
     c_at = np.ascontiguousarray(offset_table(c_spec)[:m, :n]).reshape(-1)
@@ -464,10 +522,12 @@ def _out(name: str) -> Operand:
 TMATMUL = instruction(
     "TMATMUL", operands=(_out("cMatrix"), src("aMatrix"), src("bMatrix")), legality=_tables("cMatrix"),
     static=_static, dynamic=_sizes, pipe=Pipe.M, family="cube", summary="C = A x B (Left x Right -> Acc)")(_matmul)
+_ACC_FORMS = ((_out("cOutMatrix"), src("cInMatrix"), src("aMatrix"), src("bMatrix")),
+              (_out("cMatrix"), src("aMatrix"), src("bMatrix")))
 TMATMUL_ACC = instruction(
-    "TMATMUL_ACC", operands=(_out("cOutMatrix"), src("cInMatrix"), src("aMatrix"), src("bMatrix")),
-    legality=_tables("cOutMatrix"), static=_static, dynamic=_sizes, pipe=Pipe.M, family="cube", text="pto.tmatmul.acc",
-    summary="C_out = C_in + A x B")(_matmul)
+    "TMATMUL_ACC", operands=_ACC_FORMS[0], forms=_ACC_FORMS, api_only=(1,), legality=_tables("cOutMatrix", "cMatrix"),
+    static=_static, dynamic=_sizes, pipe=Pipe.M, family="cube", text="pto.tmatmul.acc",
+    summary="C_out = C_in + A x B (the three-tile form: C += A x B in place)")(_matmul)
 TMATMUL_BIAS = instruction(
     "TMATMUL_BIAS", operands=(_out("cMatrix"), src("aMatrix"), src("bMatrix"), src("biasData")),
     legality=_tables("cMatrix"), static=_static, dynamic=_sizes, pipe=Pipe.M, family="cube", text="pto.tmatmul.bias",

@@ -35,7 +35,7 @@ OCP formats (ml_dtypes: e4m3 0x7F/0xFF NaN, e5m2 infinities and NaNs, e8m0 0xFF 
 
 Legality. MX is an A5 instruction (the pages; PTOAS refuses tgemv.mx on A2/A3): `a2a3` refuses every call; `a5`
 and `cpu` apply CheckMadMxValid: the fp8 pairs, float C, A Cols a multiple of 64, Left/Right/Acc with the NZ/ZN/NZ
-fractals (A col-major with row-major boxes). The 4-bit pairs (float4_e2m1x2_t, float4_e1m2x2_t) are not modelled.
+fractals (A col-major with row-major boxes); A5's also wants C's Rows * Cols * 4 bytes within L0C (256 KiB). The 4-bit pairs (float4_e2m1x2_t, float4_e1m2x2_t) are not modelled.
 Neither the A5 backend nor the simulator checks the scale tiles' types or locations, and PTOAS's own tests pass
 half scale tiles in `scaling` with A's shape: ptoisa takes scale tiles in ScaleLeft/ScaleRight or Scaling, of
 float8_e8m0_t, half or float (bfloat16 also on a5; the simulator multiplies two such scales in their C++
@@ -128,6 +128,10 @@ def _static(check: Check, config: Config, specs: Mapping[str, TileSpec], attrs: 
         check.fail("bMatrix", "a Right tile needs BLayout RowMajor and SLayout ColMajor (the ZN fractal)")
     if c.is_row_major or c.slayout is not SLayout.RowMajor:
         check.fail(c_role, "an Acc tile needs BLayout ColMajor and SLayout RowMajor (the NZ fractal)")
+    l0c = config.profile.memory.regions["L0C"]
+    if config.name == "a5" and c.rows * c.cols * c.dtype.itemsize > l0c:  # A5's CheckMadMxValid; not the simulator
+        check.fail(c_role, f"Rows * Cols * sizeof = {c.rows} * {c.cols} * {c.dtype.itemsize} bytes exceeds L0C "
+                           f"({l0c} bytes)")
     if "biasData" in specs:
         bias = specs["biasData"]
         check.loc("biasData", bias.loc, frozenset({TileType.Bias}))

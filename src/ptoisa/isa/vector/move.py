@@ -289,8 +289,8 @@ def _tcmp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     if rows and cols and words:
         mode = plan.attrs["cmpMode"]
         a, b = valid_of(tiles["src0"]), valid_of(tiles["src1"])
-        with quiet():
-            truth = _COMPARE[mode](a, b)
+        with quiet():  # mode: the Attr's CmpMode (the plan's attrs are typed as any Enum)
+            truth = _COMPARE[mode](a, b)  # type: ignore[index]
         if mode is not CmpMode.EQ and plan.specs["src0"].dtype is D.I32 and plan.config.profile.tcmps.int32_eq_only:
             # docs/isa/TCMP.md (A2/A3): int32 sources take the EQ compare path whatever cmpMode says
             equal = a == b
@@ -317,6 +317,7 @@ def _tcmp_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
     if any(specs[r].slayout is not SLayout.NoneBox for r in ("dst", "src0", "src1")):
         return None
     mode = plan.attrs["cmpMode"]
+    assert isinstance(mode, CmpMode)  # the Attr's enum (the plan's attrs are typed as any Enum)
     if mode is not CmpMode.EQ and specs["src0"].dtype is D.I32 and plan.config.profile.tcmps.int32_eq_only:
         return None
     rows, cols = specs["src0"].valid_row, specs["src0"].valid_col
@@ -370,8 +371,10 @@ def _part_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
 
     if not (within(a) and within(b) and (a == d or b == d)) and 0 not in d:
         if plan.config.undefined != "emulate":
-            undefined(check, plan.config, None, f"valid shapes dst {d}, src0 {a}, src1 {b} are not a supported "
-                                                "pattern (one source must equal dst, the other must not exceed it)")
+            # a whole-call rule: no role (the error takes None; _common.undefined declares role: str)
+            undefined(check, plan.config, None,  # type: ignore[arg-type]
+                      f"valid shapes dst {d}, src0 {a}, src1 {b} are not a supported "
+                      "pattern (one source must equal dst, the other must not exceed it)")
 
 
 def _part(fn):  # noqa: ANN001, ANN202
@@ -609,7 +612,9 @@ def _trans_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
         return lambda args: None
     bits = np.dtype(f"u{specs['src'].np_dtype.itemsize}")
     part, into = (slice(0, vr), slice(0, vc)), (slice(0, vc), slice(0, vr))
-    sample = plain_view(np.empty(specs["src"].rows * specs["src"].cols, bits), specs["src"])[part].T
+    view = plain_view(np.empty(specs["src"].rows * specs["src"].cols, bits), specs["src"])
+    assert view is not None  # plain layouts (checked above)
+    sample = view[part].T
     blocked = _blocked_pays(sample)
     d, s = positions["dst"], positions["src"]
     copyto = np.copyto

@@ -99,7 +99,7 @@ def round_float(x: np.ndarray, dtype: np.dtype, mode: RoundMode) -> np.ndarray:
             away = np.where(np.abs(other_back) > np.abs(back), other, nearest)
             pick = np.where(tie, away, nearest)
         else:  # CAST_ODD: the neighbour whose last mantissa bit is 1
-            bits = nearest.view(np.uint16 if np.dtype(dtype).itemsize == 2 else np.uint32)
+            bits: np.ndarray = nearest.view(np.uint16 if np.dtype(dtype).itemsize == 2 else np.uint32)
             pick = np.where((bits & 1) == 1, nearest, other)
         del up
         return np.where(inexact, pick, nearest).astype(dtype)

@@ -124,6 +124,7 @@ class TGatherOp(DpsOp):
         compare = len(parts.results) == 2
         operands = resolve_ssa(parser, cls.name, parts, 2 if compare else 1)
         src, second, *tmp = operands
+        groups: list[SSAValue | list[SSAValue]]
         if compare:
             groups = [src, [], [], [], tmp, [second]]
         else:
@@ -211,20 +212,22 @@ class TGatherOp(DpsOp):
             return self._print_mask(printer)
         extras = [v for v in (self.indices, self.k_value, self.tmp) if v is not None]
         print_group(printer, "ins", [self.src, *extras])
-        print_group(printer, "outs", [self.dst, *([self.cdst] if self.cdst is not None else [])])
+        print_group(printer, "outs", [self.dst_value, *([self.cdst] if self.cdst is not None else [])])
         print_trailing_attrs(printer, self.attr_view())
 
     def _print_mask(self, printer: Printer) -> None:
+        pattern = self.mask_pattern
+        assert pattern is not None  # print() takes this form for a mask pattern only
         printer.print_string(" ins(")
         printer.print_operand(self.src)
         printer.print_string(", ")
-        printer.print_attr_dict({"maskPattern": self.mask_pattern})
+        printer.print_attr_dict({"maskPattern": pattern})
         printer.print_string(" : ")
         printer.print_attribute(self.src.type)
         if (axis := self._printed_axis()) is not None:
             printer.print_string(f', "{axis}"')
         printer.print_string(")")
-        print_group(printer, "outs", [self.dst])
+        print_group(printer, "outs", [self.dst_value])
         print_trailing_attrs(printer, self.attr_view(skip=("maskPattern", "axis")))
 
     def _printed_axis(self) -> str | None:

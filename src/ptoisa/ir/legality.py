@@ -17,7 +17,7 @@ module's `pto.target_arch` (`a5`, `cpu`; any other value means a2a3, as in PTOAS
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -112,8 +112,9 @@ def check_target_legality(op: Operation, config: Config) -> None:
     from .ops import TCIOp, TCmpsOp, TExpandsOp, TPartMulOp
     from .tgather import TGatherOp
 
-    checker = {TCmpsOp: _tcmps, TCIOp: _tci, TExpandsOp: _texpands, TPartMulOp: _tpartmul,
-               TGatherOp: _tgather}.get(type(op))
+    checkers: dict[type[Operation], Callable[[Any, Config], None]] = {
+        TCmpsOp: _tcmps, TCIOp: _tci, TExpandsOp: _texpands, TPartMulOp: _tpartmul, TGatherOp: _tgather}
+    checker = checkers.get(type(op))
     if checker is None:
         return
     try:
@@ -138,7 +139,9 @@ def _tcmps(op, config: Config) -> None:
     core_tcmps._static(dst, src, None, config)
     d, s = _sized(dst), _sized(src)
     if d is not None and s is not None:
-        core_tcmps._check_valid_shapes(Check(core_tcmps.INSTR, config.name), config, d, s)
+        # a _Sized stands for the Tile (the check reads its spec and valid sizes only)
+        core_tcmps._check_valid_shapes(Check(core_tcmps.INSTR, config.name), config,
+                                       d, s)  # type: ignore[arg-type]
 
 
 def _tci(op, config: Config) -> None:
@@ -181,7 +184,9 @@ def _tgather_index(op, config: Config) -> None:
     d, i = _sized(dst), _sized(idx)
     t = _sized(tmp) if tmp is not None else None
     if d is not None and i is not None and (tmp is None or t is not None):
-        core_tgather._check_index_runtime(Check(core_tgather.INSTR, config.name), config, d, i, t)
+        # _Sized stand for the Tiles (the check reads their specs and valid sizes only)
+        core_tgather._check_index_runtime(Check(core_tgather.INSTR, config.name), config,
+                                          d, i, t)  # type: ignore[arg-type]
 
 
 def _tgather_mask(op, config: Config) -> None:

@@ -117,10 +117,9 @@ class _TileTypeBase(ParametrizedAttribute, TypeAttribute):
               valid: tuple[int, int] | None = None, blayout: BLayout = BLayout.RowMajor,
               slayout: SLayout = SLayout.NoneBox, fractal: int = 512, pad: int = 0, compact: int = 0):
         """Build from Python values; `loc` may be a TileType or its text (`"vec"`), valid sizes use -1."""
-        if isinstance(loc, str):
-            loc = _word(TileLocAttr, loc, "tb.unknown_loc")
+        tile_loc = _word(TileLocAttr, loc, "tb.unknown_loc") if isinstance(loc, str) else loc
         vr, vc = valid if valid is not None else (rows, cols)
-        fields = TileFields(loc, element_type, rows, cols, vr, vc, blayout, slayout, fractal, pad, compact)
+        fields = TileFields(tile_loc, element_type, rows, cols, vr, vc, blayout, slayout, fractal, pad, compact)
         return cls.new(fields.params())
 
     @property

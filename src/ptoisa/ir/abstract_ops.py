@@ -124,7 +124,7 @@ class DpsOp(PtoOp):
                 self.fail("v.tile", x=name)
         elif not isinstance(value.type, TileBufType):
             self.fail("v.tile_buf", x=name)
-        return value.type  # type: ignore[return-value]
+        return value.type
 
     def common(self, name: str, value: SSAValue) -> _TileTypeBase:
         """PTOAS's common checks: a rank-2 tile_buf (a tile in SSA form) whose valid shape fits the shape."""

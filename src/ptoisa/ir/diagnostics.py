@@ -340,7 +340,7 @@ def check_text(text: str, path: str = "<string>", target: str | None = None, *, 
         return CheckResult(path, config.name, exc.diagnostics, exc.source)
     config = target_of(parsed, text, target)
     if not errata or undefined != config.undefined:
-        config = make_config(config.name, errata, undefined)  # type: ignore[arg-type]
+        config = make_config(config.name, errata, undefined)
     notes = [d for d in [target_mismatch(parsed, config)] if d is not None]
     found = verify_ops(parsed, config) + _predicted(parsed, config)
     return CheckResult(path, config.name, notes + sorted(found, key=lambda d: (d.line, d.col)), parsed.source,

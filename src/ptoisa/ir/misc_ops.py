@@ -521,7 +521,7 @@ class BindTileOp(PtoOp):
         src_t = parser.parse_type()
         parser.parse_punctuation("->")
         res_t = parser.parse_type()
-        operands = [parser.resolve_operand(source, src_t),  # type: ignore[arg-type]
+        operands = [parser.resolve_operand(source, src_t),
                     *[parser.resolve_operand(v, INDEX) for v in valid]]  # type: ignore[arg-type]
         n = len(valid) // 2
         op = cls.create(operands=operands, result_types=[res_t], attributes=attrs,
@@ -629,7 +629,7 @@ class BuildAsyncSessionOp(PtoOp):
 
         def value(name: str) -> int | None:
             attr = self.properties.get(name)
-            return attr.value.data if isinstance(attr, IntegerAttr) else None  # type: ignore[union-attr]
+            return attr.value.data if isinstance(attr, IntegerAttr) else None
 
         if (v := value("sync_id")) is not None and not 0 <= v <= 7:
             raise self._error("expects sync_id in range [0, 7]")

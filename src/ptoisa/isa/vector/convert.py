@@ -304,7 +304,7 @@ TCVT = instruction(
     operands=(dst(), src("src")),
     forms=((dst(), src("src")), (dst(), src("src"), tmp("tmp"))),
     attrs=(Attr("mode", RoundMode, RoundMode.CAST_RINT, text="rmode"),
-           Attr("satMode", SaturationMode, None, text="sat_mode")),  # type: ignore[arg-type]
+           Attr("satMode", SaturationMode, None, text="sat_mode")),
     legality={"a2a3": Legality({}, pairs=_A2A3), "a5": Legality({}, pairs=_A5), "cpu": Legality({}, pairs=_CPU)},
     dynamic=_valid_rule,
     family="convert",

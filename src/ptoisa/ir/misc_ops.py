@@ -20,6 +20,8 @@ messages. What the ops do in a sequential run is in `ptoisa.interp.ops_misc`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Self
+
 from xdsl.dialects.builtin import (
     IndexType,
     IntAttr,
@@ -449,7 +451,7 @@ class _DynFlagOp(PtoOp):
     event_id = operand_def(IndexType)
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse(cls, parser: Parser) -> Self:
         parser.parse_punctuation("[")
         src = parse_sync_item(parser, PipeAttr)
         parser.parse_punctuation(",")
@@ -693,7 +695,7 @@ class _AsyncTransferOp(PtoOp):
     event = result_def(AsyncEventType)
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse(cls, parser: Parser) -> Self:
         parser.parse_punctuation("(")
         values = _typed_list(parser)
         parser.parse_punctuation(")")
@@ -746,7 +748,7 @@ class _AsyncEventQueryOp(PtoOp):
     completed = result_def(IntegerType)
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse(cls, parser: Parser) -> Self:
         parser.parse_punctuation("(")
         values = _typed_list(parser)
         parser.parse_punctuation(")")

@@ -22,7 +22,7 @@ make_tensor_view's pointer is `!pto.ptr<T, gm>` with the view's element type.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i64
@@ -365,7 +365,7 @@ class _TransferOp(DpsOp):
     """tload/tstore: one view and one tile, `ins(x : X) outs(y : Y) [attrs]`."""
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse(cls, parser: Parser) -> Self:
         (src,) = cls.take(parser, parse_group(parser, "ins"), 1)
         (dst,) = cls.take(parser, parse_group(parser, "outs"), 1)
         return cls.create(operands=[src, dst], attributes=parser.parse_optional_attr_dict())
@@ -588,7 +588,7 @@ class _RuntimeQueryOp(PtoOp):
     result = result_def(i64)
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse(cls, parser: Parser) -> Self:
         return cls.create(result_types=[i64], attributes=parser.parse_optional_attr_dict())
 
     def print(self, printer: Printer) -> None:

@@ -11,7 +11,7 @@ The legacy `#pto.sync_op_type<..>` endpoints are kept as written.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from xdsl.dialects.builtin import IntegerAttr, i32
 from xdsl.ir import Attribute
@@ -60,7 +60,7 @@ class _TripleSyncOp(PtoOp):
     NAMES: ClassVar[tuple[str, str, str]]
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse(cls, parser: Parser) -> Self:
         parser.parse_punctuation("[")
         src = parse_sync_item(parser, cls.ENDPOINT, cls.ALSO)
         parser.parse_punctuation(",")

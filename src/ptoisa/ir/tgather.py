@@ -184,7 +184,8 @@ class TGatherOp(DpsOp):
         return cls.build(operands=operands, result_types=[[]], properties=props, attributes=attrs)
 
     @staticmethod
-    def _compare_operands(parser: Parser, ins: Group, src, dst, cdst, extras: list[SSAValue]) -> list:
+    def _compare_operands(parser: Parser, ins: Group, src: SSAValue, dst: SSAValue, cdst: SSAValue,
+                          extras: list[SSAValue]) -> list[SSAValue | list[SSAValue]]:
         if is_tile_like(extras[0].type):
             parser.raise_error(msg("tg.cmp_scalar"), ins.start, ins.end)
         if len(extras) > 2:
@@ -194,7 +195,8 @@ class TGatherOp(DpsOp):
         return [src, dst, [cdst], [], extras[1:], [extras[0]]]
 
     @staticmethod
-    def _index_operands(parser: Parser, ins: Group, src, dst, extras: list[SSAValue]) -> list:
+    def _index_operands(parser: Parser, ins: Group, src: SSAValue, dst: SSAValue, extras: list[SSAValue]
+                        ) -> list[SSAValue | list[SSAValue]]:
         if not is_tile_like(extras[0].type):
             parser.raise_error(msg("tg.idx_tile"), ins.start, ins.end)
         if len(extras) > 2:

@@ -29,7 +29,7 @@ default CTRL setting); these NPU rounding details are read from the backend's mo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from ...tile.enums import SLayout
 from ..enums import RoundMode, SaturationMode
 from ..record import Attr, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import from_double, undefined, valid_of, write
+
+if TYPE_CHECKING:
+    from .._check import Check
 
 _FLOAT_LIMIT = {D.F16: 65504.0, D.BF16: (2 - 2.0 ** -7) * 2.0 ** 127, D.F32: float(np.finfo(np.float32).max)}
 
@@ -251,7 +254,7 @@ def _convert_general(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     write(out, result)
 
 
-def _valid_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _valid_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     """dst's valid region must hold src's (the simulator iterates src's valid region and writes dst there)."""
     (sr, sc), (dr, dc) = tiles["src"].valid_shape, tiles["dst"].valid_shape
     if sr > dr or sc > dc:

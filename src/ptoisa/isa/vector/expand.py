@@ -33,6 +33,7 @@ import numpy as np
 from ..._quiet import QUIET, quiet, quiet_reset, quiet_set
 
 from ...dtypes import DType as D
+from .._check import Check
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import Spare, cpp_max, cpp_min, trunc_div, valid_of, write
 from .unary import exp
@@ -321,7 +322,7 @@ def _row_kernel(fn: PairFn) -> Callable[[Plan, Tiles, Scalars], None]:
     return kernel
 
 
-def _row_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _row_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     shape = tiles["dst"].valid_shape
     full = [r for r in ("src0", "src1") if tiles[r].valid_shape == shape and tiles[r].spec.is_row_major]
     if not full:
@@ -400,7 +401,7 @@ def _col_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], plan: Plan
     return run
 
 
-def _col_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _col_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     shape = tiles["dst"].valid_shape
     if tiles["src0"].valid_shape != shape:
         check.fail("src0", f"valid shape {tiles['src0'].valid_shape} must equal dst's valid shape {shape}")
@@ -446,12 +447,12 @@ _broadcast_rows.compiled = lambda plan, positions: _broadcast_compiled(True, pla
 _broadcast_cols.compiled = lambda plan, positions: _broadcast_compiled(False, plan, positions)  # type: ignore[attr-defined]
 
 
-def _fits_rows(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _fits_rows(check: Check, plan: Plan, tiles: Tiles) -> None:
     if tiles["src"].spec.rows < tiles["dst"].valid_row:
         check.fail("src", f"has {tiles['src'].spec.rows} rows, fewer than dst's {tiles['dst'].valid_row} valid rows")
 
 
-def _fits_cols(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _fits_cols(check: Check, plan: Plan, tiles: Tiles) -> None:
     if tiles["src"].spec.cols < tiles["dst"].valid_col:
         check.fail("src", f"has {tiles['src'].spec.cols} columns, fewer than dst's {tiles['dst'].valid_col} valid "
                           "columns")

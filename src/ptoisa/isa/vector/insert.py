@@ -23,7 +23,7 @@ PTOAS's verifiers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,7 @@ from ...tile.layout import region
 from ...tile.spec import TileSpec
 from .._check import Check
 from .._scalar import UINT64
-from ..record import TARGETS, Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src
+from ..record import TARGETS, Attr, Legality, Plan, Scalars, Static, Tiles, dst, instruction, scalar, src
 from . import _prequant
 from ._common import valid_of, write
 
@@ -79,7 +79,7 @@ def _layout_name(spec: TileSpec) -> str:
     return f"blayout={spec.blayout.name}, slayout={spec.slayout.name}"
 
 
-def _static(quant: bool, name: str):  # noqa: ANN202
+def _static(quant: bool, name: str) -> Static:
     """The signature's rule: location path, element types, layouts per target; `quant` for the scalar and
     vector forms (form 1 and 2 of TINSERT, every form of TINSERT_FP / TEXTRACT_FP)."""
 
@@ -206,7 +206,7 @@ def _extract_fp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     write(out, _prequant.apply(window, out.spec.dtype, words, True, relu))
 
 
-def _window_compiled(extract: bool):  # noqa: ANN202
+def _window_compiled(extract: bool) -> Callable[[Plan, dict[str, int], Mapping[str, Any]], Any]:
     """The compiled hook (`compiled_scalars`) of `_insert` (extract False) and `_extract_fp` (True): per signature
     whose element moves are plain copies (dst's element type is src's, no ReLU, no quantisation mode for the
     pair: `_prequant.apply` then gives the values unchanged) with plain layouts, per call only the scalars'

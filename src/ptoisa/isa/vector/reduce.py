@@ -23,16 +23,19 @@ values (0.0 and -0.0) the first wins. The tmp tile is scratch on the NPUs; ptois
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from enum import Enum
 
 import numpy as np
 
 from ..._quiet import quiet, quiet_set, quiet_reset
 
 from ...dtypes import DType as D
+from ...targets import Config
 from ...tile.enums import SLayout
 from ...tile.layout import plain_view, store
 from ...tile.spec import TileSpec
+from .._check import Check
 from ..record import TARGETS, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import Spare, valid_of
 
@@ -489,12 +492,12 @@ def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str,
     return run
 
 
-def _rows_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _rows_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     if tiles["src"].valid_row > tiles["dst"].spec.rows:
         check.fail("dst", f"has {tiles['dst'].spec.rows} rows, fewer than src's {tiles['src'].valid_row} valid rows")
 
 
-def _cols_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _cols_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     if tiles["src"].valid_col > tiles["dst"].spec.cols:
         check.fail("dst", f"has {tiles['dst'].spec.cols} columns, fewer than src's {tiles['src'].valid_col} valid "
                           "columns")
@@ -725,7 +728,7 @@ def _arg_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str, int
     return run
 
 
-def _arg_rows_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _arg_rows_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     src, out = tiles["src"], tiles["dst"]
     if 0 in src.valid_shape:
         check.fail("src", f"valid shape {src.valid_shape} must have rows and columns (the reference asserts it)")
@@ -735,7 +738,7 @@ def _arg_rows_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
         check.fail("dst", "must be a one-column DN tile (col-major, Cols 1) or an ND tile with one valid column")
 
 
-def _arg_cols_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _arg_cols_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     src, out = tiles["src"], tiles["dst"]
     if 0 in src.valid_shape:
         check.fail("src", f"valid shape {src.valid_shape} must have rows and columns (the reference asserts it)")
@@ -743,7 +746,8 @@ def _arg_cols_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
         check.fail("dst", f"valid shape {out.valid_shape} must be one row of src's {src.valid_col} valid columns")
 
 
-def _boxed_src(check, config, specs, attrs, form) -> None:  # noqa: ANN001
+def _boxed_src(check: Check, config: Config, specs: Mapping[str, TileSpec], attrs: Mapping[str, Enum],
+               form: int) -> None:
     if specs["src"].is_boxed:
         check.fail("src", "must use a non-fractal layout (SLayout NoneBox)")
 

@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .isa._check import Check
 
 
 @dataclass
@@ -47,7 +50,7 @@ class _Words:
         self.words = tuple(int(w) % 2**32 for w in words)
 
     @classmethod
-    def coerce(cls, value: Any, check: Any, name: str) -> _Words:
+    def coerce(cls, value: Any, check: Check, name: str) -> _Words:
         """The struct for `value` (an instance, or a sequence of numbers), or the operand's refusal."""
         if isinstance(value, cls):
             return value
@@ -63,7 +66,7 @@ class _Words:
         return self.size
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.words == self.words  # type: ignore[attr-defined]
+        return type(other) is type(self) and other.words == self.words
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.words))

@@ -286,10 +286,10 @@ def _image(args: argparse.Namespace, array: Any, out: TextIO) -> int:
     if not args.image:
         return EXIT_OK
     try:
-        import matplotlib
+        import matplotlib  # type: ignore[import-not-found]  # optional (the image extra)
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # type: ignore[import-not-found]
     except ImportError:
         sys.stderr.write("ptoisa: error: --image needs matplotlib (pip install matplotlib); the text above is "
                          "the same data\n")

@@ -149,6 +149,7 @@ def _run_grid(program: Any, entry: str, config: Any, limits: Any, bound: dict[st
             sys.stderr.flush()
             last_report = time.monotonic()
     ordered = {name: outputs[name] for name in bound if name in outputs}
+    assert result is not None  # blocks >= 1: --grid takes a positive count
     return dataclasses.replace(result, outputs=ordered, ops_executed=steps)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar, NoReturn
+from typing import TYPE_CHECKING, ClassVar, NoReturn
 
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation
@@ -91,6 +91,9 @@ class DpsOp(PtoOp):
     April files may pass memrefs as tiles; PTOAS-April then skips the op's verifier, and so does ptoisa.
     """
 
+    if TYPE_CHECKING:  # declared by each op with an SSA form (opt_operand_def); not by the record-built ops
+        dst: SSAValue | None
+
     def skips_verification(self) -> bool:
         return any(is_memref(o.type) for o in self.operands)
 
@@ -101,7 +104,8 @@ class DpsOp(PtoOp):
     @property
     def dst_value(self) -> SSAValue:
         """The destination: the outs operand (DPS) or the first result (SSA)."""
-        return self.results[0] if self.results else self.dst
+        # verify_form: an op without a result has its dst
+        return self.results[0] if self.results else self.dst  # type: ignore[return-value]
 
     HAS_SSA_FORM: ClassVar[bool] = False
 
@@ -120,20 +124,20 @@ class DpsOp(PtoOp):
                 self.fail("v.tile", x=name)
         elif not isinstance(value.type, TileBufType):
             self.fail("v.tile_buf", x=name)
-        return value.type  # type: ignore[return-value]
+        return value.type
 
-    def common(self, name: str, value: SSAValue) -> TileBufType:
-        """PTOAS's common checks: a rank-2 tile_buf whose valid shape fits the shape."""
+    def common(self, name: str, value: SSAValue) -> _TileTypeBase:
+        """PTOAS's common checks: a rank-2 tile_buf (a tile in SSA form) whose valid shape fits the shape."""
         t = self.tile(name, value)
         if (i := valid_exceeds(t)) is not None:
             self.fail("v.valid_le", x=name, i=i)
         return t
 
-    def require_vec(self, name: str, t: TileBufType) -> None:
+    def require_vec(self, name: str, t: _TileTypeBase) -> None:
         if not is_vec(t):
             self.fail("v.vec", x=name)
 
-    def require_row_major(self, name: str, t: TileBufType) -> None:
+    def require_row_major(self, name: str, t: _TileTypeBase) -> None:
         if not is_row_major(t):
             self.fail("v.row_major", x=name)
 

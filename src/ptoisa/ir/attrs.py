@@ -265,7 +265,7 @@ class QuantTypeAttr(WordEnumAttr[QuantType], SpacedOpaqueSyntaxAttribute):
 
 # --- tile_buf fields: parameters of !pto.tile_buf / !pto.tile, spelled as in the tile_buf text --------------
 
-TILE_LOC_SPELLINGS: dict[TileType, str] = {
+TILE_LOC_SPELLINGS: Mapping[IntEnum, str] = {  # TileType -> its word
     TileType.Vec: "vec", TileType.Mat: "mat", TileType.Left: "left", TileType.Right: "right",
     TileType.Acc: "acc", TileType.Bias: "bias", TileType.Scaling: "scaling",
 }

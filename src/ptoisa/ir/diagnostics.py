@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
@@ -109,7 +110,7 @@ def _bisect(starts: list[int], pos: int) -> int:
 class PtoParser(Parser):
     """xDSL's parser, recording where each op starts; in assembly mode the five ops need no `pto.` prefix."""
 
-    def __init__(self, ctx, text: str, name: str = "<string>", *, asm: bool = False) -> None:
+    def __init__(self, ctx: Context, text: str, name: str = "<string>", *, asm: bool = False) -> None:
         if (wide := _too_wide(text)) is not None:  # xDSL would build the type's 2**width bounds first
             raise ParseError(Span(wide.start(), wide.end(), Input(text, name)),
                              f"integer type {wide.group(0)} is wider than MLIR allows (at most {_MAX_INT_WIDTH} bits)")
@@ -123,7 +124,7 @@ class PtoParser(Parser):
         self.op_positions[op] = start
         return op
 
-    def _get_op_by_name(self, name: str):
+    def _get_op_by_name(self, name: str) -> type[Operation]:
         if name in asm_names():
             if self.asm:
                 return super()._get_op_by_name(f"pto.{name}")
@@ -340,7 +341,7 @@ def check_text(text: str, path: str = "<string>", target: str | None = None, *, 
         return CheckResult(path, config.name, exc.diagnostics, exc.source)
     config = target_of(parsed, text, target)
     if not errata or undefined != config.undefined:
-        config = make_config(config.name, errata, undefined)  # type: ignore[arg-type]
+        config = make_config(config.name, errata, undefined)
     notes = [d for d in [target_mismatch(parsed, config)] if d is not None]
     found = verify_ops(parsed, config) + _predicted(parsed, config)
     return CheckResult(path, config.name, notes + sorted(found, key=lambda d: (d.line, d.col)), parsed.source,

@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, OpResult, Operation, SSAValue
 
 from .abstract_ops import DpsOp
 from .ops import FIVE_OPS, TCIOp, TCmpsOp, TExpandsOp, TGatherOp, TPartMulOp
@@ -48,7 +49,7 @@ def _outs(op: DpsOp) -> list[SSAValue]:
     if isinstance(op, RecordOp):
         n_out = len(op.RECORD.outputs)
         return list(op.operands)[len(op.operands) - n_out:]
-    outs = [op.dst]
+    outs = [op.dst] if op.dst is not None else []  # an SSA-form op has no outs operand
     if isinstance(op, TGatherOp) and op.cdst is not None:
         outs.append(op.cdst)
     return outs
@@ -59,7 +60,7 @@ def _ins(op: DpsOp) -> list[SSAValue]:
     return [v for v in op.operands if v not in outs]  # an out that is also read is refused by _check_written_once
 
 
-def _five(op: Operation) -> bool:
+def _five(op: Operation) -> TypeGuard[DpsOp]:
     """An op with both forms: the seeds' five and every record-built op."""
     from .record_ops import RecordOp
 
@@ -78,20 +79,22 @@ def to_dps(module: ModuleOp, moved: dict[int, Operation] | None = None) -> Modul
                 raise ConversionError(op, f"result #{i} has a dynamic valid shape ({_text(t)}): its pto.alloc_tile "
                                           "would need valid_row/valid_col values the SSA form does not have")
     for op in ssa_ops:
-        allocs = []
+        block = op.parent_block()
+        assert block is not None  # found by walking the module: inside one of its blocks
+        allocs: list[OpResult] = []
         for result in op.results:
             alloc = AllocTileOp.build(operands=[[], [], []], result_types=[_as(TileBufType, result.type)])
             alloc.result.name_hint = result.name_hint
-            op.parent_block().insert_op_before(alloc, op)
+            block.insert_op_before(alloc, op)
             allocs.append(alloc.result)
         new = _dps_op(op, allocs)
-        op.parent_block().insert_op_before(new, op)
+        block.insert_op_before(new, op)
         if moved is not None:
             moved[id(op)] = new
-            for alloc in allocs:
-                moved.setdefault(-id(alloc.owner), alloc.owner)
-        for result, alloc in zip(op.results, allocs, strict=True):
-            result.replace_all_uses_with(alloc)
+            for value in allocs:
+                moved.setdefault(-id(value.owner), value.owner)
+        for result, value in zip(op.results, allocs, strict=True):
+            result.replace_all_uses_with(value)
         op.detach()
         op.erase()
     _retype(module, TileBufType)
@@ -135,7 +138,9 @@ def to_ssa(module: ModuleOp) -> ModuleOp:
         op = plan.op
         result_types = [_as(PtoTileType, v.type) for v in plan.outs]
         new = _ssa_op(op, result_types)
-        op.parent_block().insert_op_before(new, op)
+        block = op.parent_block()
+        assert block is not None  # found by walking the module: inside one of its blocks
+        block.insert_op_before(new, op)
         for value, result in zip(plan.outs, new.results, strict=True):
             result.name_hint = value.name_hint
             for use in list(value.uses):
@@ -171,6 +176,7 @@ def _check_written_once(op: DpsOp, value: SSAValue) -> None:
         raise ConversionError(op, f"it writes {name}, a block argument: the write is visible outside the block "
                                   "(only tiles from pto.alloc_tile have an SSA form)")
     owner = value.owner
+    assert isinstance(owner, Operation)  # an op's result: block arguments are refused above
     if not isinstance(owner, AllocTileOp):
         raise ConversionError(op, f"it writes {name}, which {owner.name} defines (only tiles from pto.alloc_tile "
                                   "have an SSA form)")
@@ -207,6 +213,7 @@ def _check_input(op: DpsOp, value: SSAValue) -> None:
                                             f"'{op.name}'")
         return
     owner = value.owner
+    assert isinstance(owner, Operation)  # an op's result: block arguments returned above
     if isinstance(owner, AllocTileOp):
         writers = [u.operation for u in value.uses if _five(u.operation) and value in _outs(u.operation)]
         if not writers:
@@ -269,6 +276,7 @@ def _retype(module: ModuleOp, cls: type[_TileTypeBase]) -> None:
     for op in module.walk():
         if isinstance(op, FuncOp) and op.body.blocks:
             entry = op.body.blocks.first
+            assert entry is not None  # the body has blocks
             outputs = list(op.function_type.outputs.data)
             ret = entry.last_op if isinstance(entry.last_op, ReturnOp) else None
             if ret is not None:

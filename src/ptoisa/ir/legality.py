@@ -17,7 +17,7 @@ module's `pto.target_arch` (`a5`, `cpu`; any other value means a2a3, as in PTOAS
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -40,6 +40,8 @@ from ptoisa.tile.enums import DYNAMIC, TileType
 from ptoisa.tile.spec import TileSpec
 
 if TYPE_CHECKING:
+    from .ops import TCIOp, TCmpsOp, TExpandsOp, TPartMulOp
+    from .tgather import TGatherOp
     from .verify import Arch
 
 A5_DEVICE_PREFIX = "Ascend950"
@@ -112,8 +114,9 @@ def check_target_legality(op: Operation, config: Config) -> None:
     from .ops import TCIOp, TCmpsOp, TExpandsOp, TPartMulOp
     from .tgather import TGatherOp
 
-    checker = {TCmpsOp: _tcmps, TCIOp: _tci, TExpandsOp: _texpands, TPartMulOp: _tpartmul,
-               TGatherOp: _tgather}.get(type(op))
+    checkers: dict[type[Operation], Callable[[Any, Config], None]] = {
+        TCmpsOp: _tcmps, TCIOp: _tci, TExpandsOp: _texpands, TPartMulOp: _tpartmul, TGatherOp: _tgather}
+    checker = checkers.get(type(op))
     if checker is None:
         return
     try:
@@ -133,24 +136,26 @@ def spec_of(op: Operation, role: str, value: SSAValue | Attribute) -> TileSpec:
         raise VerifyException(f"'{op.name}' op {role}: {exc}") from None
 
 
-def _tcmps(op, config: Config) -> None:
+def _tcmps(op: TCmpsOp, config: Config) -> None:
     dst, src = spec_of(op, "dst", op.dst_value), spec_of(op, "src", op.src)
     core_tcmps._static(dst, src, None, config)
     d, s = _sized(dst), _sized(src)
     if d is not None and s is not None:
-        core_tcmps._check_valid_shapes(Check(core_tcmps.INSTR, config.name), config, d, s)
+        # a _Sized stands for the Tile (the check reads its spec and valid sizes only)
+        core_tcmps._check_valid_shapes(Check(core_tcmps.INSTR, config.name), config,
+                                       d, s)  # type: ignore[arg-type]
 
 
-def _tci(op, config: Config) -> None:
+def _tci(op: TCIOp, config: Config) -> None:
     tmp = spec_of(op, "tmp", op.tmp) if op.tmp is not None else None
     core_tci._static(spec_of(op, "dst", op.dst_value), tmp, config)
 
 
-def _texpands(op, config: Config) -> None:
+def _texpands(op: TExpandsOp, config: Config) -> None:
     core_texpands._static_kind(spec_of(op, "dst", op.dst_value), config)
 
 
-def _tpartmul(op, config: Config) -> None:
+def _tpartmul(op: TPartMulOp, config: Config) -> None:
     dst, a, b = (spec_of(op, n, v) for n, v in (("dst", op.dst_value), ("src0", op.src0), ("src1", op.src1)))
     core_tpartmul._static(dst, a, b, config)
     sizes = [_sized(s) for s in (dst, a, b)]
@@ -164,7 +169,7 @@ def _tpartmul(op, config: Config) -> None:
                   "(one source must equal dst, the other must not exceed it)")
 
 
-def _tgather(op, config: Config) -> None:
+def _tgather(op: TGatherOp, config: Config) -> None:
     if op.mask_pattern is not None:
         _tgather_mask(op, config)
     elif op.cdst_value is not None or op.k_value is not None:
@@ -173,32 +178,38 @@ def _tgather(op, config: Config) -> None:
         _tgather_index(op, config)
 
 
-def _tgather_index(op, config: Config) -> None:
+def _tgather_index(op: TGatherOp, config: Config) -> None:
     dst, src = spec_of(op, "dst", op.dst_value), spec_of(op, "src0", op.src)
+    assert op.indices is not None  # verify_structure refuses the index form without indices first
     idx = spec_of(op, "indices", op.indices)
     tmp = spec_of(op, "tmp", op.tmp) if op.tmp is not None else None
     core_tgather._static_index(dst, src, idx, tmp, config)
     d, i = _sized(dst), _sized(idx)
     t = _sized(tmp) if tmp is not None else None
     if d is not None and i is not None and (tmp is None or t is not None):
-        core_tgather._check_index_runtime(Check(core_tgather.INSTR, config.name), config, d, i, t)
+        # _Sized stand for the Tiles (the check reads their specs and valid sizes only)
+        core_tgather._check_index_runtime(Check(core_tgather.INSTR, config.name), config,
+                                          d, i, t)  # type: ignore[arg-type]
 
 
-def _tgather_mask(op, config: Config) -> None:
+def _tgather_mask(op: TGatherOp, config: Config) -> None:
     dst, src = spec_of(op, "dst", op.dst_value), spec_of(op, "src", op.src)
+    pattern = op.mask_pattern
+    assert pattern is not None  # _tgather takes this form for a mask pattern only
     core_tgather._static_mask(dst, src, config)
     s, d = _sized(src), _sized(dst)
     if s is None or d is None:
         return
     axis = GatherAxis.GATHER_COL if op.axis is not None and op.axis.data == "col" else GatherAxis.GATHER_ROW
     core_tgather.check_mask_shapes(Check(core_tgather.INSTR, config.name), config, dst, (d.valid_row, d.valid_col),
-                                   (s.valid_row, s.valid_col), op.mask_pattern.data, axis)
+                                   (s.valid_row, s.valid_col), pattern.data, axis)
 
 
-def _tgather_cmp(op, config: Config) -> None:
+def _tgather_cmp(op: TGatherOp, config: Config) -> None:
     """The compare form's kValue is a scalar in the IR and a per-row tile in C++: the k-tile rules (its dtype,
     one entry per row) have no IR operand to apply to; the IR requires kValue's type to be src's element type."""
     dst, src = spec_of(op, "dst", op.dst_value), spec_of(op, "src0", op.src)
+    assert op.cdst_value is not None  # verify_structure refuses the compare form without cdst first
     cdst = spec_of(op, "cdst", op.cdst_value)
     tmp = spec_of(op, "tmp", op.tmp) if op.tmp is not None else None
     k_dtype = config.profile.tgather_cmp.k_dtypes[0]

@@ -20,6 +20,8 @@ messages. What the ops do in a sequential run is in `ptoisa.interp.ops_misc`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Self
+
 from xdsl.dialects.builtin import (
     IndexType,
     IntAttr,
@@ -449,7 +451,7 @@ class _DynFlagOp(PtoOp):
     event_id = operand_def(IndexType)
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse(cls, parser: Parser) -> Self:
         parser.parse_punctuation("[")
         src = parse_sync_item(parser, PipeAttr)
         parser.parse_punctuation(",")
@@ -521,7 +523,7 @@ class BindTileOp(PtoOp):
         src_t = parser.parse_type()
         parser.parse_punctuation("->")
         res_t = parser.parse_type()
-        operands = [parser.resolve_operand(source, src_t),  # type: ignore[arg-type]
+        operands = [parser.resolve_operand(source, src_t),
                     *[parser.resolve_operand(v, INDEX) for v in valid]]  # type: ignore[arg-type]
         n = len(valid) // 2
         op = cls.create(operands=operands, result_types=[res_t], attributes=attrs,
@@ -629,7 +631,7 @@ class BuildAsyncSessionOp(PtoOp):
 
         def value(name: str) -> int | None:
             attr = self.properties.get(name)
-            return attr.value.data if isinstance(attr, IntegerAttr) else None  # type: ignore[union-attr]
+            return attr.value.data if isinstance(attr, IntegerAttr) else None
 
         if (v := value("sync_id")) is not None and not 0 <= v <= 7:
             raise self._error("expects sync_id in range [0, 7]")
@@ -693,7 +695,7 @@ class _AsyncTransferOp(PtoOp):
     event = result_def(AsyncEventType)
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse(cls, parser: Parser) -> Self:
         parser.parse_punctuation("(")
         values = _typed_list(parser)
         parser.parse_punctuation(")")
@@ -746,7 +748,7 @@ class _AsyncEventQueryOp(PtoOp):
     completed = result_def(IntegerType)
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse(cls, parser: Parser) -> Self:
         parser.parse_punctuation("(")
         values = _typed_list(parser)
         parser.parse_punctuation(")")

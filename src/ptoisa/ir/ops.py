@@ -84,7 +84,7 @@ class TCmpsOp(DpsOp):
         if self.is_ssa:
             return print_ssa(printer, [self.src, self.scalar], self.attr_view(defaults={"cmpMode": EQ}), self.results)
         print_group(printer, "ins", [self.src, self.scalar], attrs=self.attr_view(defaults={"cmpMode": EQ}))
-        print_group(printer, "outs", [self.dst])
+        print_group(printer, "outs", [self.dst_value])
 
     def verify_structure(self, arch: Arch) -> None:
         self.require_scalar(self.scalar)
@@ -153,14 +153,14 @@ class TCIOp(DpsOp):
         if current_flavour() == "apr":
             return self._print_april(printer)
         print_group(printer, "ins", [self.scalar, *([self.tmp] if self.tmp else [])])
-        print_group(printer, "outs", [self.dst])
+        print_group(printer, "outs", [self.dst_value])
         print_trailing_attrs(printer, self.attr_view())
 
     def _print_april(self, printer: Printer) -> None:
         if self.tmp is not None:
             raise_flavour_error(msg("tci.apr_tmp"))
         print_group(printer, "ins", [self.scalar], attrs=self.attr_view(defaults={"descending": FALSE}))
-        print_group(printer, "outs", [self.dst])
+        print_group(printer, "outs", [self.dst_value])
 
     def verify_structure(self, arch: Arch) -> None:
         dst = self.common("dst", self.dst_value)
@@ -208,7 +208,7 @@ class TExpandsOp(DpsOp):
         if self.is_ssa:
             return print_ssa(printer, [self.scalar], self.attr_view(), self.results)
         print_group(printer, "ins", [self.scalar])
-        print_group(printer, "outs", [self.dst])
+        print_group(printer, "outs", [self.dst_value])
         print_trailing_attrs(printer, self.attr_view())
 
     def verify_structure(self, arch: Arch) -> None:
@@ -259,7 +259,7 @@ class TPartMulOp(DpsOp):
         if self.is_ssa:
             return print_ssa(printer, [self.src0, self.src1], self.attr_view(), self.results)
         print_group(printer, "ins", [self.src0, self.src1])
-        print_group(printer, "outs", [self.dst])
+        print_group(printer, "outs", [self.dst_value])
         print_trailing_attrs(printer, self.attr_view())
 
     def verify_structure(self, arch: Arch) -> None:

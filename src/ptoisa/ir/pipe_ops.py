@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from xdsl.dialects.builtin import (
     IndexType,
@@ -218,7 +218,10 @@ def in_section_or_kernel(op: Operation) -> bool:
     return kernel_kind(enclosing_func(op)) is not None
 
 
-def ops_of(func: Operation, cls: type[Operation]) -> Iterator[Operation]:
+_OpT = TypeVar("_OpT", bound=Operation)
+
+
+def ops_of(func: Operation, cls: type[_OpT]) -> Iterator[_OpT]:
     return (o for o in func.walk() if isinstance(o, cls))
 
 
@@ -236,8 +239,8 @@ def find_func(op: Operation, symbol: str) -> FuncOp | None:
 
 def find_reserve(func: Operation, name: str) -> ReserveBufferOp | None:
     for reserve in ops_of(func, ReserveBufferOp):
-        if reserve.properties["name"].data == name:  # type: ignore[attr-defined]
-            return reserve  # type: ignore[return-value]
+        if reserve.buffer_name.data == name:
+            return reserve
     return None
 
 
@@ -301,7 +304,7 @@ class ReserveBufferOp(PtoOp):
         if sum(1 for _ in ops_of(func, ReserveBufferOp)) > 1:
             self.fail("reserve.one")
         name = self.buffer_name.data
-        if sum(1 for r in ops_of(func, ReserveBufferOp) if r.properties["name"].data == name) > 1:
+        if sum(1 for r in ops_of(func, ReserveBufferOp) if r.buffer_name.data == name) > 1:
             self.fail("reserve.unique")  # pragma: no cover - "at most one" fails first, as in PTOAS
 
 
@@ -380,7 +383,7 @@ class _FrontInitOp(PtoOp):
             parser.parse_punctuation("=")
             gm.append(_typed_operand(parser))
             parser.parse_punctuation(",")
-        bufs = []
+        bufs: list[list[SSAValue]] = []  # one operand group each
         for key in ("c2v_consumer_buf", "v2c_consumer_buf"):
             if bufs:
                 parser.parse_punctuation(",")
@@ -409,6 +412,7 @@ class _FrontInitOp(PtoOp):
         func = enclosing_func(self)
         if kernel_kind(func) is not self.KIND:
             self.fail("pipe.kernel", kind=self.KIND.name.lower())
+        assert func is not None  # outside a function there is no kernel kind: refused just above
         if sum(1 for _ in ops_of(func, type(self))) > 1:
             self.fail("pipe.one_init")
         if _int(self, "dir_mask") not in (1, 2, 3):
@@ -485,7 +489,7 @@ class TPushToAicOp(_FrontPushOp):
 class _FrontPopOp(_FrontOp):
     valid_row = opt_operand_def(IndexType)
     valid_col = opt_operand_def(IndexType)
-    tile = result_def(TileBufType | MemRefType)
+    tile = result_def(TileBufType | MemRefType)  # type: ignore[arg-type]  # a union: fine at run time
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     @classmethod
@@ -789,7 +793,7 @@ class DeclareTileOp(PtoOp):
     """A tile whose storage a later pto.tpop provides: `%t = pto.declare_tile -> !pto.tile_buf<...>`."""
 
     name = "pto.declare_tile"
-    tile = result_def(TileBufType | MemRefType)
+    tile = result_def(TileBufType | MemRefType)  # type: ignore[arg-type]  # a union: fine at run time
 
     @classmethod
     def parse(cls, parser: Parser) -> DeclareTileOp:
@@ -827,7 +831,9 @@ class SetFftsOp(PtoOp):
         printer.print_attribute(self.ffts.type)
 
     def verify_structure(self, arch: Arch) -> None:
-        element = self.ffts.type.element_type
+        ffts = self.ffts.type
+        assert isinstance(ffts, MemRefType)  # the operand's constraint, verified first
+        element = ffts.element_type
         if not (isinstance(element, IntegerType) and element.width.data in (8, 64)):
             self.fail("ffts.element")
 

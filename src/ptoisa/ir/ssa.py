@@ -64,7 +64,7 @@ def _parse_type_or_list(parser: Parser) -> list[Attribute]:
     if parser.parse_optional_punctuation("(") is not None:
         if parser.parse_optional_punctuation(")") is not None:
             return []
-        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        types: list[Attribute] = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
         parser.parse_punctuation(")")
         return types
     return [parser.parse_type()]
@@ -85,18 +85,23 @@ def element_of(t: Attribute | None) -> Attribute | None:
 
 
 def resolve_ssa(parser: Parser, op: str, parts: SsaParts, result_count: int,
-                infer: Callable[[list[Attribute]], list[Attribute]] | None = None) -> list[SSAValue]:
+                infer: Callable[[list[Attribute]], Sequence[Attribute | None]] | None = None
+                ) -> list[SSAValue]:
     """Pair operands with their types (after `infer` completes an abbreviated list)."""
     if len(parts.results) != result_count:
         parser.raise_error(msg("ssa.result_types", op=op, count=result_count, got=len(parts.results)),
                            parts.sig_start, parts.sig_end)
-    types = list(parts.inputs)
-    if len(types) < len(parts.operands) and infer is not None:
-        types = infer(types)
+    inputs = list(parts.inputs)
+    types: Sequence[Attribute | None] = inputs
+    if len(inputs) < len(parts.operands) and infer is not None:
+        types = infer(inputs)
     if len(types) != len(parts.operands):
         parser.raise_error(msg("ssa.operand_types", op=op, count=len(parts.operands), operands=len(parts.operands),
                                got=len(parts.inputs)), parts.sig_start, parts.sig_end)
-    return [parser.resolve_operand(o, t) for o, t in zip(parts.operands, types, strict=True)]
+    # a None type is an element type `infer` could not find (element_of of a non-tile): xDSL refuses it with a
+    # ParseError ("operand is used with type None, ...")
+    pairs = zip(parts.operands, types, strict=True)
+    return [parser.resolve_operand(o, t) for o, t in pairs]  # type: ignore[arg-type]
 
 
 def require_operands(parser: Parser, op: str, parts: SsaParts, allowed: Sequence[int]) -> None:

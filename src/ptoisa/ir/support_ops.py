@@ -22,7 +22,7 @@ make_tensor_view's pointer is `!pto.ptr<T, gm>` with the view's element type.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i64
@@ -224,7 +224,9 @@ class SetValidShapeOp(PtoOp):
         printer.print_attribute(self.tile.type)
 
     def verify_structure(self, arch: Arch) -> None:
-        if self.tile.type.valid_shape != (DYNAMIC, DYNAMIC):
+        tile = self.tile.type
+        assert isinstance(tile, TileBufType)  # the operand's constraint, verified first
+        if tile.valid_shape != (DYNAMIC, DYNAMIC):
             self.fail("validshape.dynamic")
 
 
@@ -266,7 +268,9 @@ class MakeTensorViewOp(PtoOp):
         rank = len(self.result.type.dims)
         if len(self.shape) != rank or len(self.strides) != rank:
             self.fail("view.counts", rank=rank)
-        if self.ptr.type.element_type != self.result.type.element_type:
+        ptr = self.ptr.type
+        assert isinstance(ptr, PtrType)  # the operand's constraint, verified first
+        if ptr.element_type != self.result.type.element_type:
             self.fail("view.ptr")
 
 
@@ -294,16 +298,18 @@ class PartitionViewOp(PtoOp):
         result = parser.parse_type() if parser.parse_optional_punctuation("->") else None
         if result is None and (result := cls.infer_result(sizes, source_type)) is None:
             parser.raise_error(msg("part.infer"))
-        operands = [parser.resolve_operand(source, source_type), offsets, sizes]
+        operands: list[SSAValue | list[SSAValue]] = [
+            parser.resolve_operand(source, source_type), offsets, sizes]
         return cls.build(operands=operands, result_types=[result], attributes=attrs)
 
     @staticmethod
     def infer_result(sizes: Sequence[SSAValue], source_type: Attribute) -> PartitionTensorViewType | None:
         """The view type constant sizes imply (August prints no `-> result` when it equals this)."""
         dims = [constant_int(s) for s in sizes]
-        if None in dims or not isinstance(source_type, TensorViewType):
+        known = [d for d in dims if d is not None]
+        if len(known) != len(dims) or not isinstance(source_type, TensorViewType):
             return None
-        return PartitionTensorViewType.build(dims, source_type.element_type)
+        return PartitionTensorViewType.build(known, source_type.element_type)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -319,7 +325,9 @@ class PartitionViewOp(PtoOp):
             printer.print_attribute(self.result.type)
 
     def verify_structure(self, arch: Arch) -> None:
-        source_dims = self.source.type.dims
+        source = self.source.type
+        assert isinstance(source, TensorViewType)  # the operand's constraint, verified first
+        source_dims = source.dims
         if len(self.offsets) != len(source_dims) or len(self.sizes) != len(source_dims):
             self.fail("part.counts", rank=len(source_dims))
         result_dims = self.result.type.dims
@@ -357,7 +365,7 @@ class _TransferOp(DpsOp):
     """tload/tstore: one view and one tile, `ins(x : X) outs(y : Y) [attrs]`."""
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse(cls, parser: Parser) -> Self:
         (src,) = cls.take(parser, parse_group(parser, "ins"), 1)
         (dst,) = cls.take(parser, parse_group(parser, "outs"), 1)
         return cls.create(operands=[src, dst], attributes=parser.parse_optional_attr_dict())
@@ -469,7 +477,9 @@ class LoadScalarOp(PtoOp):
         printer.print_list([self.ptr.type, self.result.type], printer.print_attribute, " -> ")
 
     def verify_structure(self, arch: Arch) -> None:
-        if self.ptr.type.element_type != self.result.type:
+        ptr = self.ptr.type
+        assert isinstance(ptr, PtrType)  # the operand's constraint, verified first
+        if ptr.element_type != self.result.type:
             self.fail("scalar.ptr")
 
 
@@ -514,7 +524,9 @@ class StoreScalarOp(PtoOp):
         printer.print_list([self.ptr.type, self.value.type], printer.print_attribute)
 
     def verify_structure(self, arch: Arch) -> None:
-        if self.ptr.type.element_type != self.value.type:
+        ptr = self.ptr.type
+        assert isinstance(ptr, PtrType)  # the operand's constraint, verified first
+        if ptr.element_type != self.value.type:
             self.fail("scalar.ptr")
 
 
@@ -576,7 +588,7 @@ class _RuntimeQueryOp(PtoOp):
     result = result_def(i64)
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse(cls, parser: Parser) -> Self:
         return cls.create(result_types=[i64], attributes=parser.parse_optional_attr_dict())
 
     def print(self, printer: Printer) -> None:

@@ -11,7 +11,7 @@ The legacy `#pto.sync_op_type<..>` endpoints are kept as written.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from xdsl.dialects.builtin import IntegerAttr, i32
 from xdsl.ir import Attribute
@@ -35,7 +35,7 @@ def parse_sync_item(parser: Parser, attr_cls: type[WordEnumAttr], also: tuple[ty
         parser.parse_punctuation(">")
     elif (word := parser.parse_optional_str_literal()) is None:
         attr = parser.parse_optional_attribute()
-        if isinstance(attr, (attr_cls, *also)):
+        if attr is not None and isinstance(attr, (attr_cls, *also)):
             return attr
         word = None
     member = None if word is None else attr_cls.from_text(word, bracketed=True)
@@ -60,7 +60,7 @@ class _TripleSyncOp(PtoOp):
     NAMES: ClassVar[tuple[str, str, str]]
 
     @classmethod
-    def parse(cls, parser: Parser):
+    def parse(cls, parser: Parser) -> Self:
         parser.parse_punctuation("[")
         src = parse_sync_item(parser, cls.ENDPOINT, cls.ALSO)
         parser.parse_punctuation(",")
@@ -104,8 +104,8 @@ class _EventOp(_TripleSyncOp):
     ENDPOINT: ClassVar[type[WordEnumAttr]] = PipeEventTypeAttr
     ALSO: ClassVar[tuple[type[Attribute], ...]] = (SyncOpTypeAttr,)
     NAMES: ClassVar[tuple[str, str, str]] = ("src_op", "dst_op", "event_id")
-    src_op = prop_def(PipeEventTypeAttr | SyncOpTypeAttr)
-    dst_op = prop_def(PipeEventTypeAttr | SyncOpTypeAttr)
+    src_op = prop_def(PipeEventTypeAttr | SyncOpTypeAttr)  # type: ignore[arg-type]  # xDSL: a union
+    dst_op = prop_def(PipeEventTypeAttr | SyncOpTypeAttr)  # type: ignore[arg-type]  # xDSL: a union
     event_id = prop_def(EventAttr)
 
 

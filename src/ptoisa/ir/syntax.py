@@ -83,7 +83,7 @@ def parse_group(parser: Parser, keyword: str, *, inner_attrs: bool = False) -> G
         parser.raise_error("expected SSA value")
     attrs = parser.parse_optional_attr_dict() if inner_attrs else {}
     parser.parse_punctuation(":")
-    types = [parser.parse_type()]
+    types: list[Attribute] = [parser.parse_type()]
     while parser.parse_optional_punctuation(",") is not None:
         # PTOAS's optional trailing operands come with their own types: `ins(%src : T, %fp : F)`
         if (operand := parser.parse_optional_unresolved_operand()) is not None:

@@ -124,6 +124,7 @@ class TGatherOp(DpsOp):
         compare = len(parts.results) == 2
         operands = resolve_ssa(parser, cls.name, parts, 2 if compare else 1)
         src, second, *tmp = operands
+        groups: list[SSAValue | list[SSAValue]]
         if compare:
             groups = [src, [], [], [], tmp, [second]]
         else:
@@ -183,7 +184,8 @@ class TGatherOp(DpsOp):
         return cls.build(operands=operands, result_types=[[]], properties=props, attributes=attrs)
 
     @staticmethod
-    def _compare_operands(parser: Parser, ins: Group, src, dst, cdst, extras: list[SSAValue]) -> list:
+    def _compare_operands(parser: Parser, ins: Group, src: SSAValue, dst: SSAValue, cdst: SSAValue,
+                          extras: list[SSAValue]) -> list[SSAValue | list[SSAValue]]:
         if is_tile_like(extras[0].type):
             parser.raise_error(msg("tg.cmp_scalar"), ins.start, ins.end)
         if len(extras) > 2:
@@ -193,7 +195,8 @@ class TGatherOp(DpsOp):
         return [src, dst, [cdst], [], extras[1:], [extras[0]]]
 
     @staticmethod
-    def _index_operands(parser: Parser, ins: Group, src, dst, extras: list[SSAValue]) -> list:
+    def _index_operands(parser: Parser, ins: Group, src: SSAValue, dst: SSAValue, extras: list[SSAValue]
+                        ) -> list[SSAValue | list[SSAValue]]:
         if not is_tile_like(extras[0].type):
             parser.raise_error(msg("tg.idx_tile"), ins.start, ins.end)
         if len(extras) > 2:
@@ -211,20 +214,22 @@ class TGatherOp(DpsOp):
             return self._print_mask(printer)
         extras = [v for v in (self.indices, self.k_value, self.tmp) if v is not None]
         print_group(printer, "ins", [self.src, *extras])
-        print_group(printer, "outs", [self.dst, *([self.cdst] if self.cdst is not None else [])])
+        print_group(printer, "outs", [self.dst_value, *([self.cdst] if self.cdst is not None else [])])
         print_trailing_attrs(printer, self.attr_view())
 
     def _print_mask(self, printer: Printer) -> None:
+        pattern = self.mask_pattern
+        assert pattern is not None  # print() takes this form for a mask pattern only
         printer.print_string(" ins(")
         printer.print_operand(self.src)
         printer.print_string(", ")
-        printer.print_attr_dict({"maskPattern": self.mask_pattern})
+        printer.print_attr_dict({"maskPattern": pattern})
         printer.print_string(" : ")
         printer.print_attribute(self.src.type)
         if (axis := self._printed_axis()) is not None:
             printer.print_string(f', "{axis}"')
         printer.print_string(")")
-        print_group(printer, "outs", [self.dst])
+        print_group(printer, "outs", [self.dst_value])
         print_trailing_attrs(printer, self.attr_view(skip=("maskPattern", "axis")))
 
     def _printed_axis(self) -> str | None:

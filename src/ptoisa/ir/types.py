@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Self
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntAttr, NoneAttr, StringAttr
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
@@ -27,6 +28,7 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.lexer import Position
 
 from ptoisa.tile.enums import DYNAMIC, BLayout, SLayout, TileType
 
@@ -115,12 +117,11 @@ class _TileTypeBase(ParametrizedAttribute, TypeAttribute):
     @classmethod
     def build(cls, loc: TileType | str, element_type: Attribute, rows: int, cols: int, *,
               valid: tuple[int, int] | None = None, blayout: BLayout = BLayout.RowMajor,
-              slayout: SLayout = SLayout.NoneBox, fractal: int = 512, pad: int = 0, compact: int = 0):
+              slayout: SLayout = SLayout.NoneBox, fractal: int = 512, pad: int = 0, compact: int = 0) -> Self:
         """Build from Python values; `loc` may be a TileType or its text (`"vec"`), valid sizes use -1."""
-        if isinstance(loc, str):
-            loc = _word(TileLocAttr, loc, "tb.unknown_loc")
+        tile_loc = _word(TileLocAttr, loc, "tb.unknown_loc") if isinstance(loc, str) else loc
         vr, vc = valid if valid is not None else (rows, cols)
-        fields = TileFields(loc, element_type, rows, cols, vr, vc, blayout, slayout, fractal, pad, compact)
+        fields = TileFields(tile_loc, element_type, rows, cols, vr, vc, blayout, slayout, fractal, pad, compact)
         return cls.new(fields.params())
 
     @property
@@ -356,7 +357,7 @@ def _parse_compact_entry(parser: AttrParser, fields: TileFields) -> None:
     _COMPACT_PARSERS[key](parser, fields)
 
 
-def _check_fields(parser: AttrParser, fields: TileFields, start) -> None:
+def _check_fields(parser: AttrParser, fields: TileFields, start: Position) -> None:
     vr = fields.rows if fields.valid_row is None else fields.valid_row
     vc = fields.cols if fields.valid_col is None else fields.valid_col
     problem = tile_fields_problem(fields.rows, fields.cols, vr, vc, fields.fractal, fields.pad, fields.compact)
@@ -423,7 +424,7 @@ class _ShapedViewBase(ParametrizedAttribute, TypeAttribute):
     element_type: Attribute
 
     @classmethod
-    def build(cls, shape: Sequence[int], element_type: Attribute):
+    def build(cls, shape: Sequence[int], element_type: Attribute) -> Self:
         return cls.new((ArrayAttr(IntAttr(d) for d in shape), element_type))
 
     @property

@@ -11,7 +11,7 @@ from xdsl.utils.hints import isa
 
 from ptoisa.tile.enums import DYNAMIC, BLayout, TileType
 
-from .types import TileBufType
+from .types import TileBufType, _TileTypeBase
 
 Arch = Literal["a2a3", "a5"]
 A5_DEVICE_PREFIX = "Ascend950"
@@ -51,15 +51,15 @@ def byte_size(t: Attribute) -> int | None:
     return None if bits is None else max(bits // 8, 1)
 
 
-def is_vec(t: TileBufType) -> bool:
+def is_vec(t: _TileTypeBase) -> bool:
     return t.loc.data is TileType.Vec
 
 
-def is_row_major(t: TileBufType) -> bool:
+def is_row_major(t: _TileTypeBase) -> bool:
     return t.blayout.data is BLayout.RowMajor
 
 
-def valid_exceeds(t: TileBufType) -> int | None:
+def valid_exceeds(t: _TileTypeBase) -> int | None:
     """The first dimension whose static valid size exceeds the shape, or None."""
     for i, (valid, size) in enumerate(zip(t.valid_shape, t.shape, strict=True)):
         if valid != DYNAMIC and valid > size:
@@ -67,10 +67,10 @@ def valid_exceeds(t: TileBufType) -> int | None:
     return None
 
 
-def static_le(a: tuple[int, int], b: tuple[int, int]) -> bool:
+def static_le(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
     """a <= b in both dimensions, where a dynamic size on either side is not compared."""
     return all(x == DYNAMIC or y == DYNAMIC or x <= y for x, y in zip(a, b, strict=True))
 
 
-def static_eq(a: tuple[int, int], b: tuple[int, int]) -> bool:
+def static_eq(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
     return all(x == DYNAMIC or y == DYNAMIC or x == y for x, y in zip(a, b, strict=True))

@@ -11,7 +11,7 @@ the whole window when the type says `?`).
 from __future__ import annotations
 
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerType, i64
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     irdl_op_definition,
@@ -68,8 +68,9 @@ class SubViewOp(PtoOp):
         parser.parse_punctuation("->")
         result_type = parser.parse_type()
         index = IndexType()
-        operands = [parser.resolve_operand(source, source_type), [parser.resolve_operand(o, index) for o in offsets],
-                    [parser.resolve_operand(v, index) for v in valid]]
+        operands: list[SSAValue | list[SSAValue]] = [
+            parser.resolve_operand(source, source_type), [parser.resolve_operand(o, index) for o in offsets],
+            [parser.resolve_operand(v, index) for v in valid]]
         return cls.build(operands=operands, result_types=[result_type], attributes=attrs,
                          properties={"sizes": DenseArrayBase.from_list(i64, sizes)})
 
@@ -90,6 +91,7 @@ class SubViewOp(PtoOp):
     def verify_structure(self, arch: Arch) -> None:
         sizes = tuple(self.sizes.get_values())
         src, res = self.source.type, self.result.type
+        assert isinstance(src, TileBufType)  # the operand's constraint, verified before verify_structure
         if len(self.offsets) != 2 or len(sizes) != 2:
             self.fail_text("expects two offsets and two sizes")
         if len(self.valid) not in (0, 2):

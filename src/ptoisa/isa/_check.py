@@ -10,6 +10,7 @@ import re
 import sys
 import warnings
 from contextvars import ContextVar
+from types import FrameType
 from typing import Any, NoReturn
 
 import numpy as np
@@ -205,6 +206,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def _user_stacklevel() -> int:
     """The stacklevel that points a warning at the first frame outside ptoisa (the user's call). Whether a file
     is ptoisa's is remembered per file name (a dictionary look-up per frame instead of a prefix test)."""
+    frame: FrameType | None
     level, frame, inside = 1, sys._getframe(1), _INSIDE
     while frame is not None:
         name = frame.f_code.co_filename

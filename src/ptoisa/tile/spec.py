@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 from weakref import WeakValueDictionary
 
@@ -73,8 +74,10 @@ class TileSpec:
     rows: int
     cols: int
     blayout: BLayout = BLayout.RowMajor
-    valid_row: int | None = None
-    valid_col: int | None = None
+    # None (the default) means rows / cols: __post_init__ replaces it before anyone reads the field, so the
+    # attribute is always an int; the dataclass cannot declare a wider __init__ parameter than its attribute.
+    valid_row: int = None  # type: ignore[assignment]
+    valid_col: int = None  # type: ignore[assignment]
     slayout: SLayout = SLayout.NoneBox
     fractal_size: int = 512
     pad: PadValue = PadValue.Null
@@ -222,7 +225,7 @@ def _inner_box(fractal_size: int, slayout: SLayout, itemsize: int) -> tuple[int,
     return 1, 1
 
 
-def _coerce_enum(enum_type: type, value: Any, what: str) -> Any:
+def _coerce_enum(enum_type: type[Enum], value: Any, what: str) -> Any:
     if isinstance(value, enum_type):
         return value
     try:

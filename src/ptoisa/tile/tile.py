@@ -34,6 +34,7 @@ class Tile:
 
     spec: TileSpec
     storage: np.ndarray
+    view: np.ndarray | None  # the (rows, cols) view of storage for ND/DN layouts, None for boxed ones
 
     def __class_getitem__(cls, args: Any) -> TileSpec:
         return make_spec(args if isinstance(args, tuple) else (args,))
@@ -280,7 +281,9 @@ def window(parent: Tile, spec: TileSpec, row: int, col: int, valid: tuple[int, i
     if not (0 <= vr <= spec.rows and 0 <= vc <= spec.cols):
         raise TileSpecError(f"subview valid shape ({vr}, {vc}) exceeds {spec.rows}x{spec.cols}")
     t._valid_row, t._valid_col = vr, vc
-    t.view = parent.view[row:row + spec.rows, col:col + spec.cols]
+    whole_view = parent.view
+    assert whole_view is not None  # a NoneBox parent (checked above) has its plain view
+    t.view = whole_view[row:row + spec.rows, col:col + spec.cols]
     start = row * parent.spec.cols + col if spec.is_row_major else col * parent.spec.rows + row
     t.storage = parent.storage[start:start + spec.numel] if whole else t.view
     t.binding = parent.binding

@@ -72,7 +72,8 @@ def apply(values: np.ndarray, dst: D, words: np.ndarray | None, vector: bool, re
             if values.dtype.kind == "f":
                 return _to_int(values.astype(np.float32), dst.np)
             return values.astype(np.int64).astype(dst.np)
-        words = np.broadcast_to(words.astype(np.uint64), values.shape)
+        # a mode is found only when words are given
+        words = np.broadcast_to(words.astype(np.uint64), values.shape)  # type: ignore[union-attr]
         if mode == SHIFT:
             shift = ((words >> np.uint64(32)) & np.uint64(0xF)).astype(np.int64) + 1
             result = (values.astype(np.int64) >> shift).astype(np.int32).astype(np.int16).astype(np.float32)

@@ -18,7 +18,8 @@ the attribute `upperOrLower = 0 | 1`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -26,17 +27,21 @@ import numpy as np
 from ..._quiet import QUIET, quiet
 from ...dtypes import DType as D
 from ...enums import TriangleMode
+from ...targets import Config
 from ...tile.enums import SLayout
+from ...tile.spec import TileSpec
+from .._check import Check
 from ..record import TARGETS, Attr, Legality, Plan, ScalarSlot, Scalars, Tiles, dst, instruction, scalar, src
 from ._common import valid_of, write
 
 
-def _axpy_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _axpy_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     if tiles["src0"].valid_shape != tiles["dst"].valid_shape:
         check.fail("src0", f"valid shape {tiles['src0'].valid_shape} must equal dst's {tiles['dst'].valid_shape}")
 
 
-def _axpy_types(check, config, specs, attrs, form) -> None:  # noqa: ANN001
+def _axpy_types(check: Check, config: Config, specs: Mapping[str, TileSpec], attrs: Mapping[str, Enum],
+                form: int) -> None:
     d, s = specs["dst"].dtype, specs["src0"].dtype
     if not (d is s or (d is D.F32 and s is D.F16)):
         check.fail("src0", f"dtype {s.cname} must equal dst's ({d.cname}) or be half under a float dst")

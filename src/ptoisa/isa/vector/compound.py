@@ -31,6 +31,7 @@ backends have no implementation of them yet).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -139,7 +140,7 @@ def _scalar_then(first: np.ufunc) -> Callable[..., bool]:
     return fast
 
 
-def _leaky(y: np.ndarray, x: np.ndarray, s: np.generic) -> bool:
+def _leaky(y: np.ndarray, x: np.ndarray, s: np.number) -> bool:
     """TLRELU (`x > 0 ? x : x * s`) for float x without a NaN or an infinity and a finite scalar s > 0: for x > 0
     the rounded product is <= x when s <= 1 (>= x when s >= 1), for x < 0 the other way round (rounding is
     monotonic and x is a float), and for x = +-0 it is x itself (same sign: s > 0); so the result is
@@ -163,7 +164,7 @@ def _leaky_whole(size: int) -> Callable[..., bool] | None:
         return None
     inf = np.float32(np.inf)
 
-    def fast(y: np.ndarray, x: np.ndarray, s: np.generic) -> bool:
+    def fast(y: np.ndarray, x: np.ndarray, s: np.number) -> bool:
         if not (0 < s < inf) or not x.dot(x) < inf:  # a NaN fails the comparisons
             return False
         (np.maximum if s <= 1 else np.minimum)(x, np.multiply(x, s), out=y)
@@ -203,14 +204,14 @@ def _two_steps(first: np.ufunc, second: np.ufunc, order: str) -> Callable[[np.dt
         p, q, r = (_AT[c] for c in order)
         floats = dtype.kind == "f"
 
-        def fast(*args: np.ndarray) -> bool:  # (y, a, b[, c], apart, spare)
+        def fast(*args: Any) -> bool:  # (y, a, b[, c], apart, spare): arrays, then a bool and a Spare
             if floats and not (args[0].flags.c_contiguous and args[p].flags.c_contiguous
                                and args[q].flags.c_contiguous and args[r].flags.c_contiguous):
                 # strided regions: the general kernel's calls into new arrays (where both operands of the add
                 # are NaN, NumPy's in-place add on strided arrays may return the other one's), then a copy
                 args[0][...] = second(first(args[p], args[q]), args[r])
                 return True
-            spare = args[-1]
+            spare: Spare = args[-1]
             t = spare.take()
             try:
                 first(args[p], args[q], out=t)
@@ -239,8 +240,9 @@ def _relu_of(first: np.ufunc, second: np.ufunc | None, order: str) -> Callable[[
         p, q = _AT[order[0]], _AT[order[1]]
         r = _AT[order[2]] if second is not None else 0
 
-        def fast(*args: np.ndarray) -> bool:  # (y, a, b[, c], apart, spare)
-            y, spare = args[0], args[-1]
+        def fast(*args: Any) -> bool:  # (y, a, b[, c], apart, spare): arrays, then a bool and a Spare
+            y: np.ndarray = args[0]
+            spare: Spare = args[-1]
             t = spare.take()
             try:
                 first(args[p], args[q], out=t)

@@ -29,7 +29,7 @@ default CTRL setting); these NPU rounding details are read from the backend's mo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from ...tile.enums import SLayout
 from ..enums import RoundMode, SaturationMode
 from ..record import Attr, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import from_double, undefined, valid_of, write
+
+if TYPE_CHECKING:
+    from .._check import Check
 
 _FLOAT_LIMIT = {D.F16: 65504.0, D.BF16: (2 - 2.0 ** -7) * 2.0 ** 127, D.F32: float(np.finfo(np.float32).max)}
 
@@ -99,7 +102,7 @@ def round_float(x: np.ndarray, dtype: np.dtype, mode: RoundMode) -> np.ndarray:
             away = np.where(np.abs(other_back) > np.abs(back), other, nearest)
             pick = np.where(tie, away, nearest)
         else:  # CAST_ODD: the neighbour whose last mantissa bit is 1
-            bits = nearest.view(np.uint16 if np.dtype(dtype).itemsize == 2 else np.uint32)
+            bits: np.ndarray = nearest.view(np.uint16 if np.dtype(dtype).itemsize == 2 else np.uint32)
             pick = np.where((bits & 1) == 1, nearest, other)
         del up
         return np.where(inexact, pick, nearest).astype(dtype)
@@ -251,7 +254,7 @@ def _convert_general(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     write(out, result)
 
 
-def _valid_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _valid_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     """dst's valid region must hold src's (the simulator iterates src's valid region and writes dst there)."""
     (sr, sc), (dr, dc) = tiles["src"].valid_shape, tiles["dst"].valid_shape
     if sr > dr or sc > dc:
@@ -304,7 +307,7 @@ TCVT = instruction(
     operands=(dst(), src("src")),
     forms=((dst(), src("src")), (dst(), src("src"), tmp("tmp"))),
     attrs=(Attr("mode", RoundMode, RoundMode.CAST_RINT, text="rmode"),
-           Attr("satMode", SaturationMode, None, text="sat_mode")),  # type: ignore[arg-type]
+           Attr("satMode", SaturationMode, None, text="sat_mode")),
     legality={"a2a3": Legality({}, pairs=_A2A3), "a5": Legality({}, pairs=_A5), "cpu": Legality({}, pairs=_CPU)},
     dynamic=_valid_rule,
     family="convert",

@@ -26,16 +26,21 @@ TColExpandOp.hpp) decide the shapes: dst row-major; the full operand equal to ds
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
 from ..._quiet import QUIET, quiet, quiet_reset, quiet_set
 
 from ...dtypes import DType as D
+from .._check import Check
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import Spare, cpp_max, cpp_min, trunc_div, valid_of, write
 from .unary import exp
+
+PairFn = Callable[..., np.ndarray]
+"""An elementwise operation of two operands, fn(a, b) -> result: a ufunc (whose callers also pass out=) or a
+function of two arrays (cpp_max, trunc_div, ...)."""
 
 _TYPES = (D.F32, D.F16, D.I32, D.I16, D.U32, D.U16)
 _FLOAT = (D.F32, D.F16)
@@ -157,8 +162,14 @@ def _expdif_float_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, vector: np
         out[...] = exp(diff)
 
 
-def _row_direct(plan: Plan, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
-                positions: dict[str, int] | None = None) -> Callable[[Tiles], None] | None:
+@overload
+def _row_direct(plan: Plan, fn: PairFn, positions: None = None) -> Callable[[Tiles], None] | None: ...
+@overload
+def _row_direct(plan: Plan, fn: PairFn, positions: dict[str, int]) -> Callable[[tuple], None] | None: ...
+
+
+def _row_direct(plan: Plan, fn: PairFn, positions: dict[str, int] | None = None
+                ) -> Callable[[Tiles], None] | Callable[[tuple], None] | None:
     """The row form of a signature whose tiles all have static valid shapes and plain views, and whose per-row
     operand has 1 or dst's valid columns: the operation straight from the two valid regions into dst's
     (`_pair_into`; the per-row operand broadcasts along each row, or, one column of a large region, is first
@@ -190,8 +201,8 @@ def _row_direct(plan: Plan, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
     a_part, b_part, d_part = (rows, a_cols), (rows, b_cols), (rows, whole)
     if positions is not None:  # the compiled call's form: the tiles taken from the arguments
         d, a, b = positions["dst"], positions["src0"], positions["src1"]
-        if vcols == 1 and shape[1] > 1 and not spread and isinstance(fn, np.ufunc):  # type: ignore[operator]
-            return _row_compiled_small(fn, specs, shape, a_full, d, a, b)  # type: ignore[return-value]
+        if vcols == 1 and shape[1] > 1 and not spread and isinstance(fn, np.ufunc):
+            return _row_compiled_small(fn, specs, shape, a_full, d, a, b)
         if spread:
             def spread_step(out: np.ndarray, first: np.ndarray, second: np.ndarray) -> None:  # NumPy work only
                 if a_full:
@@ -227,8 +238,9 @@ def _row_direct(plan: Plan, fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
     def run(tiles: Tiles) -> None:
         token = quiet_set()
         try:
-            x, y = tiles["src0"].view[a_part], tiles["src1"].view[b_part]
-            into(x, y, tiles["dst"].view[d_part], y if a_full else x)
+            # plain layouts (checked above): every view exists
+            x, y = tiles["src0"].view[a_part], tiles["src1"].view[b_part]  # type: ignore[index]
+            into(x, y, tiles["dst"].view[d_part], y if a_full else x)  # type: ignore[index]
         finally:
             quiet_reset(token)
 
@@ -274,7 +286,7 @@ def _row_compiled_small(fn: np.ufunc, specs: Any, shape: tuple[Any, Any], a_full
     return run
 
 
-def _row_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[Plan, Tiles, Scalars], None]:
+def _row_kernel(fn: PairFn) -> Callable[[Plan, Tiles, Scalars], None]:
     ufunc = isinstance(fn, np.ufunc)
     direct: dict[int, tuple[Plan, Callable[[Tiles], None] | None]] = {}
 
@@ -282,7 +294,7 @@ def _row_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[
         if ufunc:
             entry = direct.get(id(plan))
             if entry is None or entry[0] is not plan:
-                entry = plan, _row_direct(plan, fn)  # type: ignore[arg-type]
+                entry = plan, _row_direct(plan, fn)
                 if len(direct) < 4096:
                     direct[id(plan)] = entry  # holds the plan: its id is not reused while the entry lives
             if entry[1] is not None:
@@ -310,7 +322,7 @@ def _row_kernel(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[
     return kernel
 
 
-def _row_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _row_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     shape = tiles["dst"].valid_shape
     full = [r for r in ("src0", "src1") if tiles[r].valid_shape == shape and tiles[r].spec.is_row_major]
     if not full:
@@ -389,7 +401,7 @@ def _col_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], plan: Plan
     return run
 
 
-def _col_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _col_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     shape = tiles["dst"].valid_shape
     if tiles["src0"].valid_shape != shape:
         check.fail("src0", f"valid shape {tiles['src0'].valid_shape} must equal dst's valid shape {shape}")
@@ -435,12 +447,12 @@ _broadcast_rows.compiled = lambda plan, positions: _broadcast_compiled(True, pla
 _broadcast_cols.compiled = lambda plan, positions: _broadcast_compiled(False, plan, positions)  # type: ignore[attr-defined]
 
 
-def _fits_rows(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _fits_rows(check: Check, plan: Plan, tiles: Tiles) -> None:
     if tiles["src"].spec.rows < tiles["dst"].valid_row:
         check.fail("src", f"has {tiles['src'].spec.rows} rows, fewer than dst's {tiles['dst'].valid_row} valid rows")
 
 
-def _fits_cols(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _fits_cols(check: Check, plan: Plan, tiles: Tiles) -> None:
     if tiles["src"].spec.cols < tiles["dst"].valid_col:
         check.fail("src", f"has {tiles['src'].spec.cols} columns, fewer than dst's {tiles['dst'].valid_col} valid "
                           "columns")

@@ -23,7 +23,7 @@ PTOAS's verifiers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,7 @@ from ...tile.layout import region
 from ...tile.spec import TileSpec
 from .._check import Check
 from .._scalar import UINT64
-from ..record import TARGETS, Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src
+from ..record import TARGETS, Attr, Legality, Plan, Scalars, Static, Tiles, dst, instruction, scalar, src
 from . import _prequant
 from ._common import valid_of, write
 
@@ -53,14 +53,15 @@ _VECTOR = (dst(), src("src"), src("fp"), *_INDEX)
 # --- per-target legality, as data -----------------------------------------------------------------------------
 _F8 = (D.F8E4M3,)
 # (src loc, dst loc) -> {"plain" | "quant": {src dtype: dst dtypes}} (docs/isa/TINSERT.md, PTOAS TInsertOp)
-_A2A3 = {(Acc, Mat): {"plain": {D.F32: (D.F16, D.BF16)},
+_Pairs = Mapping[str, Mapping[D, tuple[D, ...]]]  # "plain" | "quant" -> {src dtype: dst dtypes}
+_A2A3: dict[tuple[TileType, TileType], _Pairs] = {(Acc, Mat): {"plain": {D.F32: (D.F16, D.BF16)},
                       "quant": {D.F32: (D.I8,), D.I32: (D.I8, D.U8, D.F16, D.I16)}}}
-_A5_ACC = {"plain": {D.F32: (D.F16, D.BF16, D.F32), D.I32: (D.I32,)},
+_A5_ACC: _Pairs = {"plain": {D.F32: (D.F16, D.BF16, D.F32), D.I32: (D.I32,)},
            "quant": {D.F32: (D.I8, D.U8, D.HIF8, D.F16, D.BF16, *_F8), D.I32: (D.I8, D.U8, D.F16, D.BF16)}}
 _A5_SAME = (D.F16, D.BF16, D.F32, D.I32, D.I8, D.HIF8, D.F8E4M3, D.F8E5M2)
-_A5 = {(Acc, Mat): _A5_ACC, (Acc, Vec): _A5_ACC,
+_A5: dict[tuple[TileType, TileType], _Pairs] = {(Acc, Mat): _A5_ACC, (Acc, Vec): _A5_ACC,
        (Vec, Vec): {"plain": {t: (t,) for t in _A5_SAME}}, (Vec, Mat): {"plain": {t: (t,) for t in _A5_SAME}}}
-PATHS: Mapping[str, Mapping[tuple[TileType, TileType], Mapping[str, Mapping[D, tuple[D, ...]]]]] = {
+PATHS: Mapping[str, Mapping[tuple[TileType, TileType], _Pairs]] = {
     "a2a3": _A2A3, "a5": _A5}
 """The NPU targets' (src, dst) location paths and element-type pairs; the cpu profile takes any standard pair
 (the simulator's loop converts)."""
@@ -78,7 +79,7 @@ def _layout_name(spec: TileSpec) -> str:
     return f"blayout={spec.blayout.name}, slayout={spec.slayout.name}"
 
 
-def _static(quant: bool, name: str):  # noqa: ANN202
+def _static(quant: bool, name: str) -> Static:
     """The signature's rule: location path, element types, layouts per target; `quant` for the scalar and
     vector forms (form 1 and 2 of TINSERT, every form of TINSERT_FP / TEXTRACT_FP)."""
 
@@ -205,7 +206,7 @@ def _extract_fp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     write(out, _prequant.apply(window, out.spec.dtype, words, True, relu))
 
 
-def _window_compiled(extract: bool):  # noqa: ANN202
+def _window_compiled(extract: bool) -> Callable[[Plan, dict[str, int], Mapping[str, Any]], Any]:
     """The compiled hook (`compiled_scalars`) of `_insert` (extract False) and `_extract_fp` (True): per signature
     whose element moves are plain copies (dst's element type is src's, no ReLU, no quantisation mode for the
     pair: `_prequant.apply` then gives the values unchanged) with plain layouts, per call only the scalars'
@@ -239,8 +240,9 @@ def _window_compiled(extract: bool):  # noqa: ANN202
             if "preQuantScalar" in scalars and cols > size and plan.config.undefined != "emulate":
                 return None
         checked = fp is not None and fp.np_dtype.kind == "f" and cols > 0  # the kernel checks float words only
-        bits, top = np.dtype(np.uint8), 0
-        if checked:
+        bits: np.dtype = np.dtype(np.uint8)
+        top: Any = 0  # a NumPy scalar of bits' type when checked (NumPy's stubs type x[()] as an array)
+        if checked and fp is not None:  # checked implies fp
             bits = np.dtype(f"u{fp.np_dtype.itemsize}")
             with quiet():
                 top = np.array(2.0**64).astype(fp.np_dtype).view(bits)[()]
@@ -268,15 +270,16 @@ def _window_compiled(extract: bool):  # noqa: ANN202
                     return general(args, converted)
                 # every word's bits below those of 2**64 (inf for half): non-negative, finite and small enough;
                 # else (a -0.0 too) the values themselves are checked
-                row = args[fi].view[0, first:first + cols] if checked else None
-                if checked and not mx(row.view(bits)) < top:
-                    token = quiet_set()
-                    try:
-                        low, high = float(mn(row)), float(mx(row))
-                    finally:
-                        quiet_reset(token)
-                    if not (low >= 0 and high < 2.0**64):  # a NaN fails both
-                        return general(args, converted)
+                if checked:
+                    row = args[fi].view[0, first:first + cols]
+                    if not mx(row.view(bits)) < top:
+                        token = quiet_set()
+                        try:
+                            low, high = float(mn(row)), float(mx(row))
+                        finally:
+                            quiet_reset(token)
+                        if not (low >= 0 and high < 2.0**64):  # a NaN fails both
+                            return general(args, converted)
             if empty:
                 return None
             if extract:

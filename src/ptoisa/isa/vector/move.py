@@ -29,6 +29,9 @@ dst's valid columns).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..._quiet import QUIET, quiet
@@ -43,15 +46,16 @@ from .._check import Check, announce_fallback, commit_variant
 from ...enums import AccToVecMode, ReluPreMode
 from ..enums import CmpMode
 from .._scalar import UINT64
-from ..record import TARGETS, Attr, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
+from ..record import TARGETS, Attr, Kernel, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
 from ._common import cpp_max, cpp_min, undefined, valid_of, write
-from .expand import _pair_into
+from .expand import PairFn, _pair_into
 from .reduce import _blocked_pays
 
 ALL = STANDARD_DTYPES
 
 
-def _same(*roles: str, dtypes: tuple[D, ...] = ALL, locs: object = "vec", row_major: tuple[str, ...] = ()):  # noqa: ANN202
+def _same(*roles: str, dtypes: tuple[D, ...] = ALL, locs: object = "vec", row_major: tuple[str, ...] = ()
+          ) -> dict[str, Legality]:
     kwargs = {} if locs == "vec" else {"locs": None}
     table = Legality({roles[0]: dtypes}, same=(roles,), row_major=row_major, **kwargs)  # type: ignore[arg-type]
     return {"a2a3": table, "a5": table, "cpu": table}
@@ -154,7 +158,7 @@ def _mov_static(check: Check, config: object, specs: dict, attrs: dict, form: in
         check.fail("src", f"the ReLU form needs an Acc source (got {s.loc.name})")
 
 
-def _mov_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
+def _mov_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], None] | None:
     """TMOV's plain form for one signature that keeps the element type, without ReLU, with plain layouts: one
     copy between the valid regions (equal, by the run-time rule; NumPy stages a copy between overlapping bytes).
     None (the bound kernel): the quantised forms, converting moves, ReLU, boxed layouts and the modes the NPU
@@ -289,8 +293,8 @@ def _tcmp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     if rows and cols and words:
         mode = plan.attrs["cmpMode"]
         a, b = valid_of(tiles["src0"]), valid_of(tiles["src1"])
-        with quiet():
-            truth = _COMPARE[mode](a, b)
+        with quiet():  # mode: the Attr's CmpMode (the plan's attrs are typed as any Enum)
+            truth = _COMPARE[mode](a, b)  # type: ignore[index]
         if mode is not CmpMode.EQ and plan.specs["src0"].dtype is D.I32 and plan.config.profile.tcmps.int32_eq_only:
             # docs/isa/TCMP.md (A2/A3): int32 sources take the EQ compare path whatever cmpMode says
             equal = a == b
@@ -308,7 +312,7 @@ def _tcmp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out.storage[...] = result
 
 
-def _tcmp_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
+def _tcmp_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], None] | None:
     """TCMP of one signature with plain layouts: the compare of the two valid regions into a bool buffer as wide
     as whole packed words (its padding False), packed little-endian (the flat buffer at once), then dst zeroed
     and the packed words stored (the compare reads both sources before dst changes, as the kernel's). None (the
@@ -317,6 +321,7 @@ def _tcmp_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
     if any(specs[r].slayout is not SLayout.NoneBox for r in ("dst", "src0", "src1")):
         return None
     mode = plan.attrs["cmpMode"]
+    assert isinstance(mode, CmpMode)  # the Attr's enum (the plan's attrs are typed as any Enum)
     if mode is not CmpMode.EQ and specs["src0"].dtype is D.I32 and plan.config.profile.tcmps.int32_eq_only:
         return None
     rows, cols = specs["src0"].valid_row, specs["src0"].valid_col
@@ -370,11 +375,13 @@ def _part_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
 
     if not (within(a) and within(b) and (a == d or b == d)) and 0 not in d:
         if plan.config.undefined != "emulate":
-            undefined(check, plan.config, None, f"valid shapes dst {d}, src0 {a}, src1 {b} are not a supported "
-                                                "pattern (one source must equal dst, the other must not exceed it)")
+            # a whole-call rule: no role (the error takes None; _common.undefined declares role: str)
+            undefined(check, plan.config, None,  # type: ignore[arg-type]
+                      f"valid shapes dst {d}, src0 {a}, src1 {b} are not a supported "
+                      "pattern (one source must equal dst, the other must not exceed it)")
 
 
-def _part(fn):  # noqa: ANN001, ANN202
+def _part(fn: PairFn) -> Kernel:
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         out = tiles["dst"]
         rows, cols = out.valid_shape
@@ -402,7 +409,7 @@ def _part(fn):  # noqa: ANN001, ANN202
     return kernel
 
 
-def _part_compiled(fn, plan: Plan, positions: dict[str, int]):  # noqa: ANN001, ANN202
+def _part_compiled(fn: PairFn, plan: Plan, positions: dict[str, int]) -> Callable[[tuple], None] | None:
     """TPARTADD TPARTMAX TPARTMIN of one signature whose three valid shapes are equal and nonempty, with plain
     layouts: the operation alone (`_pair_into`) from the two regions into dst's, the slices fixed once. Other
     patterns (a source covering less than dst) and boxed layouts: None (the bound kernel)."""
@@ -464,7 +471,7 @@ def _fillpad(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     store(out, spec.rows, spec.cols, contract)
 
 
-def _fillpad_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
+def _fillpad_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], None] | None:
     """TFILLPAD (TFILLPAD_INPLACE) of one signature with plain layouts: src's valid region (within dst) copied
     into dst, then the pad value written over the rest of dst's rows and columns. The copy reads all of src
     before the pad writes anything, so overlapping tiles (dst = src) end as the kernel's staged result. None (the
@@ -515,7 +522,8 @@ def _extract(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     write(out, np.array(valid_of(source, (r0 + rows, c0 + cols))[r0:, c0:]))
 
 
-def _extract_compiled(plan: Plan, positions: dict[str, int], scalars: dict):  # noqa: ANN202
+def _extract_compiled(plan: Plan, positions: dict[str, int], scalars: dict[str, Any]
+                      ) -> Callable[[tuple], None] | None:
     """TEXTRACT of one signature with plain layouts (`compiled_scalars`): the indices converted, the window
     checked against src's valid shape (a refused call runs the kernel with the converted indices, which raises),
     then one copy of the window into dst's valid region. None (the bound kernel): boxed layouts."""
@@ -595,7 +603,7 @@ def _trans(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     write(tiles["dst"], np.array(valid_of(tiles["src"]).T))
 
 
-def _trans_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
+def _trans_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], None] | None:
     """TTRANS of one signature with plain layouts: src's valid region copied transposed into dst's (the bits as
     unsigned integers of the element's size); a large region whose rows lie a power of two apart a block of 32
     source rows at a time (`_blocked_pays`: one transposing copy keeps evicting its own cache lines), when dst's
@@ -609,7 +617,9 @@ def _trans_compiled(plan: Plan, positions: dict[str, int]):  # noqa: ANN202
         return lambda args: None
     bits = np.dtype(f"u{specs['src'].np_dtype.itemsize}")
     part, into = (slice(0, vr), slice(0, vc)), (slice(0, vc), slice(0, vr))
-    sample = plain_view(np.empty(specs["src"].rows * specs["src"].cols, bits), specs["src"])[part].T
+    view = plain_view(np.empty(specs["src"].rows * specs["src"].cols, bits), specs["src"])
+    assert view is not None  # plain layouts (checked above)
+    sample = view[part].T
     blocked = _blocked_pays(sample)
     d, s = positions["dst"], positions["src"]
     copyto = np.copyto

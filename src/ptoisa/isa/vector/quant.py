@@ -82,6 +82,7 @@ def _tquant(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     x = np.array(valid_of(source), np.float32)
     with quiet():
         scaled = x * _param_column(tiles["fp"], rows)[:, None]
+        dtype: type[np.integer]
         if plan.attrs["quantType"] is QuantType.INT8_SYM:
             low, high, dtype = np.float32(-128), np.float32(127), np.int8
         else:

@@ -23,15 +23,19 @@ values (0.0 and -0.0) the first wins. The tmp tile is scratch on the NPUs; ptois
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from enum import Enum
 
 import numpy as np
 
 from ..._quiet import quiet, quiet_set, quiet_reset
 
 from ...dtypes import DType as D
+from ...targets import Config
 from ...tile.enums import SLayout
 from ...tile.layout import plain_view, store
+from ...tile.spec import TileSpec
+from .._check import Check
 from ..record import TARGETS, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import Spare, valid_of
 
@@ -52,7 +56,7 @@ def _table(cpu: frozenset, npu: frozenset) -> dict[str, Legality]:
             "cpu": Legality({}, pairs=cpu)}
 
 
-def sequential(op: Callable, values: np.ndarray, acc: np.dtype, axis: int, out: np.ndarray | None = None
+def sequential(op: np.ufunc, values: np.ndarray, acc: np.dtype, axis: int, out: np.ndarray | None = None
                ) -> np.ndarray:
     """Fold `values` along `axis` in order with `op` from op's identity (the simulator's `sum = 0`, `prod = 1`),
     rounding into `acc` after every step; into `out` (one element per lane, of acc's type) when given."""
@@ -223,7 +227,7 @@ def _reduce(axis: int, fold: Callable[[Plan, np.ndarray], np.ndarray]) -> Callab
     return kernel
 
 
-def _in_order(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtype]) -> Callable[[Plan, Tiles, Scalars], None]:
+def _in_order(axis: int, op: np.ufunc, acc_of: Callable[[Plan], np.dtype]) -> Callable[[Plan, Tiles, Scalars], None]:
     """The kernel of an in-order sum or product along `axis`: straight into dst's column (row) when dst holds
     it contiguously in the accumulator's type, else through `store`."""
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
@@ -245,19 +249,28 @@ def _in_order(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtype]) -> Ca
         else:
             store(out, 1, result.shape[0], result.reshape(1, -1))
 
-    kernel.compiled = lambda plan, positions: _in_order_compiled(axis, op, acc_of, plan, positions)
+    kernel.compiled = lambda plan, positions: _in_order_compiled(  # type: ignore[attr-defined]
+        axis, op, acc_of, plan, positions)
     return kernel
 
 
-def _line_of(spec, axis: int, count: int) -> tuple[tuple, bool]:  # noqa: ANN001
+def _plain_sample(spec: TileSpec) -> np.ndarray:
+    """The (rows, cols) view of a new, uninitialised storage of a plain (NoneBox) `spec`: its strides and flags are
+    those of every tile of the spec, for a compiled call to decide its route from."""
+    view = plain_view(np.empty(spec.rows * spec.cols, spec.np_dtype), spec)
+    assert view is not None  # callers decline boxed layouts first
+    return view
+
+
+def _line_of(spec: TileSpec, axis: int, count: int) -> tuple[tuple, bool]:
     """The index of dst's result line (column 0 of `count` rows, or row 0 of `count` columns) and whether that
     line is contiguous in dst's storage."""
     into = (slice(0, count), 0) if axis == 1 else (0, slice(0, count))
-    view = plain_view(np.empty(spec.rows * spec.cols, spec.np_dtype), spec)
+    view = _plain_sample(spec)
     return into, view[into].strides[0] == spec.np_dtype.itemsize
 
 
-def _in_order_compiled(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtype], plan: Plan,
+def _in_order_compiled(axis: int, op: np.ufunc, acc_of: Callable[[Plan], np.dtype], plan: Plan,
                        positions: dict[str, int]) -> Callable[[tuple], None] | None:
     """An `_in_order` kernel for one signature, with the route decided once from the layouts: the region read as
     it is, copied into the accumulator's order, or copied a block at a time (`_steps_outer`); then the same
@@ -290,7 +303,7 @@ def _in_order_compiled(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtyp
                 quiet_reset(token)
 
         return wrapping
-    sample = plain_view(np.empty(src_spec.rows * src_spec.cols, src_spec.np_dtype), src_spec)[part]
+    sample = _plain_sample(src_spec)[part]
     steps_lanes = sample if axis == 0 else sample.T
     if steps_lanes.shape[1] == 1:
         return None
@@ -308,7 +321,7 @@ def _in_order_compiled(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtyp
     def run(args: tuple) -> None:
         x = args[s].view[part]
         values = x if axis == 0 else x.T
-        scratch = spare.take() if blocked else None
+        scratch = spare.take() if blocked else None  # type: ignore[union-attr]  # spare is set when blocked
         bits = halves.take() if halves is not None else None
         token = quiet_set()
         try:
@@ -321,9 +334,9 @@ def _in_order_compiled(axis: int, op: Callable, acc_of: Callable[[Plan], np.dtyp
         finally:
             quiet_reset(token)
             if blocked:
-                spare.give(scratch)
+                spare.give(scratch)  # type: ignore[union-attr, arg-type]  # both set when blocked
             if bits is not None:
-                halves.give(bits)
+                halves.give(bits)  # type: ignore[union-attr]  # bits come from halves
 
     return run
 
@@ -332,12 +345,13 @@ def _extreme_kernel(axis: int, greater: bool) -> Callable[[Plan, Tiles, Scalars]
     """TROWMAX TROWMIN TCOLMAX TCOLMIN: `first_extreme` of src's valid region in dst's type (the general kernel),
     with a compiled form per signature (`_extreme_compiled`)."""
     kernel = _reduce(axis, lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np, copy=False), axis, greater))
-    kernel.compiled = lambda plan, positions: _extreme_compiled(axis, greater, plan, positions)
+    kernel.compiled = lambda plan, positions: _extreme_compiled(  # type: ignore[attr-defined]
+        axis, greater, plan, positions)
     return kernel
 
 
-_BITS_SIGNED = {2: np.dtype(np.int16), 4: np.dtype(np.int32)}
-_BITS_UNSIGNED = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
+_BITS_SIGNED: dict[int, np.dtype] = {2: np.dtype(np.int16), 4: np.dtype(np.int32)}
+_BITS_UNSIGNED: dict[int, np.dtype] = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
 
 
 def _extreme_by_bits(x: np.ndarray, axis: int, greater: bool, order: list[bool], group: int = 1
@@ -423,8 +437,8 @@ def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str,
     into, _ = _line_of(dst_spec, axis, vr if axis == 1 else vc)
     wide = dst_spec.np_dtype if dst_spec.np_dtype != src_spec.np_dtype else None
     d, s = positions["dst"], positions["src"]
-    reduce = (np.maximum if greater else np.minimum).reduce
-    sample = plain_view(np.empty(src_spec.rows * src_spec.cols, src_spec.np_dtype), src_spec)[part]
+    reduce: Callable[[np.ndarray, int], np.ndarray] = (np.maximum if greater else np.minimum).reduce
+    sample = _plain_sample(src_spec)[part]
     # down the columns of a large region whose rows are contiguous: rows laid side by side (`_down_in_groups`)
     group = _rows_per_group(vr, vc) if axis == 0 and vr * vc >= _GROUPED_MIN and sample.flags.c_contiguous \
         else 1
@@ -478,12 +492,12 @@ def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str,
     return run
 
 
-def _rows_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _rows_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     if tiles["src"].valid_row > tiles["dst"].spec.rows:
         check.fail("dst", f"has {tiles['dst'].spec.rows} rows, fewer than src's {tiles['src'].valid_row} valid rows")
 
 
-def _cols_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _cols_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     if tiles["src"].valid_col > tiles["dst"].spec.cols:
         check.fail("dst", f"has {tiles['dst'].spec.cols} columns, fewer than src's {tiles['src'].valid_col} valid "
                           "columns")
@@ -651,7 +665,8 @@ def _arg_kernel(axis: int, greater: bool) -> Callable[[Plan, Tiles, Scalars], No
         else:
             store(tiles["dst"], 1, index.shape[0], index.reshape(1, -1))
 
-    kernel.compiled = lambda plan, positions: _arg_compiled(axis, greater, plan, positions)
+    kernel.compiled = lambda plan, positions: _arg_compiled(  # type: ignore[attr-defined]
+        axis, greater, plan, positions)
     return kernel
 
 
@@ -674,7 +689,7 @@ def _arg_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str, int
     down = axis == 0 and vr * vc >= _MATCH_DOWN_MIN
     ints = src_spec.np_dtype.kind in "iu"
     largest = np.maximum.reduce
-    sample = plain_view(np.empty(src_spec.rows * src_spec.cols, src_spec.np_dtype), src_spec)[part]
+    sample = _plain_sample(src_spec)[part]
     group = _rows_per_group(vr, vc) if down and vr * vc >= _GROUPED_MIN and sample.flags.c_contiguous else 1
     if group > 1:
         smallest = np.minimum.reduce
@@ -713,7 +728,7 @@ def _arg_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str, int
     return run
 
 
-def _arg_rows_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _arg_rows_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     src, out = tiles["src"], tiles["dst"]
     if 0 in src.valid_shape:
         check.fail("src", f"valid shape {src.valid_shape} must have rows and columns (the reference asserts it)")
@@ -723,7 +738,7 @@ def _arg_rows_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
         check.fail("dst", "must be a one-column DN tile (col-major, Cols 1) or an ND tile with one valid column")
 
 
-def _arg_cols_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
+def _arg_cols_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     src, out = tiles["src"], tiles["dst"]
     if 0 in src.valid_shape:
         check.fail("src", f"valid shape {src.valid_shape} must have rows and columns (the reference asserts it)")
@@ -731,7 +746,8 @@ def _arg_cols_rule(check, plan: Plan, tiles: Tiles) -> None:  # noqa: ANN001
         check.fail("dst", f"valid shape {out.valid_shape} must be one row of src's {src.valid_col} valid columns")
 
 
-def _boxed_src(check, config, specs, attrs, form) -> None:  # noqa: ANN001
+def _boxed_src(check: Check, config: Config, specs: Mapping[str, TileSpec], attrs: Mapping[str, Enum],
+               form: int) -> None:
     if specs["src"].is_boxed:
         check.fail("src", "must use a non-fractal layout (SLayout NoneBox)")
 

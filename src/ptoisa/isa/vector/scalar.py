@@ -85,7 +85,7 @@ def _float_div(y: np.ndarray, a: np.ndarray, s: np.generic, form: int) -> bool:
     """TDIVS half and float: the division into dst (the general path's NumPy division, in the type)."""
     if a.dtype.kind != "f":
         return False
-    np.divide(*((s, a) if form == 1 else (a, s)), out=y)
+    np.divide(*((s, a) if form == 1 else (a, s)), out=y)  # type: ignore[call-overload]  # stubs: no *union
     return True
 
 
@@ -270,6 +270,9 @@ def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: C
         plain = ufunc if fast is None and guard is None else None
         step = (fast_whole and spec.np_dtype == np.float32 and same and fast_whole(vr * vc)) or \
             (fast_for and fast_for(spec.np_dtype)) or fast
+        weak: type[float]  # float or int (int: for integer types), and the bounds of the numbers NumPy may
+        low: float  # convert itself
+        high: float
         weak, low, high = weak_range(slot.dtype) if plain is not None and slot.dtype is spec.dtype \
             else (float, 1.0, 0.0)
 

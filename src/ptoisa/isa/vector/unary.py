@@ -374,7 +374,8 @@ def _exp_kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         x = source.view[:vr, :vc]
         token = quiet_set()
         try:
-            top = _max(x, None, None, None, False, _NEG_INF)  # x.max(initial=-inf) without its wrapper
+            # x.max(initial=-inf) without its wrapper (NumPy's stubs want keepdims and initial by keyword)
+            top = _max(x, None, None, None, False, _NEG_INF)  # type: ignore[call-overload]
             if top == top:  # no NaN (max propagates one)
                 np.exp(x, out=out.view[:vr, :vc], dtype=np.float64, casting="unsafe")
                 return

@@ -12,47 +12,91 @@ Targets: `a2a3` (default), `a5`, `cpu`; choose with `target=`, `with ptoisa.targ
 
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the real imports, for type checkers; at run time names load on first use (see __getattr__)
-    from .api import TCI, TCMPS, TEXPANDS, TGATHER, TPARTMUL
+if TYPE_CHECKING:  # the real imports, for type checkers (`X as X`: re-exported, for --strict users); at run
+    # time names load on first use (see __getattr__)
+    from .api import (
+        TCI as TCI,
+        TCMPS as TCMPS,
+        TEXPANDS as TEXPANDS,
+        TGATHER as TGATHER,
+        TPARTMUL as TPARTMUL,
+    )
     from .dtypes import (
-        DType,
-        bfloat16_t,
-        float8_e4m3_t,
-        float8_e5m2_t,
-        float8_e8m0_t,
-        float32_t,
-        half,
-        int8_t,
-        int16_t,
-        int32_t,
-        uint8_t,
-        uint16_t,
-        uint32_t,
+        DType as DType,
+        bfloat16_t as bfloat16_t,
+        float8_e4m3_t as float8_e4m3_t,
+        float8_e5m2_t as float8_e5m2_t,
+        float8_e8m0_t as float8_e8m0_t,
+        float32_t as float32_t,
+        half as half,
+        int8_t as int8_t,
+        int16_t as int16_t,
+        int32_t as int32_t,
+        uint8_t as uint8_t,
+        uint16_t as uint16_t,
+        uint32_t as uint32_t,
     )
     from .errors import (
-        ErratumWarning,
-        IllegalInstructionError,
-        ModeFallbackWarning,
-        NarrowingWarning,
-        NotModelledError,
-        OutOfBoundsError,
-        PlacementError,
-        PtoError,
-        PtoWarning,
-        TargetError,
-        TileSpecError,
-        UndefinedBehaviourError,
-        UninitializedReadError,
+        ErratumWarning as ErratumWarning,
+        IllegalInstructionError as IllegalInstructionError,
+        ModeFallbackWarning as ModeFallbackWarning,
+        NarrowingWarning as NarrowingWarning,
+        NotModelledError as NotModelledError,
+        OutOfBoundsError as OutOfBoundsError,
+        PlacementError as PlacementError,
+        PtoError as PtoError,
+        PtoWarning as PtoWarning,
+        TargetError as TargetError,
+        TileSpecError as TileSpecError,
+        UndefinedBehaviourError as UndefinedBehaviourError,
+        UninitializedReadError as UninitializedReadError,
     )
-    from .events import TSYNC, RecordEvent
-    from .enums import (AccToVecMode, AtomicType, CmpMode, GatherAxis, HistByte, MaskPattern, QuantType,
-                        ReluPreMode, RoundMode, SaturationMode, STPhase, TriangleMode)
-    from .memory import NPU_MEMORY_CLEAR, TASSIGN
-    from .structs import MrgSortExecutedNumList, TRandomCounter, TRandomKey
-    from .targets import Config, Target, current_config, get_profile, target
+    from .events import (
+        TSYNC as TSYNC,
+        RecordEvent as RecordEvent,
+    )
+    from .enums import (
+        AccToVecMode as AccToVecMode,
+        AtomicType as AtomicType,
+        CmpMode as CmpMode,
+        GatherAxis as GatherAxis,
+        HistByte as HistByte,
+        MaskPattern as MaskPattern,
+        QuantType as QuantType,
+        ReluPreMode as ReluPreMode,
+        RoundMode as RoundMode,
+        SaturationMode as SaturationMode,
+        STPhase as STPhase,
+        TriangleMode as TriangleMode,
+    )
+    from .memory import (
+        NPU_MEMORY_CLEAR as NPU_MEMORY_CLEAR,
+        TASSIGN as TASSIGN,
+    )
+    from .structs import (
+        MrgSortExecutedNumList as MrgSortExecutedNumList,
+        TRandomCounter as TRandomCounter,
+        TRandomKey as TRandomKey,
+    )
+    from .targets import (
+        Config as Config,
+        Target as Target,
+        current_config as current_config,
+        get_profile as get_profile,
+        target as target,
+    )
     from typing import Protocol
 
-    from .tile import BLayout, CompactMode, ConvTile, Layout, PadValue, SLayout, TileSpec, TileType
+    from .tile import (
+        BLayout as BLayout,
+        CompactMode as CompactMode,
+        ConvTile as ConvTile,
+        Layout as Layout,
+        PadValue as PadValue,
+        SLayout as SLayout,
+        TileSpec as TileSpec,
+        TileType as TileType,
+    )
     from .tile.tile import Tile as _TileInstance
 
     class _TileTemplate(Protocol):

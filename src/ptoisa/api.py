@@ -20,7 +20,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .dtypes import DType, as_dtype
 from .errors import IllegalInstructionError, PtoError, TileSpecError
@@ -237,6 +237,9 @@ class _Intrinsic:
 
     def __getitem__(self, template: Any) -> Callable[..., RecordEvent]:
         return self._bind(template if isinstance(template, tuple) else (template,))
+
+    if TYPE_CHECKING:  # at run time each instance's own class has the instruction's entry as `__call__`
+        def __call__(self, *args: Any, **kwargs: Any) -> RecordEvent: ...
 
     def __repr__(self) -> str:
         return f"<ptoisa intrinsic {self.__name__}>"

@@ -30,10 +30,11 @@ ROWS, COLS = 640, 48  # the tensors x and y: ROWS x COLS f32; m: ROWS x 8 ui8
 
 
 def _kernel(tr: int, tc: int, valid: tuple[int, int], part: tuple[int, int], body: list[str],
-            lo: str = "%lo", dn: bool = False) -> str:
+            lo: str = "%lo", dt: str = "f32") -> str:
     """A loop over %i from %lo to %n step %st; row offset %i * %rs + %r0, column offset %i * %cs + %c0 (index
     arguments). Tiles (arguments): %a, %b, %c f32 tr x tc valid `valid`, %p f32 with valid `part` (a partial
-    source of TPARTMUL), %bits ui8 tr x 32 valid tr x ceil(valid cols / 8)."""
+    source of TPARTMUL), %bits ui8 tr x 32 valid tr x ceil(valid cols / 8). `dt`: the element type of x, y, the
+    four f32 tiles and %s (f32 as written here)."""
     vr, vc = valid
     t = f"!pto.tile_buf<vec, {tr}x{tc}xf32, valid={vr}x{vc}>"
     tp = f"!pto.tile_buf<vec, {tr}x{tc}xf32, valid={part[0]}x{part[1]}>"
@@ -45,7 +46,7 @@ def _kernel(tr: int, tc: int, valid: tuple[int, int], part: tuple[int, int], bod
     types = {"T": t, "P": tp, "B": tb, "PV": pv, "PM": pm}
     lines = "\n".join("      " + line.format(**types) for line in body)
     vb = -(-vc // 8)
-    return f"""module {{
+    return _element(dt, f"""module {{
   func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %m: !pto.ptr<ui8>, %a: {t}, %b: {t}, %c: {t}, %p: {tp},
                %bits: {tb}, %s: f32, %lo: index, %n: index, %st: index, %rs: index, %r0: index, %cs: index,
                %c0: index) {{
@@ -73,7 +74,14 @@ def _kernel(tr: int, tc: int, valid: tuple[int, int], part: tuple[int, int], bod
     return
   }}
 }}
-"""
+""")
+
+
+def _element(dt: str, text: str) -> str:
+    return text.replace("f32", dt)
+
+
+NP = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "i16": np.int16}
 
 
 OPS = {
@@ -93,16 +101,17 @@ OPS = {
 }
 
 
-def _tiles(rng: np.random.Generator, tr: int, tc: int, valid: tuple[int, int], part: tuple[int, int]) -> list[Tile]:
+def _tiles(rng: np.random.Generator, tr: int, tc: int, valid: tuple[int, int], part: tuple[int, int],
+           dt: str = "f32") -> list[Tile]:
     vr, vc = valid
-    t = make_spec((TileType.Vec, np.float32, tr, tc, BLayout.RowMajor, vr, vc))
-    tp = make_spec((TileType.Vec, np.float32, tr, tc, BLayout.RowMajor, *part))
+    t = make_spec((TileType.Vec, NP[dt], tr, tc, BLayout.RowMajor, vr, vc))
+    tp = make_spec((TileType.Vec, NP[dt], tr, tc, BLayout.RowMajor, *part))
     tb = make_spec((TileType.Vec, np.uint8, tr, 32, BLayout.RowMajor, vr, -(-vc // 8)))
     tiles = [Tile(t), Tile(t), Tile(t), Tile(tp), Tile(tb)]
     for tile in tiles:
         tile.storage.view(np.uint8)[...] = rng.integers(0, 256, tile.storage.nbytes, dtype=np.uint8)
-        if tile.storage.dtype == np.float32:  # finite values (NaN payloads are not what is compared here)
-            tile.storage[...] = rng.normal(0, 4, tile.storage.size).astype(np.float32)
+        if tile.storage.dtype.kind == "f":  # finite values (NaN payloads are not what is compared here)
+            tile.storage[...] = rng.normal(0, 4, tile.storage.size).astype(tile.storage.dtype)
     return tiles
 
 
@@ -137,11 +146,12 @@ def _run(program: Any, target: str, args: list[Any], batched: bool, alias: bool 
 
 
 def _args(rng: np.random.Generator, tiles: list[Tile], scalar: float, lo: int, n: int, st: int, rs: int, r0: int,
-          cs: int, c0: int) -> list[Any]:
-    x = rng.normal(0, 8, (ROWS, COLS)).astype(np.float32)
-    y = rng.normal(0, 1, (ROWS, COLS)).astype(np.float32)
+          cs: int, c0: int, dt: str = "f32") -> list[Any]:
+    x = rng.normal(0, 8, (ROWS, COLS)).astype(NP[dt])
+    y = rng.normal(0, 1, (ROWS, COLS)).astype(NP[dt])
     m = rng.integers(0, 256, (ROWS, 8), dtype=np.uint8)
-    return [x, y, m, *tiles, scalar, lo, n, st, rs, r0, cs, c0]
+    value: Any = scalar if dt.startswith("f") else int(scalar * 4)
+    return [x, y, m, *tiles, value, lo, n, st, rs, r0, cs, c0]
 
 
 def _compare(text: str, args: list[Any], monkeypatch: Any, expect_batched: bool | None) -> int:
@@ -169,12 +179,14 @@ BODIES = [
 ]
 
 
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("seed", range(40))
 def test_random_loops_batched_as_run_in_turn(seed: int, monkeypatch: Any) -> None:
     pyrng = random.Random(seed)
     rng = np.random.default_rng(seed)
     body = BODIES[seed % len(BODIES)]
+    dt = ("f32", "f32", "f16", "i32", "i16")[seed % 5]  # (BODIES and these cycle apart: 6 and 5)
     tr, tc = pyrng.choice(((4, 8), (8, 16), (2, 8), (1, 16)))
+    tc *= 4 // np.dtype(NP[dt]).itemsize  # (rows of a multiple of 32 bytes)
     vr, vc = pyrng.choice(((tr, tc), (tr, tc), (tr, tc), (tr, tc - 3), (max(tr - 1, 1), tc), (1, 8)))
     part = (pyrng.randint(1, vr), pyrng.randint(1, vc))
     turns = pyrng.choice((1, 2, 3, 5, 8, 17, 40, 70))
@@ -198,9 +210,9 @@ def test_random_loops_batched_as_run_in_turn(seed: int, monkeypatch: Any) -> Non
     span_c = (n - 1) * cs + vc
     r0 = pyrng.randint(0, max(ROWS - span_r, 0))
     c0 = pyrng.randint(0, max(COLS - span_c, 0))
-    tiles = _tiles(rng, tr, tc, (vr, vc), part)
-    text = _kernel(tr, tc, (vr, vc), part, [OPS[o] for o in body])
-    args = _args(rng, tiles, float(pyrng.choice((0.5, -1.25, 2.0))), lo, n, st, rs, r0, cs, c0)
+    tiles = _tiles(rng, tr, tc, (vr, vc), part, dt)
+    text = _kernel(tr, tc, (vr, vc), part, [OPS[o] for o in body], dt=dt)
+    args = _args(rng, tiles, float(pyrng.choice((0.5, -1.25, 2.0))), lo, n, st, rs, r0, cs, c0, dt)
     _compare(text, args, monkeypatch, None)
 
 

@@ -329,3 +329,143 @@ def test_an_erratum_capable_signature_runs_in_turn(monkeypatch: Any) -> None:
             sequential = _run(program, config, args, False)
             batched = _run(program, config, args, True)
             assert batched[:3] == sequential[:3] and batched[3] == 1
+
+
+def _small_kernel(tile: str, body: list[str], cols: int = 64) -> str:
+    """x and y: 64 x `cols` f32; a loop of %n turns from 0 over row blocks of %rs rows (offset %i * %rs);
+    tiles %a, %b, %c of type `tile`, %bits a ui8 tile, %s f32."""
+    lines = "\n".join("      " + line for line in body)
+    return f"""module {{
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %a: {tile}, %b: {tile}, %c: {tile},
+               %bits: !pto.tile_buf<vec, 8x32xui8, valid=8x8>, %s: f32, %n: index, %rs: index) {{
+    %k0 = arith.constant 0 : index
+    %k1 = arith.constant 1 : index
+    %k8 = arith.constant 8 : index
+    %kw = arith.constant {cols} : index
+    %kr = arith.constant 64 : index
+    %vx = pto.make_tensor_view %x, shape = [%kr, %kw], strides = [%kw, %k1] : !pto.tensor_view<64x{cols}xf32>
+    %vy = pto.make_tensor_view %y, shape = [%kr, %kw], strides = [%kw, %k1] : !pto.tensor_view<64x{cols}xf32>
+    scf.for %i = %k0 to %n step %k1 {{
+      %row = arith.muli %i, %rs : index
+{lines}
+    }}
+    return
+  }}
+}}
+"""
+
+
+def _small_args(rng: np.random.Generator, specs: list[Any], n: int, rs: int, cols: int = 64) -> list[Any]:
+    tiles = [Tile(spec) for spec in specs]
+    for tile in tiles:
+        if tile.storage.dtype.kind == "f":
+            tile.storage[...] = rng.normal(0, 4, tile.storage.size).astype(tile.storage.dtype)
+        else:
+            tile.storage[...] = rng.integers(0, 256, tile.storage.size)
+    x = rng.normal(0, 8, (64, cols)).astype(np.float32)
+    y = rng.normal(0, 1, (64, cols)).astype(np.float32)
+    return [x, y, *tiles, 0.5, n, rs]
+
+
+def test_column_major_tiles_batched(monkeypatch: Any) -> None:
+    """DN (column-major) tiles: their stacks are seen through the same transposed view as their storage."""
+    t = "!pto.tile_buf<vec, 8x8xf32, blayout=col_major>"
+    pv = "!pto.partition_tensor_view<8x8xf32>"
+    tv = "!pto.tensor_view<64x64xf32>"
+    body = [f"%px = pto.partition_view %vx, offsets = [%row, %k8], sizes = [%k8, %k8] : {tv} -> {pv}",
+            f"%py = pto.partition_view %vy, offsets = [%row, %k0], sizes = [%k8, %k8] : {tv} -> {pv}",
+            f"pto.tload ins(%px : {pv}) outs(%a : {t})",
+            f"pto.tadd ins(%a, %b : {t}, {t}) outs(%c : {t})",
+            f"pto.tstore ins(%c : {t}) outs(%py : {pv})"]
+    dn = make_spec((TileType.Vec, np.float32, 8, 8, BLayout.ColMajor, 8, 8))
+    bits = make_spec((TileType.Vec, np.uint8, 8, 32, BLayout.RowMajor, 8, 8))
+    args = _small_args(np.random.default_rng(11), [dn, dn, dn, bits], 8, 8)
+    assert _compare(_small_kernel(t, body), args, monkeypatch, True) == 9
+
+
+def test_a2a3_tcmps_without_a_tail_batched(monkeypatch: Any) -> None:
+    """64 valid f32 columns: whole 256-byte repeats, no tail (a2a3 batches its TCMPS; a5's chunk of 128
+    elements has a tail: in turn there); dst's first 8 bytes per row, its other bytes the tiles' own; and a
+    TSTORE of a tile the loop does not write (the same bytes every turn)."""
+    t = "!pto.tile_buf<vec, 8x64xf32>"
+    pv = "!pto.partition_tensor_view<8x64xf32>"
+    tv = "!pto.tensor_view<64x64xf32>"
+    body = [f"%px = pto.partition_view %vx, offsets = [%row, %k0], sizes = [%k8, %kw] : {tv} -> {pv}",
+            f"%py = pto.partition_view %vy, offsets = [%row, %k0], sizes = [%k8, %kw] : {tv} -> {pv}",
+            f"pto.tload ins(%px : {pv}) outs(%a : {t})",
+            "pto.tcmps ins(%a, %s {cmpMode = #pto<cmp ge>} : " + t + ", f32) outs(%bits : "
+            "!pto.tile_buf<vec, 8x32xui8, valid=8x8>)",
+            f"pto.tstore ins(%b : {t}) outs(%py : {pv})"]
+    spec = make_spec((TileType.Vec, np.float32, 8, 64, BLayout.RowMajor, 8, 64))
+    bits = make_spec((TileType.Vec, np.uint8, 8, 32, BLayout.RowMajor, 8, 8))
+    args = _small_args(np.random.default_rng(12), [spec, spec, spec, bits], 8, 8)
+    for program in three_decodings(_small_kernel(t, body), monkeypatch):
+        for target in TARGETS:
+            sequential = _run(program, target, args, False)
+            batched = _run(program, target, args, True)
+            assert batched[:3] == sequential[:3]
+            assert batched[3] == (0 if target == "a5" else 1), target
+
+
+def test_tpartmul_into_its_full_source_and_a_partial_one(monkeypatch: Any) -> None:
+    """c = c * b after c's TLOAD (dst is the full source: its elements beside the partial source's region
+    stay), then a = c * p with a partial p (the full source's elements copied beside the product)."""
+    t = "!pto.tile_buf<vec, 8x8xf32>"
+    tp = "!pto.tile_buf<vec, 8x8xf32, valid=5x3>"
+    pv = "!pto.partition_tensor_view<8x8xf32>"
+    tv = "!pto.tensor_view<64x64xf32>"
+    text = f"""module {{
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %a: {t}, %b: {tp}, %c: {t}, %n: index, %rs: index) {{
+    %k0 = arith.constant 0 : index
+    %k1 = arith.constant 1 : index
+    %k8 = arith.constant 8 : index
+    %kw = arith.constant 64 : index
+    %vx = pto.make_tensor_view %x, shape = [%kw, %kw], strides = [%kw, %k1] : {tv}
+    %vy = pto.make_tensor_view %y, shape = [%kw, %kw], strides = [%kw, %k1] : {tv}
+    scf.for %i = %k0 to %n step %k1 {{
+      %row = arith.muli %i, %rs : index
+      %px = pto.partition_view %vx, offsets = [%row, %k0], sizes = [%k8, %k8] : {tv} -> {pv}
+      %py = pto.partition_view %vy, offsets = [%row, %k8], sizes = [%k8, %k8] : {tv} -> {pv}
+      pto.tload ins(%px : {pv}) outs(%c : {t})
+      pto.tpartmul ins(%c, %b : {t}, {tp}) outs(%c : {t})
+      pto.tpartmul ins(%b, %c : {tp}, {t}) outs(%a : {t})
+      pto.tstore ins(%a : {t}) outs(%py : {pv})
+    }}
+    return
+  }}
+}}
+"""
+    rng = np.random.default_rng(13)
+    full = make_spec((TileType.Vec, np.float32, 8, 8, BLayout.RowMajor, 8, 8))
+    part = make_spec((TileType.Vec, np.float32, 8, 8, BLayout.RowMajor, 5, 3))
+    tiles = [Tile(full), Tile(part), Tile(full)]
+    for tile in tiles:
+        tile.storage[...] = rng.normal(0, 4, tile.storage.size).astype(np.float32)
+    args = [rng.normal(0, 8, (64, 64)).astype(np.float32), np.zeros((64, 64), np.float32), *tiles, 8, 8]
+    assert _compare(text, args, monkeypatch, True) == 9
+
+
+def test_an_index_that_wraps_runs_in_turn(monkeypatch: Any) -> None:
+    """Turns 0, 8, 16 of row offset %i * (3 * 2**61 + 2), in index (i64) arithmetic: 0, then 16 and 32 after
+    wrapping (8 * (3 * 2**61 + 2) = 3 * 2**64 + 16): valid windows, which the sequential loop loads and stores;
+    the offsets are no progression without wrapping, so the loop runs in turn."""
+    t = "!pto.tile_buf<vec, 8x8xf32>"
+    pv = "!pto.partition_tensor_view<8x8xf32>"
+    tv = "!pto.tensor_view<64x64xf32>"
+    text = _small_kernel(t, [
+        f"%px = pto.partition_view %vx, offsets = [%row, %k0], sizes = [%k8, %k8] : {tv} -> {pv}",
+        f"%py = pto.partition_view %vy, offsets = [%row, %k8], sizes = [%k8, %k8] : {tv} -> {pv}",
+        f"pto.tload ins(%px : {pv}) outs(%a : {t})",
+        f"pto.tstore ins(%a : {t}) outs(%py : {pv})"]).replace("step %k1 {", "step %k8 {")
+    spec = make_spec((TileType.Vec, np.float32, 8, 8, BLayout.RowMajor, 8, 8))
+    bits = make_spec((TileType.Vec, np.uint8, 8, 32, BLayout.RowMajor, 8, 8))
+    args = _small_args(np.random.default_rng(14), [spec, spec, spec, bits], 24, 3 * 2 ** 61 + 2)
+    for program in three_decodings(text, monkeypatch):
+        for target in TARGETS:
+            sequential = _run(program, target, args, False)
+            batched = _run(program, target, args, True)
+            assert batched[:3] == sequential[:3] and batched[3] == 0
+            assert sequential[0][0] == ["a", "y"]  # (ran: a and y written)
+    no_wrap = list(args)
+    no_wrap[-1] = 2
+    assert _compare(text, no_wrap, monkeypatch, True) == 9

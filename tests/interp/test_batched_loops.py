@@ -469,3 +469,55 @@ def test_an_index_that_wraps_runs_in_turn(monkeypatch: Any) -> None:
     no_wrap = list(args)
     no_wrap[-1] = 2
     assert _compare(text, no_wrap, monkeypatch, True) == 9
+
+
+def test_poison_mode_runs_in_turn(monkeypatch: Any) -> None:
+    """fill="poison" checks every turn's reads: the loop runs in turn (a batched loop would check nothing), with
+    the same results as without batching; here an alloc'd tile read before any write is reported."""
+    t = "!pto.tile_buf<vec, 8x8xf32>"
+    pv = "!pto.partition_tensor_view<8x8xf32>"
+    tv = "!pto.tensor_view<64x64xf32>"
+    text = f"""module {{
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %n: index) {{
+    %k0 = arith.constant 0 : index
+    %k1 = arith.constant 1 : index
+    %k8 = arith.constant 8 : index
+    %kw = arith.constant 64 : index
+    %vx = pto.make_tensor_view %x, shape = [%kw, %kw], strides = [%kw, %k1] : {tv}
+    %vy = pto.make_tensor_view %y, shape = [%kw, %kw], strides = [%kw, %k1] : {tv}
+    %a = pto.alloc_tile : {t}
+    %b = pto.alloc_tile : {t}
+    %c = pto.alloc_tile : {t}
+    scf.for %i = %k0 to %n step %k1 {{
+      %row = arith.muli %i, %k8 : index
+      %px = pto.partition_view %vx, offsets = [%row, %k0], sizes = [%k8, %k8] : {tv} -> {pv}
+      %py = pto.partition_view %vy, offsets = [%row, %k0], sizes = [%k8, %k8] : {tv} -> {pv}
+      pto.tload ins(%px : {pv}) outs(%a : {t})
+      pto.tadd ins(%a, %{{src}} : {t}, {t}) outs(%c : {t})
+      pto.tstore ins(%c : {t}) outs(%py : {pv})
+    }}
+    return
+  }}
+}}
+"""
+    rng = np.random.default_rng(15)
+    for src in ("a", "b"):  # b: never written (poison reports its read)
+        program_text = text.replace("%{src}", f"%{src}")
+        args = [rng.normal(0, 8, (64, 64)).astype(np.float32), np.zeros((64, 64), np.float32), 8]
+        for program in three_decodings(program_text, monkeypatch):
+            outcomes = []
+            for batched in (False, True):
+                saved, before = batch.BATCH_FROM, batch.batched_runs[0]
+                batch.BATCH_FROM = 1 if batched else 1 << 62
+                arrays = [np.array(a) if isinstance(a, np.ndarray) else a for a in args]
+                try:
+                    try:
+                        result: Any = sorted(program.run(*arrays, target="cpu", fill="poison").outputs)
+                    except Exception as exc:  # noqa: BLE001 - compared
+                        result = (type(exc).__name__, str(exc))
+                finally:
+                    batch.BATCH_FROM = saved
+                outcomes.append((result, [a.tobytes() for a in arrays if isinstance(a, np.ndarray)]))
+                assert batch.batched_runs[0] == before
+            assert outcomes[0] == outcomes[1]
+            assert (outcomes[0][0][0] == "UninitializedReadError") == (src == "b")

@@ -13,14 +13,15 @@ which then raises every error at its turn, with earlier turns' effects done). Th
   `tload` / `tstore`): one gather of the N windows (the plan's array of windows indexed by the offsets) into
   the tile's stack, one scatter of the stack's valid regions into them;
 * TPARTMUL, TCMPS, TEXPANDS: their modules' `batch_form` (isa/tpartmul.py, tcmps.py, texpands.py), and record
-  instructions through `ptoisa.isa.batch.batch_form` (the whole-tile ufunc signatures, and any record whose
+  instructions through `ptoisa.isa.record.batch_form` (the whole-tile ufunc signatures, and any record whose
   kernel declares a `batch` hook): each gives, for the tiles and scalars of the loop, a run over stacked
   storages and what of dst it writes, or refuses (a signature that may announce an erratum or warn, a scalar
   that converts with a warning, layouts not covered);
 * ops that change nothing in a sequential run (set_flag, wait_flag, barriers): counted, not run.
 
-Conditions on the run: no poison mode; at least `BATCH_FROM` turns; every tile an op names is a plain `Tile`
-made before the loop, of one flat storage, and no two distinct tiles share memory; every tile the body reads
+Conditions on the run: no poison mode; at least `BATCH_FROM` turns; stacks of at most `MAX_STACK_BYTES`; every
+tile an op names is a plain `Tile` made before the loop, of one flat storage, and no two distinct tiles share
+memory; every tile the body reads
 is either not written by the loop (read once, seen by every turn) or written earlier in the same turn over
 what the read needs (its valid region or, for a read of the whole storage, all of it); every window the loop
 stores to is disjoint from every window of the same tensor any op of the loop touches in another turn (no
@@ -383,7 +384,8 @@ def _prepare(regs: list[Any], program: list[tuple[Any, ...]], config: Any, lo: i
             steps.append((what, id(tile), windows, offsets, vr, vc, tensor))
             accesses.append((tensor, first, step, vr, vc, kind.row_stride, len(steps), what == "store"))
             if what == "load":
-                order.append((id(tile), "write", "all" if (vr, vc) == tile.view.shape else "valid"))  # type: ignore[union-attr]
+                whole = (vr, vc) == tile.view.shape  # type: ignore[union-attr]
+                order.append((id(tile), "write", "all" if whole else "valid"))
             else:
                 order.append((id(tile), "read", "valid"))
         else:

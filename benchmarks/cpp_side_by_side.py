@@ -625,9 +625,13 @@ def summary_table(entries: list[Entry]) -> str:
 
 def kernel_line(driver: Driver, kernel_id: int, budget_s: float, repeat_s: float) -> dict[str, Any]:
     """The shipped scale/compare kernel per 16x16 block: the C++ loop next to the interpreter's figures from
-    benchmarks/interp_costs.py (the steady state of a 64-block run, and the shipped run less an empty run)."""
-    from interp_costs import measure
+    benchmarks/interp_costs.py (the steady state of a 64-block run, and the shipped run less an empty run), with
+    its loops batched where they qualify (the default, ptoisa.interp.batch), and the same steady state with
+    batching switched off (each turn in turn; measured the same way, its two runs interleaved)."""
+    from interp_costs import measure, scale_compare
     from run import measure_pair
+
+    from ptoisa.interp import batch
 
     cpp = interleaved({"cpp": lambda number: driver.time_us(kernel_id, number) / 4},
                       budget_s, repeat_s)["cpp"]
@@ -635,13 +639,31 @@ def kernel_line(driver: Driver, kernel_id: int, budget_s: float, repeat_s: float
     per_block = [r for r in rows if r[0].startswith("scale_compare")]
     ref = cpp["median_us"]
     (_, steady, api, _), (_, shipped, _, _) = per_block
+    (big, big_args), (small, small_args) = scale_compare(64), scale_compare(4)
+    batching = batch.BATCH_FROM
+
+    def in_turn(program: Any, args: tuple[Any, ...]) -> Callable[[], object]:
+        def run() -> object:
+            batch.BATCH_FROM = 1 << 62
+            try:
+                return program.run(*args, target="cpu")
+            finally:
+                batch.BATCH_FROM = batching
+
+        return run
+
+    run_big, run_small = measure_pair(in_turn(big, big_args), in_turn(small, small_args), budget_s, repeat_s)
+    sequential = (run_big.median_us - run_small.median_us) / 60
     print(f"\nexamples/pto/run_scale_compare.pto per 16x16 block (TLOAD, TPARTMUL, TCMPS, 2 x TSTORE): C++ "
           f"{ref:.2f} us; ptoisa interpreter {steady:.2f} us ({steady / ref:.1f}x) in the steady state ((64-block "
-          f"run - 4-block run) / 60), {shipped:.2f} us ({shipped / ref:.1f}x) per block of the shipped run "
-          f"((run - empty run) / 4, its set-up included); the block's TPARTMUL + TCMPS through the API (the blocks "
-          f"in turn) {api:.2f} us ({api / ref:.1f}x)")
+          f"run - 4-block run) / 60; its loop batched: each op once over all turns, from {batching} turns), "
+          f"{sequential:.2f} us ({sequential / ref:.1f}x) with batching off (turn after turn), {shipped:.2f} us "
+          f"({shipped / ref:.1f}x) per block of the shipped run ((run - empty run) / 4, its set-up included; 4 "
+          f"turns: {'batched' if 4 >= batching else 'turn after turn'}); the block's TPARTMUL + TCMPS through the "
+          f"API (the blocks in turn) {api:.2f} us ({api / ref:.1f}x)")
     return {"cpp": cpp,
-            "interpreter": [{"what": w, "ptoisa_us": o, "api_two_calls_us": a} for w, o, a, _ in per_block]}
+            "interpreter": [{"what": w, "ptoisa_us": o, "api_two_calls_us": a} for w, o, a, _ in per_block],
+            "steady_state_unbatched_us": sequential, "batch_from_turns": batching}
 
 
 def main(argv: list[str] | None = None) -> int:

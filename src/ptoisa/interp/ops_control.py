@@ -7,7 +7,7 @@ from typing import Any
 
 from xdsl.ir import Operation
 
-from . import decode
+from . import batch, decode
 from .decode import FunctionDecoder, Step, Steps, charge, handler, locate, loop_turns, time_out
 from .errors import LimitError
 
@@ -49,10 +49,11 @@ def _for(d: FunctionDecoder, op: Operation) -> Step:
     results = [d.define(r) for r in op.results]
     n = body.ops
     looped = decode.fuse_loop(body, lb, ub, st, iv, inits, carried, yields, results, iv)
+    if not inits:  # a body whose ops all have a batch form runs all its turns at once where it can (batch.py)
+        return batch.plan_loop(d, op, looped if looped is not None else _simple_for(lb, ub, st, iv, body, n),
+                               lb, ub, st, iv, n)
     if looped is not None:  # a body of statements only: the loop written with them (one function)
         return looped
-    if not inits:
-        return _simple_for(lb, ub, st, iv, body, n)
     if len(inits) == 1 and len(carried) == 1 and len(yields) == 1 and len(results) == 1:
         return _one_carried_for(lb, ub, st, iv, body, n, inits[0], carried[0], yields[0], results[0])
 

@@ -89,6 +89,23 @@ def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.gener
     return _from_float(as_float, dtype, check, operand)
 
 
+def quiet_element(value: Any, dtype: DType) -> Any:
+    """`to_element(value, dtype, ...)` where that conversion certainly neither warns nor refuses (a float within
+    a float type's finite range, an int within an integer type's range, a NumPy scalar of the type); else None.
+    For callers that convert a value once instead of once per call (a batched loop's loop-invariant scalar): a
+    conversion that may warn must be left to each call."""
+    if isinstance(dtype, _Bits):
+        return None
+    kind = type(value)
+    if kind is float and dtype.is_float and abs(value) <= _SAFE_MAGNITUDE[dtype]:  # type: ignore[index]
+        return _round_double_quiet(value, dtype)
+    if kind is int and not dtype.is_float and _INT_RANGE[dtype][0] <= value <= _INT_RANGE[dtype][1]:
+        return dtype.np.type(value)
+    if isinstance(value, np.generic) and value.dtype == dtype.np:
+        return value
+    return None
+
+
 def _same_number(value: int, result: np.generic) -> bool:
     """Whether an integer kept its value (a float type may round it, but must not overflow it)."""
     if isinstance(result, np.integer):

@@ -39,7 +39,7 @@ from ..tile.enums import TileType
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import SITE, Check
-from ._scalar import _Bits, to_element, weak_range
+from ._scalar import _Bits, quiet_element, to_element, weak_range
 from .fastcall import MISS as _MISS
 from .fastcall import key_of, specialise
 
@@ -936,3 +936,55 @@ def sited(where: str | None) -> Any:
 
 __all__ = ["Attr", "Erratum", "Instruction", "Legality", "Operand", "Plan", "REGISTRY", "TARGETS", "VEC",
            "IllegalInstructionError", "dst", "instruction", "make_plan", "same_for_all", "scalar", "src", "struct", "tmp"]
+
+
+# --- batched loops ---------------------------------------------------------------------------------------------
+def batch_form(record_: Instruction, config: Config, args: tuple[Any, ...]) -> Any:
+    """A record's batch form for one compiled signature (every operand positional, in C++ order: tiles and
+    scalars), for a loop that runs the call once per turn with the same scalars (ptoisa.interp.batch): (run,
+    writes, reads), `run(stacked)` taking the tiles' stacks (`storage` (N, numel), `view` (N, rows, cols)) in
+    operand order and writing the bytes of N calls in a row, `writes` [(tile index, "all" / "valid" / "part")],
+    `reads` the indices of the tiles it reads; or None where the calls must run one by one.
+
+    The registry: a kernel may declare its own `batch(config, args)` hook (beside `compiled`); else the whole-tile
+    ufunc signatures (`_whole_tile`: every tile of one type, fully valid; the compiled call is then one ufunc over
+    the storages, and over stacked storages it gives each turn's bytes), with a scalar that converts without a
+    warning (converted once: it is the same every turn)."""
+    hook = getattr(record_.kernel, "batch", None)
+    if hook is not None:
+        return hook(config, args)
+    form = record_._simple  # type: ignore[attr-defined]
+    ufunc = getattr(record_.kernel, "whole", None)
+    if form is None or record_.attrs or type(ufunc) is not np.ufunc or len(args) != len(form):
+        return None
+    tiles = {o.name: a for o, a in zip(form, args) if o.kind == "tile"}
+    if any(type(t) is not Tile or t.spec.dynamic_row or t.spec.dynamic_col for t in tiles.values()):
+        return None
+    plan = record_.plan(config, tuple((n, t.spec) for n, t in tiles.items()), (), 0)
+    scalar_types = [record_._scalar_type(o.name, tiles) if o.kind == "scalar" else None for o in form]
+    if _whole_tile(record_.kernel, plan, form, scalar_types) is None:
+        return None
+    spec = next(iter(tiles.values())).spec
+    sources: list[tuple[bool, Any]] = []  # per input: (a tile, its index among the tiles / the converted scalar)
+    tile_index = 0
+    for operand, value, dtype in zip(form[1:], args[1:], scalar_types[1:]):
+        if operand.kind == "tile":
+            tile_index += 1
+            sources.append((True, tile_index))
+            continue
+        weak, low, high = weak_range(dtype) if dtype is spec.dtype else (float, 1.0, 0.0)  # type: ignore[arg-type]
+        if not (type(value) is weak and low <= value <= high):  # type: ignore[operator]
+            value = quiet_element(value, dtype)  # type: ignore[arg-type]
+            if value is None:
+                return None
+        sources.append((False, value))
+    quiet = spec.np_dtype.kind == "f"
+
+    def run(stacked: list[Any]) -> None:
+        operands = [stacked[x].storage if is_tile else x for is_tile, x in sources]
+        if quiet:
+            QUIET.run(ufunc, *operands, stacked[0].storage)
+        else:
+            ufunc(*operands, stacked[0].storage)
+
+    return run, [(0, "all")], tuple(x for is_tile, x in sources if is_tile)

@@ -36,7 +36,7 @@ from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum, announce_fallback, commit_variant, errata_ignored, fallbacks_ignored
 from ._compare import VIA_FLOAT32, INF_BITS_16, OPS, compare, compare_bits16, is_inf16
-from ._scalar import to_element, weak_range
+from ._scalar import quiet_element, to_element, weak_range
 from .enums import CmpMode, coerce_enum
 
 INSTR = "TCMPS"
@@ -853,3 +853,99 @@ def _stream_lanes(predicate: Any, sspec: TileSpec, vr: int, vc: int, width: int,
         return packed, equal
 
     return lanes
+
+
+# --- batched loops ---------------------------------------------------------------------------------------------
+def batch_form(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> tuple[Any, str] | None:
+    """What a batched loop (ptoisa.interp.batch) runs for N calls of TCMPS, one per turn, the tiles' storages
+    stacked (N, numel): (run, what of dst the calls write: "all" its storage, "valid" exactly its valid region,
+    "part" less or other bytes), or None where the calls must run one by one.
+
+    Only the routes of `_plan` that write the contract's bytes with a comparison that cannot announce anything:
+    the scalar form with a scalar converted without a warning (loop-invariant: converted once), plain layouts,
+    a plain comparison (a ufunc or `compare`: no int32 EQ fallback, no int16-as-half or EQ-tolerance erratum),
+    and on a2a3 no repeat tail (`tcmps_repeat_tail`), on a5 no chunk tail (`tcmps_chunk_tail`). Each turn's
+    bits are its own rows of the stack: the comparison runs once over the N valid regions and each turn's rows
+    are packed and landed as `_plan` lands one call's (cpu: the byte stream over dst's valid shape, the rest of
+    dst zeroed; a2a3 / a5: row i's bytes at dst row i). What depends on the tile types, valid shapes, mode and
+    target is decided once (`_batch_route`)."""
+    if not (type(dst) is Tile and type(src0) is Tile and type(mode) is CmpMode) or isinstance(src1, Tile):
+        return None
+    key = (config, dst.spec, src0.spec, mode, dst._valid_row, dst._valid_col, src0._valid_row, src0._valid_col)
+    route = _BATCH_ROUTES.get(key, _UNSET)
+    if route is _UNSET:
+        route = _batch_route(config, dst, src0, mode)
+        if len(_BATCH_ROUTES) < 4096:
+            _BATCH_ROUTES[key] = route
+    if route is None:
+        return None
+    make, predicate, (kind, low, high), dtype = route
+    scalar = src1 if type(src1) is kind and low <= src1 <= high else quiet_element(src1, dtype)
+    return None if scalar is None else make(scalar)
+
+
+_BATCH_ROUTES: dict[tuple[Any, ...], Any] = {}
+
+
+def _batch_route(config: Config, dst: Tile, src0: Tile, mode: CmpMode) -> Any:
+    """(make(scalar) -> (run, coverage), predicate, the scalars passed as they are (`weak_range`), element type)
+    for `batch_form`, or None."""
+    dspec, sspec = dst.spec, src0.spec
+    if dst.view is None or src0.view is None or dspec.is_boxed or sspec.is_boxed:
+        return None
+    check = Check(INSTR, config.name)
+    try:
+        _static(dspec, sspec, None, config)
+        _check_valid_shapes(check, config, dst, src0)
+    except PtoError:
+        return None
+    dtype, (vr, vc) = sspec.dtype, src0.valid_shape
+    predicate = _predicate_of(config, mode, dtype, vr * vc)
+    if not isinstance(predicate, np.ufunc) and not (isinstance(predicate, partial) and predicate.func is compare):
+        return None
+    weak = weak_range(dtype) if predicate is OPS[mode] else (float, 1.0, 0.0)
+    packing = config.profile.tcmps.packing
+    packbits = np.packbits
+    if packing == "cpu_stream":
+        if (vr, vc) != (sspec.rows, sspec.cols) or vc % 8:
+            return None
+        dvr, dvc = dst.valid_shape
+        count = min(vr * vc // 8, dspec.numel, dvr * dvc)
+        full, rest = divmod(count, dvc)
+
+        def stream_form(scalar: Any) -> tuple[Any, str]:
+            def run_stream(out: Any, src: Any) -> None:
+                bits = predicate(src.view, scalar)
+                stream = packbits(bits.reshape(bits.shape[0], -1), 1, "little")
+                out.storage.fill(0)
+                out.view[:, :full, :dvc] = stream[:, :full * dvc].reshape(-1, full, dvc)
+                if rest:
+                    out.view[:, full, :rest] = stream[:, full * dvc:count]
+
+            return run_stream, "all"
+
+        return stream_form, predicate, weak, dtype
+    if packing == "a5_rows" and config.erratum("tcmps_chunk_tail") and vc % (256 if dtype.itemsize == 1 else 128):
+        return None
+    if packing == "a2a3_rows":
+        no_tail = vc % (256 // dtype.itemsize) == 0 and (mode is not CmpMode.NE or -(-vc // 8) == dspec.cols)
+        if not no_tail and config.erratum("tcmps_repeat_tail"):
+            return None
+    pitch, rows = dspec.cols * dspec.dtype.itemsize, dspec.rows
+    width = -(-vc // 8)
+    if vr == rows and width == pitch:
+        coverage = "all"
+    elif dspec.is_row_major and width == dst.valid_col * dspec.dtype.itemsize:  # (dst's valid rows are vr)
+        coverage = "valid"
+    else:
+        coverage = "part"
+
+    def rows_form(scalar: Any) -> tuple[Any, str]:
+        def run_rows(out: Any, src: Any) -> None:
+            bits = predicate(src.view[:, :vr, :vc], scalar)
+            packed = packbits(bits, 2, "little")
+            out.storage.view(np.uint8).reshape(-1, rows, pitch)[:, :vr, :width] = packed
+
+        return run_rows, coverage
+
+    return rows_form, predicate, weak, dtype

@@ -30,7 +30,7 @@ from ..tile.layout import store, write_region
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, commit_variant
-from ._scalar import to_element, weak_range
+from ._scalar import quiet_element, to_element, weak_range
 
 INSTR = "TEXPANDS"
 _BOUNDED_DIMS = {Layout.NC1HWC0: 4, Layout.FRACTAL_Z: 4, Layout.NDC1HWC0: 5, Layout.FRACTAL_Z_3D: 5}
@@ -63,12 +63,24 @@ def _compile(key: tuple[Any, ...], valid: tuple[int, int]) -> Any:
     """A plain Vec fill compiled once per tile type and target (its checks run here), or None (remembered)
     where the general path decides per call. A refusal is left to the general path and not remembered."""
     config, spec = key[:2]
+    kind = _plain_kind(config, spec, *valid)
+    if kind is None:
+        return None
+    run = None
+    if kind in ("vec", "storage") and len(_COMPILED) < 4096:
+        run = _fill(config, spec, *valid, kind == "storage")
+    _COMPILED[key] = run
+    return run
+
+
+def _plain_kind(config: Config, spec: TileSpec, vr: int, vc: int) -> str | None:
+    """The kernel for a tile type and valid shape (`_static_kind`, None where it refuses), with "vec" where
+    a2a3's fill is the contract's (neither erratum can act) and "storage" where a Mat tile's fill is its whole
+    storage (`_fill_mat` fills it so)."""
     try:
         kind = _static_kind(spec, config)
     except PtoError:
         return None
-    run = None
-    vr, vc = valid
     if kind == "a2a3_vec":  # the a2a3 fill is the contract's where neither erratum can act
         pairs = spec.dtype.itemsize == 1 and config.erratum("texpands_b8_pairs")
         contiguous = config.erratum("texpands_static_valid_contiguous") and _a2a3_contiguous(spec, vr, vc)
@@ -76,10 +88,7 @@ def _compile(key: tuple[Any, ...], valid: tuple[int, int]) -> Any:
             kind = "vec"
     if kind == "mat" and ((vr, vc) == (spec.rows, spec.cols) or not config.erratum("texpands_mat_valid_only")):
         kind = "storage"  # the whole Rows x Cols storage, as `_fill_mat` fills it here
-    if kind in ("vec", "storage") and len(_COMPILED) < 4096:
-        run = _fill(config, spec, vr, vc, kind == "storage")
-    _COMPILED[key] = run
-    return run
+    return kind
 
 
 def _fill(config: Config, spec: TileSpec, vr: int, vc: int, everything: bool) -> Any:
@@ -261,3 +270,31 @@ def _rectangle_is_prefix(spec: TileSpec, vr: int, vc: int) -> bool:
     if spec.is_row_major:
         return vr <= 1 or vc == spec.cols
     return vc <= 1 or vr == spec.rows
+
+
+# --- batched loops ---------------------------------------------------------------------------------------------
+def batch_form(config: Config, dst: Any, scalar: Any) -> tuple[Any, str] | None:
+    """What a batched loop (ptoisa.interp.batch) runs for N calls of TEXPANDS into one tile, its storage stacked
+    (N, numel): (run, what of dst the calls write: "all" or "valid"), or None where the calls must run one by
+    one. The routes `_fill` compiles (a plain Vec tile's valid region, a Mat tile's whole storage) with a scalar
+    converted without a warning (loop-invariant: converted once): every turn writes the same value there."""
+    if type(dst) is not Tile or dst.view is None:
+        return None
+    spec, (vr, vc) = dst.spec, dst.valid_shape
+    kind = _plain_kind(config, spec, vr, vc)
+    if kind not in ("vec", "storage"):
+        return None
+    low_kind, low, high = weak_range(spec.dtype)
+    value = scalar if type(scalar) is low_kind and low <= scalar <= high else quiet_element(scalar, spec.dtype)
+    if value is None:
+        return None
+    if kind == "storage" or (vr, vc) == (spec.rows, spec.cols):
+        def run_all(out: Any) -> None:
+            out.storage.fill(value)
+
+        return run_all, "all"
+
+    def run_valid(out: Any) -> None:
+        out.view[:, :vr, :vc] = value
+
+    return run_valid, "valid"

@@ -508,3 +508,55 @@ def _emulate_a5(dst: Tile, src0: Tile, src1: Tile) -> None:
 
 
 _EMULATE = {"cpu": _emulate_cpu, "a2a3": _emulate_a2a3, "a5": _emulate_a5}
+
+
+# --- batched loops ---------------------------------------------------------------------------------------------
+def batch_form(config: Config, dst: Any, src0: Any, src1: Any) -> tuple[Any, str] | None:
+    """What a batched loop (ptoisa.interp.batch) runs for N calls of TPARTMUL on these tiles, one per turn, their
+    storages stacked (N, numel): (run, the region of dst written), or None where the calls must run one by one.
+
+    `run(dst, src0, src1)` takes stacked tiles (`storage` (N, numel), `view` (N, rows, cols), a source that the
+    loop does not write seen with stride 0) and writes into dst's stack the bytes of the N calls: the contract over
+    dst's valid region (the product over the partial source's valid region, the full source's elements beside
+    it), which is what every plain compiled route writes (`_whole_plan`, `_equal_plan`, `_multiply_plain`, its
+    whole-tile copy included, which copies only valid elements when it applies). Refused (None): other tile
+    classes, boxed layouts, a refused signature or pattern, an empty dst valid region, and a2a3's padding copy
+    (erratum tpartmul_copy_padding), which may announce per call."""
+    if not (type(dst) is Tile and type(src0) is Tile and type(src1) is Tile):
+        return None
+    if dst.view is None or src0.view is None or src1.view is None:
+        return None
+    try:
+        _static(dst.spec, src0.spec, src1.spec, config)
+    except PtoError:
+        return None
+    d, a, b = dst.valid_shape, src0.valid_shape, src1.valid_shape
+    if not (d[0] and d[1] and _legal_pattern(d, a, b)):
+        return None
+    full_first = a == d
+    fspec, p = (src0.spec, b) if full_first else (src1.spec, a)
+    if _padding_slices(config, dst.spec, fspec, d, p) is not None:
+        return None
+    dtype = dst.spec.np_dtype
+    half = dtype.itemsize == 2 and dtype.kind not in "iu"
+    floating = dtype.kind not in "iu"
+    (vr, vc), (pr, pc) = d, p
+    copies = p != d
+    same_full = (src0 if full_first else src1) is dst
+
+    def run(out: Any, first: Any, second: Any) -> None:
+        full, part = (first.view, second.view) if full_first else (second.view, first.view)
+        target = out.view
+        if half:
+            _product(full[:, :pr, :pc], part[:, :pr, :pc], target[:, :pr, :pc])
+        elif floating:
+            QUIET.run(np.multiply, full[:, :pr, :pc], part[:, :pr, :pc], target[:, :pr, :pc])
+        else:
+            np.multiply(full[:, :pr, :pc], part[:, :pr, :pc], out=target[:, :pr, :pc])
+        if copies and not same_full:
+            if pc < vc:
+                target[:, :pr, pc:vc] = full[:, :pr, pc:vc]
+            if pr < vr:
+                target[:, pr:vr, :vc] = full[:, pr:vr, :vc]
+
+    return run, "all" if d == (dst.spec.rows, dst.spec.cols) else "valid"

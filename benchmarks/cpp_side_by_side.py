@@ -3,7 +3,7 @@
     python benchmarks/cpp_side_by_side.py PTO_ISA_CHECKOUT                 # builds our C++ driver on the fly (g++)
     python benchmarks/cpp_side_by_side.py PTO_ISA_CHECKOUT --quick         # shorter timing budget
     python benchmarks/cpp_side_by_side.py PTO_ISA_CHECKOUT --json out.json # also write every measurement
-    python benchmarks/cpp_side_by_side.py PTO_ISA_CHECKOUT --only TCMPS    # cases whose name contains TEXT
+    python benchmarks/cpp_side_by_side.py PTO_ISA_CHECKOUT --only TCMPS    # cases whose label or key has TEXT
     python benchmarks/cpp_side_by_side.py                                  # no checkout: says so and stops
 
 The driver (C++ generated here, one struct per case and size) is built against the checkout's headers with
@@ -671,7 +671,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("checkout", nargs="?", type=Path, help="a checkout of hw-native-sys/pto-isa")
     parser.add_argument("--quick", action="store_true", help="short timing budget (about 15 s in all)")
     parser.add_argument("--json", metavar="PATH", type=Path, help="also write every measurement to this JSON file")
-    parser.add_argument("--only", metavar="TEXT", help="only cases whose label contains TEXT (case-insensitive)")
+    parser.add_argument("--only", metavar="TEXT", help="only cases whose label or key contains TEXT "
+                                                        "(case-insensitive: 'TCMPS f32', 'tcmps_f32_gt')")
     parser.add_argument("--no-kernel", action="store_true", help="skip the scale/compare kernel line")
     args = parser.parse_args(argv)
     if args.checkout is None or not (args.checkout / "include" / "pto").is_dir():
@@ -681,7 +682,8 @@ def main(argv: list[str] | None = None) -> int:
 
     warnings.simplefilter("ignore")
     budget_s, repeat_s = (0.1, 0.0005) if args.quick else (1.0, 0.0005)
-    specs = [s for s in CASES if not args.only or args.only.lower() in s.label.lower()]
+    specs = [s for s in CASES if not args.only or args.only.lower() in s.label.lower()
+             or args.only.lower() in s.key.lower()]
     entries = [Entry(s, n, 0) for s in specs for n in s.sizes]
     for k, e in enumerate(entries):
         e.id = k

@@ -1,5 +1,6 @@
 """`ptoisa check` and `ptoisa run` on PTOAS's module rules (entry functions return nothing; no recursion, no call
-cycle): the located diagnostics, the exit status, nothing run. The CLI runs in-process."""
+cycle): the located diagnostics, the exit status, nothing run; and the call chain of a run error, cut to the
+innermost and outermost 5 lines. The CLI runs in-process."""
 
 from __future__ import annotations
 
@@ -93,3 +94,24 @@ def test_run_refuses_before_running(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert err == (f"{path}:2:3: error: 'func.func' op recursive function calls are not supported for EmitC C++ "
                    f"emission\n  func.func @again(%n: index) attributes {{pto.entry}} {{\n  ^\n"
                    f"ptoisa: error: {path} does not verify for target a2a3\n")
+
+
+def test_run_prints_a_long_call_chain_cut(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """@f0 calls @f1 ... calls @f12, which allocates a tile 17 rows high in a 16-row tile: 12 calls, innermost
+    first; the middle 2 are one line."""
+    lines = ["module {"]
+    calls = []
+    for k in range(12):
+        lines += [f"  func.func @f{k}(%n: index) {{", f"    func.call @f{k + 1}(%n) : (index) -> ()", "    return", "  }"]
+        calls.append(len(lines) - 2)
+    lines += ["  func.func @f12(%n: index) {",
+              "    %t = pto.alloc_tile valid_row = %n valid_col = %n : !pto.tile_buf<vec, 16x16xf32, valid=?x?>",
+              "    return", "  }", "}"]
+    path = tmp_path / "chain.pto"
+    path.write_text("\n".join(lines) + "\n")
+    status, _, err = run(capsys, "run", str(path), "--entry", "f0", "17")
+    assert status != 0
+    at = [f"  called from func.call at {path}:{line}:5" for line in reversed(calls)]
+    notes = [line for line in err.splitlines() if line.startswith("  ")]
+    assert notes == [f"  in pto.alloc_tile at {path}:{len(lines) - 3}:5", *at[:5],
+                     "  ... 2 more call frames left out ...", *at[-5:]]

@@ -107,7 +107,9 @@ def test_run_prints_returns_and_speaks_json(tmp_path, capsys):
     from ptoisa.cli.main import main
 
     kernel = tmp_path / "ret.pto"
-    kernel.write_text("func.func @f(%a: i32, %b: f32) -> (i32, f32) {\n  %c = arith.addi %a, %a : i32\n"
+    kernel.write_text("func.func private @twice(%a: i32) -> i32 {\n  %c = arith.addi %a, %a : i32\n"
+                      "  return %c : i32\n}\n"  # a second definition: @f is not the module's only one (an entry)
+                      "func.func @f(%a: i32, %b: f32) -> (i32, f32) {\n  %c = func.call @twice(%a) : (i32) -> i32\n"
                       "  return %c, %b : i32, f32\n}\n")
     assert main(["run", str(kernel), "20", "1.5"]) == 0
     out = capsys.readouterr().out

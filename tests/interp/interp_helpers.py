@@ -8,11 +8,12 @@ from ptoisa.interp import Program, decode, load
 
 
 def kernel(body: str, args: str = "", results: str = "", arch: str = "a2a3", name: str = "k") -> Program:
-    """A one-function module: `func.func @name(args) [-> (results)] { body }` (body needs its own return)."""
+    """A one-function module: `func.func @name(args) [-> (results)] { body }` (body needs its own return); with
+    results, an empty second definition beside it (not_alone)."""
     ret = f" -> ({results})" if results else ""
     text = (f'module attributes {{pto.target_arch = "{arch}"}} {{\n  func.func @{name}({args}){ret} {{\n'
             f"{body}\n  }}\n}}\n")
-    return load(text)
+    return load(not_alone(text) if results else text)
 
 
 def three_decodings(text: str, monkeypatch: Any, name: str = "k") -> tuple[Program, Program, Program]:
@@ -28,3 +29,16 @@ def three_decodings(text: str, monkeypatch: Any, name: str = "k") -> tuple[Progr
         plain = load(text)
         plain.compiled_function(name)
     return whole, bodies, plain
+
+
+BESIDE = "  func.func private @beside() {\n    return\n  }\n"
+"""An empty second definition: PTOAS makes the only function definition of a module a PTO entry, and an entry
+returns nothing (ptoisa.ir.entry_rules); beside another definition, an unmarked function may return values."""
+
+
+def not_alone(text: str) -> str:
+    """`text` with BESIDE added to its module (before the module's closing brace, or after a bare function)."""
+    body = text.rstrip()
+    if body.startswith("module") or "\nmodule" in body:
+        return body[:-1] + BESIDE + "}\n"
+    return body + "\n" + BESIDE

@@ -19,7 +19,7 @@ from ptoisa.interp import LimitError, Limits, load, location_of
 from ptoisa.interp import ops_record
 from ptoisa.interp.decode import no_effect
 
-from interp_helpers import kernel
+from interp_helpers import kernel, not_alone
 
 
 # --- ops without effect ------------------------------------------------------------------------------------------
@@ -358,7 +358,7 @@ def test_integer_arguments_bind_as_the_general_conversion_binds_them(type_: str)
     errors."""
     from ptoisa.interp.program import _convert
 
-    program = load(f"func.func @k(%x: {type_}) -> {type_} {{\n  return %x : {type_}\n}}\n")
+    program = load(not_alone(f"func.func @k(%x: {type_}) -> {type_} {{\n  return %x : {type_}\n}}\n"))
     (arg,) = program.arguments()
     kind = arg.scalar_kind
     edges = [-(1 << 64), -(1 << 63) - 1, -(1 << 63), -(1 << 31) - 1, -(1 << 31), -32769, -32768, -129, -128, -2, -1,
@@ -496,7 +496,7 @@ def _carried_kernel(yielded: str, extra: bool) -> str:
     outer_yield = "%n, %spare : index, index" if extra else "%n : index"
     outer_results = "%o:2" if extra else "%o"
     outer_result = "%o#0" if extra else "%o"
-    return f"""module {{
+    return not_alone(f"""module {{
   func.func @k(%x: index, %lo: index, %hi: index, %by: index, %d: index) -> index {{
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -515,7 +515,7 @@ def _carried_kernel(yielded: str, extra: bool) -> str:
     return {outer_result} : index
   }}
 }}
-"""
+""")
 
 
 @pytest.mark.parametrize("yielded", ["%m", "%acc", "%i", "%c7"])

@@ -15,6 +15,7 @@ import pytest
 
 import ptoisa
 from ptoisa.errors import NotModelledError, OutOfBoundsError, TileSpecError
+from interp_helpers import not_alone
 from ptoisa.interp import load
 from ptoisa.interp.memory import GlobalTensor, Partition, View, ViewShape, loader, storer, tload, tstore
 from ptoisa.tile.enums import BLayout, TileType
@@ -406,8 +407,8 @@ def test_wrapping_steps_match_the_generic_integer_ops(op: str, type_: str) -> No
     from ptoisa.interp.ops_arith import _int_ops
     from ptoisa.interp.scalars import from_python
 
-    program = load(f"func.func @k(%x: {type_}, %y: {type_}) -> {type_} {{\n"
-                   f"  %r = {op} %x, %y : {type_}\n  return %r : {type_}\n}}\n")
+    program = load(not_alone(f"func.func @k(%x: {type_}, %y: {type_}) -> {type_} {{\n"
+                             f"  %r = {op} %x, %y : {type_}\n  return %r : {type_}\n}}\n"))
     arg = program.arguments()[0]
     kind = arg.scalar_kind
     low = -(1 << (kind.width - 1)) if kind.signed else 0

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from interp_helpers import not_alone
 from ptoisa.interp import decode, load
 from ptoisa.interp.errors import location_of
 
@@ -22,7 +23,7 @@ P = "!pto.partition_tensor_view<4x16xf32>"
 
 # In the loop: muli, addi, subi, then three partition views (the fused run), then TLOAD / TSTOREs. The run-time
 # step, shift and back let a test put any of the index values or views out of range (or wrap an index).
-LOOP = f"""module {{
+LOOP = not_alone(f"""module {{
   func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>, %n: index, %step: index,
                %shift: index, %back: index, %col: index) -> index {{
     %c0 = arith.constant 0 : index
@@ -50,10 +51,10 @@ LOOP = f"""module {{
     return %last : index
   }}
 }}
-"""
+""")
 
 # The same ops at the top of the function (no loop): the run ends with its first failing op.
-TOP = f"""module {{
+TOP = not_alone(f"""module {{
   func.func @k(%x: !pto.ptr<f32>, %i: index, %step: index, %shift: index) -> index {{
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -71,7 +72,7 @@ TOP = f"""module {{
     return %row2 : index
   }}
 }}
-"""
+""")
 
 
 def _pair(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:

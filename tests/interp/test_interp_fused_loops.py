@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from interp_helpers import three_decodings
+from interp_helpers import not_alone, three_decodings
 from ptoisa.interp import decode, load
 from ptoisa.interp.errors import location_of
 
@@ -27,7 +27,7 @@ P = "!pto.partition_tensor_view<4x8xf32>"
 # The outer loop (not all statements: addptr) makes new 16x16 tensor views every turn; the inner loop (all
 # statements) partitions them: x's view at a column offset computed each turn, y's at the fixed column 8 (and
 # that offset as its row).
-NESTED = f"""module {{
+NESTED = not_alone(f"""module {{
   func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %outer: index, %inner: index, %rstep: index,
                %cshift: index) -> (index, index) {{
     %c0 = arith.constant 0 : index
@@ -59,7 +59,7 @@ NESTED = f"""module {{
     return %a, %b : index, index
   }}
 }}
-"""
+""")
 
 
 def _three(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any, Any]:

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
+from interp_helpers import not_alone
 from ptoisa.dtypes import DType
 from ptoisa.errors import ErratumWarning, NotModelledError, OutOfBoundsError
 from ptoisa.interp import load
@@ -36,7 +37,7 @@ def test_alloc_tile_makes_the_tiles_tile_makes(fill: object) -> None:
     allocs = "\n".join(f"  %t{i} = pto.alloc_tile : {t}" for i, t in enumerate(types))
     text = (f"func.func @k() -> ({', '.join(types)}) {{\n{allocs}\n"
             f"  return {', '.join(f'%t{i}' for i in range(len(types)))} : {', '.join(types)}\n}}\n")
-    program = load(text)
+    program = load(not_alone(text))
     first = program.run(fill=fill).returns
     second = program.run(fill=fill).returns
     byte = {"zero": 0, "nan": 0xFF}.get(fill, fill)  # type: ignore[call-overload]

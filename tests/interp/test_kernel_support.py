@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import ptoisa
+from interp_helpers import not_alone
 from ptoisa.interp import ArgumentError
 
 HEAD = """module {
@@ -169,7 +170,7 @@ def test_64_bit_integer_pointers_and_fences():
         ptoisa.load(SCALARS, target="cpu").run(table.astype(np.int32), out)
 
 
-LEVEL1 = """module {
+LEVEL1 = not_alone("""module {
   func.func @k(%a: !pto.tile<4x16xf32>, %b: !pto.tile<4x16xf32>, %s: f32) -> !pto.tile<4x16xf32> {
     %sum = pto.tadd %a, %b : (!pto.tile<4x16xf32>, !pto.tile<4x16xf32>) -> !pto.tile<4x16xf32>
     %scaled = pto.tmuls %sum, %s : (!pto.tile<4x16xf32>, f32) -> !pto.tile<4x16xf32>
@@ -177,7 +178,7 @@ LEVEL1 = """module {
     return %e : !pto.tile<4x16xf32>
   }
 }
-"""
+""")
 
 
 def test_level_1_ssa_kernels_of_vector_instructions_run_and_convert():

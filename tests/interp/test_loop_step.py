@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from interp_helpers import three_decodings
+from interp_helpers import not_alone, three_decodings
 from ptoisa.interp.errors import ExecutionError
 
 T = "!pto.tile_buf<vec, 4x8xf32>"
@@ -50,7 +50,7 @@ LOOPS = {
 @pytest.mark.parametrize("shape", list(LOOPS))
 @pytest.mark.parametrize("step", [0, -1, -4])
 def test_a_step_that_is_not_positive_is_refused(shape: str, step: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    for program in three_decodings(HEAD + LOOPS[shape] + "\n  }\n}\n", monkeypatch):
+    for program in three_decodings(not_alone(HEAD + LOOPS[shape] + "\n  }\n}\n"), monkeypatch):
         x = np.arange(64, dtype=np.float32).reshape(8, 8)
         y = np.full((8, 8), -1.0, np.float32)
         with pytest.raises(ExecutionError) as caught:
@@ -62,7 +62,7 @@ def test_a_step_that_is_not_positive_is_refused(shape: str, step: int, monkeypat
 @pytest.mark.parametrize("shape", list(LOOPS))
 def test_a_positive_step_runs(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same loops with step 1 copy x into y (two turns of four rows), in every decoding."""
-    for program in three_decodings(HEAD + LOOPS[shape] + "\n  }\n}\n", monkeypatch):
+    for program in three_decodings(not_alone(HEAD + LOOPS[shape] + "\n  }\n}\n"), monkeypatch):
         x = np.arange(64, dtype=np.float32).reshape(8, 8)
         y = np.full((8, 8), -1.0, np.float32)
         program.run(x, y, 1)

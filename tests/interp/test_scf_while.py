@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from interp_helpers import not_alone
 from ptoisa.interp import LimitError, Limits, load
 
-TRIPLE = """func.func @triple(%limit: index) -> index {
+TRIPLE = not_alone("""func.func @triple(%limit: index) -> index {
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
   %r = scf.while (%i = %c1) : (index) -> index {
@@ -21,7 +22,7 @@ TRIPLE = """func.func @triple(%limit: index) -> index {
   }
   return %r : index
 }
-"""
+""")
 
 COUNT = """func.func @count(%x: !pto.ptr<f32>, %stop: index) {
   %c0 = arith.constant 0 : index

@@ -124,44 +124,39 @@ def test_scf_for_iter_args_and_if() -> None:
     assert p.run(0).returns == (0, 1)
 
 
-def test_func_call_and_recursion() -> None:
+def test_func_call() -> None:
     text = """module {
-  func.func private @fact(%n: i32) -> i32 {
-    %one = arith.constant 1 : i32
-    %small = arith.cmpi sle, %n, %one : i32
-    %r = scf.if %small -> (i32) {
-      scf.yield %one : i32
-    } else {
-      %m = arith.subi %n, %one : i32
-      %f = func.call @fact(%m) : (i32) -> i32
-      %p = arith.muli %n, %f : i32
-      scf.yield %p : i32
-    }
-    return %r : i32
+  func.func private @split(%n: i32) -> (i32, i32) {
+    %two = arith.constant 2 : i32
+    %q = arith.divsi %n, %two : i32
+    %r = arith.remsi %n, %two : i32
+    return %q, %r : i32, i32
   }
   func.func @main(%n: i32) -> i32 {
-    %r = func.call @fact(%n) : (i32) -> i32
-    return %r : i32
+    %q, %r = func.call @split(%n) : (i32) -> (i32, i32)
+    %q2, %r2 = func.call @split(%q) : (i32) -> (i32, i32)
+    %s = arith.addi %q2, %r : i32
+    return %s : i32
   }
 }"""
     from ptoisa.interp import load
 
     p = load(text)
-    assert p.run(10).returns == (3628800,)
     assert p.entry_name() == "main"
-    assert p.run(99).returns[0] == 0  # 99 nested calls are allowed (the product wraps to 0 in i32)
+    assert p.run(23).returns == (23 // 2 // 2 + 23 % 2,)
+    assert p.run(-7).returns == (-1 + -1,)  # divsi and remsi truncate: -7 / 2 = -3 rem -1, -3 / 2 = -1
 
 
-def test_a_recursion_that_does_not_end_is_a_limit_error() -> None:
-    from ptoisa.interp import LimitError, load
+def test_a_recursion_is_refused_when_loading() -> None:
+    """PTOAS cannot emit a function that calls itself; deep chains of distinct calls: tests/interp/test_call_notes."""
+    from ptoisa.interp import LoadError, load
 
     text = """func.func @loop(%x: i32) {
   func.call @loop(%x) : (i32) -> ()
   return
 }"""
-    with pytest.raises(LimitError, match="nest more than 100 deep") as info:
-        load(text).run(1)
-    assert "func.call" in "\n".join(info.value.__notes__)
+    with pytest.raises(LoadError, match="recursive function calls are not supported for EmitC C"):
+        load(text)
 
 
 TILE_IO = """    %c0 = arith.constant 0 : index

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from interp_helpers import not_alone
 from ptoisa.errors import NotModelledError, OutOfBoundsError
 from ptoisa.interp import ExecutionError, load
 from ptoisa.ir import parse_module, print_module
@@ -120,7 +121,7 @@ def test_ptoas_lit_non_1d_put_is_refused() -> None:
 
 
 # --- running --------------------------------------------------------------------------------------------------------
-EVENTS = """module {
+EVENTS = not_alone("""module {
   func.func @k(%i : index, %v : index) -> index {
     %arr = pto.declare_eventid_array -> !pto.eventid_array<4>
     %c0 = arith.constant 0 : index
@@ -133,7 +134,7 @@ EVENTS = """module {
     return %r : index
   }
 }
-"""
+""")
 
 
 def test_event_id_arrays_hold_their_ids() -> None:
@@ -149,7 +150,7 @@ def test_event_id_refusals_name_the_op() -> None:
         or ":8:5" in str(info.value)
 
 
-ASYNC = f"""module {{
+ASYNC = not_alone(f"""module {{
   func.func @k(%dst: memref<128xf32, {GM}>, %src: memref<128xf32, {GM}>, %ws: memref<1024xi8, {GM}>) -> (i1, i1) {{
     %s = pto.alloc_tile : {SCRATCH}
     %session = pto.build_async_session(%s, %ws : {SCRATCH}, memref<1024xi8, {GM}>) -> !pto.async_session
@@ -160,7 +161,7 @@ ASYNC = f"""module {{
     return %ok, %done : i1, i1
   }}
 }}
-"""
+""")
 
 
 def test_put_and_get_are_immediate_copies() -> None:
@@ -212,14 +213,14 @@ def test_tstore_atomic_add_stays_refused() -> None:
         load(text).run(np.zeros((16, 16), np.int32), np.zeros((16, 16), np.float16), 0)
 
 
-TMOV_Q = f"""module {{
+TMOV_Q = not_alone(f"""module {{
   func.func @k(%acc : {ACCF}, %w : i64) -> !pto.tile_buf<vec, 16x32xi8, valid=16x16> {{
     %d = pto.alloc_tile : !pto.tile_buf<vec, 16x32xi8, valid=16x16>
     "pto.tmov"(%acc, %d, %w) <{{operandSegmentSizes = array<i32: 1, 1, 0, 1>}}> : ({ACCF}, !pto.tile_buf<vec, 16x32xi8, valid=16x16>, i64) -> ()
     return %d : !pto.tile_buf<vec, 16x32xi8, valid=16x16>
   }}
 }}
-"""
+""")
 
 
 @pytest.mark.parametrize("target, expected", [("a5", [2, 4, -128, 127]), ("cpu", [1, 1, -100, 70])])
@@ -246,6 +247,6 @@ def test_tsync_and_tprefetch_change_nothing() -> None:
 }}
 """
     data = np.ones((16, 16), np.float16)
-    (tile,) = load(text).run(data, target="cpu").returns
+    (tile,) = load(not_alone(text)).run(data, target="cpu").returns
     assert not tile.data.any()  # dst is not written
     assert (data == 1).all()

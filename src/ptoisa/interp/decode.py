@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr, MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
 from ..errors import PtoError
-from .errors import ExecutionError, LimitError, UnsupportedOpError
+from .errors import ExecutionError, LimitError, UnsupportedOpError, add_call_note
 from .scalars import ScalarKind, kind_of
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def locate(exc: Exception, step: Step) -> Exception:
     op, where = getattr(step, "where", ("?", "?"))
     if getattr(exc, "pto_where", None) is not None:
         if op == "func.call":
-            exc.add_note(f"called from func.call at {where}")
+            add_call_note(exc, where)
         return exc
     if not isinstance(exc, PtoError):
         text = f"{type(exc).__name__}: {exc}"

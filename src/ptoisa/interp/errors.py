@@ -11,6 +11,8 @@ Problems the interpreter itself finds are `InterpError`s (a `PtoError`) whose me
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import PtoError
 
 
@@ -57,3 +59,32 @@ def location_of(exc: BaseException) -> str | None:
     """The `file:line:col` an execution error was located at (None if it was not raised by a running op)."""
     where = getattr(exc, "pto_where", None)
     return where[1] if where else None
+
+
+CALLS_KEPT = 10
+"""Call-chain notes kept on an exception: the innermost and the outermost CALLS_KEPT // 2 lines, and one line
+saying how many frames between them were left out."""
+
+
+def add_call_note(exc: BaseException, where: str) -> None:
+    """Note that `exc` passed up through the func.call at `where` (called innermost frame first). Consecutive
+    frames at the same call (a recursion) share one line with their count; past CALLS_KEPT lines the middle of
+    the chain is one line saying how many frames it held. The notes are rewritten in place, so the exception's
+    `__notes__` (API users) and the CLI's lines are the same."""
+    calls: list[list[Any]] | None = getattr(exc, "pto_calls", None)
+    if calls is None:  # the first call on the way up: the call lines start after the notes so far
+        calls = []
+        exc.pto_calls = calls  # type: ignore[attr-defined]
+        exc.pto_calls_at = len(getattr(exc, "__notes__", ()))  # type: ignore[attr-defined]
+    if calls and calls[-1][0] == where:
+        calls[-1][1] += 1
+    else:
+        calls.append([where, 1])
+    lines = [f"called from func.call at {w}" + (f" ({n} times in a row)" if n > 1 else "") for w, n in calls]
+    if len(calls) > CALLS_KEPT:
+        half = CALLS_KEPT // 2
+        left_out = sum(n for _, n in calls[half:len(calls) - half])
+        lines = lines[:half] + [f"... {left_out} more call frames left out ..."] + lines[len(calls) - half:]
+    if not hasattr(exc, "__notes__"):
+        exc.__notes__ = []  # type: ignore[attr-defined]
+    exc.__notes__[exc.pto_calls_at:] = lines  # type: ignore[attr-defined]

@@ -20,6 +20,7 @@ from ..ir.legality import verification_target
 from ..targets import Config
 from ..ir.dominance import undominated_operands
 from ..ir.diagnostics import PtoParser, is_asm_path
+from ..ir.entry_rules import check_module
 from ..ir.forms import ConversionError, has_form, to_dps
 from .errors import LoadError, UnreadableSourceError
 
@@ -52,6 +53,7 @@ def _parse(text: str, path: str) -> tuple[ModuleOp, dict[int, int]]:
         parser = PtoParser(ir.make_context(), text, path, asm=is_asm_path(path))
         module = parser.parse_module()
         module.verify()
+        check_module(module)  # PTOAS's rules on entry functions and call graphs
         for op in module.walk():
             for value, reason in undominated_operands(op):
                 raise VerifyException(f"operand of '{op.name}' {reason}")

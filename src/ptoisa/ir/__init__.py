@@ -92,9 +92,11 @@ def parse_module(text: str, path: str = "<string>", *, asm: bool | None = None) 
         source = Input(text, path)
         raise ParseError(Span(at, at + 1, source), "End of file reached before closing string literal.")
     from .diagnostics import PtoParser, is_asm_path
+    from .entry_rules import check_module
 
     module = PtoParser(make_context(), text, path, asm=is_asm_path(path) if asm is None else asm).parse_module()
     module.verify()
+    check_module(module)
     return module
 
 

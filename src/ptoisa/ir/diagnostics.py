@@ -298,7 +298,24 @@ def verify_ops(parsed: Parsed, config: Config) -> list[Diagnostic]:
                 pos = parsed.position(op)
                 out.append((pos, parsed.source.diagnostic(pos, f"internal error verifying '{op.name}': "
                                                                f"{type(exc).__name__}: {exc}")))
+        out += _module_rules(parsed)
     return [d for _, d in sorted(out, key=lambda x: x[0])]
+
+
+def _module_rules(parsed: Parsed) -> list[tuple[int, Diagnostic]]:
+    """PTOAS's rules on entry functions and call graphs (ptoisa.ir.entry_rules); a call cycle, reported at the
+    module as PTOAS does, gets a note at each function on it."""
+    from .entry_rules import CALL_CYCLE, module_problems, on_cycles
+
+    out = []
+    for op, message in module_problems(parsed.module):
+        pos = parsed.position(op)
+        out.append((pos, parsed.source.diagnostic(pos, message)))
+        if message == CALL_CYCLE:
+            for func in on_cycles(parsed.module):
+                at = parsed.position(func)
+                out.append((at, parsed.source.diagnostic(at, f"@{func.sym_name.data} is on a call cycle", "note")))
+    return out
 
 
 def _verify_tile_arguments(func: FuncOp, config: Config) -> None:

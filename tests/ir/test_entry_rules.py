@@ -1,0 +1,183 @@
+"""PTOAS's module-level rules on functions (ptoisa.ir.entry_rules): an entry function returns nothing, `pto.entry`
+marks definitions only, no function calls itself, no cycle of calls. The messages are PTOAS's
+(lib/PTO/IR/PTO.cpp validatePTOEntryFunctions, tools/ptoas/ptoas.cpp reorderEmitCFunctions), the locations the
+function's (or, for a cycle, the module's) line and column. Each case is checked three ways: `check_text` (every
+problem, located), `parse_module` (the first, as a VerifyException) and `ptoisa.load` (a LoadError: nothing runs).
+"""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.utils.exceptions import VerifyException
+
+import ptoisa
+from ptoisa.interp import LoadError
+from ptoisa.ir import parse_module
+from ptoisa.ir.diagnostics import check_text
+
+NOT_VOID = "'func.func' op PTO entry functions must return void"
+ON_DECLARATION = "'func.func' op `pto.entry` is only valid on function definitions"
+SELF_CALL = "'func.func' op recursive function calls are not supported for EmitC C++ emission"
+CYCLE = "cyclic function call graph is not supported for EmitC C++ emission"
+
+# Our own kernels for the three PTOAS lit files (test/basic/pto_entry_*_rejected.pto): a marked entry with a
+# result beside a second function; the module's only function with a result; a marked entry calling itself.
+MARKED_WITH_RESULT = """// the marked entry returns a count; a second definition keeps it from being the only one
+module {
+  func.func private @twice(%v: index) -> index {
+    %r = arith.addi %v, %v : index
+    return %r : index
+  }
+  func.func @count(%n: index) -> index attributes {pto.entry} {
+    %t = func.call @twice(%n) : (index) -> index
+    return %t : index
+  }
+}
+"""
+ONLY_WITH_RESULT = """module {
+  func.func @negate(%x: i64) -> i64 {
+    %z = arith.constant 0 : i64
+    %r = arith.subi %z, %x : i64
+    return %r : i64
+  }
+}
+"""
+CALLS_ITSELF = """module {
+  func.func @spin(%x: f32) attributes {pto.entry} {
+    %c = arith.constant 1 : i1
+    scf.if %c {
+      func.call @spin(%x) : (f32) -> ()
+    }
+    return
+  }
+}
+"""
+MUTUAL = """// ping and pong call each other: the cycle is reported at the module
+module {
+  func.func @main(%n: index) attributes {pto.entry} {
+    func.call @ping(%n) : (index) -> ()
+    return
+  }
+  func.func private @ping(%n: index) {
+    func.call @pong(%n) : (index) -> ()
+    return
+  }
+  func.func private @pong(%n: index) {
+    func.call @ping(%n) : (index) -> ()
+    return
+  }
+}
+"""
+MARKED_DECLARATION = """module {
+  func.func private @external(%n: index) attributes {pto.entry}
+  func.func @main(%n: index) {
+    func.call @external(%n) : (index) -> ()
+    return
+  }
+}
+"""
+
+CASES = [
+    # (id, text, [(line, col, severity, message)], the first problem's message)
+    ("marked-entry-with-result", MARKED_WITH_RESULT, [(7, 3, "error", NOT_VOID)], NOT_VOID),
+    ("only-definition-with-result", ONLY_WITH_RESULT, [(2, 3, "error", NOT_VOID)], NOT_VOID),
+    ("legacy-hacc-mark", MARKED_WITH_RESULT.replace("pto.entry", "hacc.entry"), [(7, 3, "error", NOT_VOID)], NOT_VOID),
+    ("calls-itself", CALLS_ITSELF, [(2, 3, "error", SELF_CALL)], SELF_CALL),
+    ("mutual-recursion", MUTUAL, [(2, 1, "error", CYCLE), (7, 3, "note", "@ping is on a call cycle"),
+                                  (11, 3, "note", "@pong is on a call cycle")], CYCLE),
+    ("only-definition-beside-a-declaration", ONLY_WITH_RESULT.replace(
+        "module {\n", "module {\n  func.func private @elsewhere(%x: i64) -> i64\n"), [(3, 3, "error", NOT_VOID)], NOT_VOID),
+    ("mark-on-declaration", MARKED_DECLARATION, [(2, 3, "error", ON_DECLARATION)], ON_DECLARATION),
+    ("entry-with-result-calling-itself", ONLY_WITH_RESULT.replace(
+        "    return %r", "    %again = func.call @negate(%r) : (i64) -> i64\n    return %r"),
+     [(2, 3, "error", NOT_VOID), (2, 3, "error", SELF_CALL)], NOT_VOID),
+]
+
+
+@pytest.mark.parametrize("text, expected, first", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_refused_with_ptoas_message_at_the_function(text, expected, first, tmp_path):
+    result = check_text(text, "k.pto")
+    assert [(d.line, d.col, d.severity, d.message) for d in result.diagnostics] == expected
+    assert not result.ok
+    with pytest.raises(VerifyException) as info:
+        parse_module(text)
+    assert str(info.value) == first
+    path = tmp_path / "k.pto"
+    path.write_text(text)
+    with pytest.raises(LoadError) as loaded:
+        ptoisa.load(path)  # refused while loading: no function is decoded, nothing runs
+    assert str(loaded.value) == f"{path}: {first}"
+
+
+def test_the_located_diagnostic_renders_like_ptoas():
+    result = check_text(CALLS_ITSELF, "spin.pto")
+    assert result.source.render(result.diagnostics[0]) == (
+        f"spin.pto:2:3: error: {SELF_CALL}\n  func.func @spin(%x: f32) attributes {{pto.entry}} {{\n  ^")
+
+
+ACCEPTED = {
+    # a diamond: main calls left and right, both call bottom (bottom is emitted once, before both)
+    "diamond": """module {
+  func.func @main(%n: index) attributes {pto.entry} {
+    func.call @left(%n) : (index) -> ()
+    func.call @right(%n) : (index) -> ()
+    func.call @left(%n) : (index) -> ()
+    return
+  }
+  func.func private @left(%n: index) {
+    %m = func.call @bottom(%n) : (index) -> index
+    return
+  }
+  func.func private @right(%n: index) {
+    %m = func.call @bottom(%n) : (index) -> index
+    %k = func.call @bottom(%m) : (index) -> index
+    return
+  }
+  func.func private @bottom(%n: index) -> index {
+    %r = arith.addi %n, %n : index
+    return %r : index
+  }
+}
+""",
+    # several definitions, none marked: none is a PTO entry, so each may return values
+    "unmarked-definitions-with-results": """module {
+  func.func @one(%n: index) -> index {
+    return %n : index
+  }
+  func.func @two(%n: index) -> (index, index) {
+    %a = func.call @one(%n) : (index) -> index
+    return %a, %n : index, index
+  }
+}
+""",
+    # the only definition returns nothing; a declaration beside it with results is not an entry
+    "declaration-with-results": """module {
+  func.func private @outside(%n: index) -> index
+  func.func @main(%n: index) {
+    return
+  }
+}
+""",
+    # PTOAS's own flag decides when present: the only definition is declared not to be an entry
+    "internal-flag-false": ONLY_WITH_RESULT.replace("(%x: i64) -> i64 {",
+                                                    "(%x: i64) -> i64 attributes {pto.internal.entry = false} {"),
+    # a call of a declaration by its own name is not a recursion (only definitions are emitted in order)
+    "calls-a-declaration": MARKED_DECLARATION.replace(" attributes {pto.entry}", ""),
+}
+
+
+@pytest.mark.parametrize("text", list(ACCEPTED.values()), ids=list(ACCEPTED))
+def test_legal_modules_are_accepted(text):
+    result = check_text(text, "k.pto")
+    assert result.ok and result.diagnostics == []
+    parse_module(text)
+    ptoisa.load(text)
+
+
+def test_a_helper_returning_a_value_still_runs_as_the_start_of_a_run():
+    """Not a PTO entry (the module marks another): `entry=` may start a run in it and its results are returned."""
+    text = ACCEPTED["diamond"].replace("private @bottom", "@bottom")
+    program = ptoisa.load(text)
+    assert program.entry_name() == "main"
+    assert program.run("bottom", 21).returns == (42,)
+    assert ptoisa.load(ACCEPTED["unmarked-definitions-with-results"]).run("two", 5).returns == (5, 5)

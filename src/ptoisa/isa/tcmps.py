@@ -418,12 +418,131 @@ def _plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check
                 return _a2a3_tail_plan(config, dspec, sspec, mode, check, tile_form, dvalid, svalid)
 
     predicate = _predicate_of(config, mode, dtype, vr * vc)
+    if packing == "cpu_stream":
+        fused = _fused(predicate, dtype, check, tile_form, sspec, svalid, (full, dvc), _cpu_rows(full, dvc),
+                       fill) if count == vr * vc // 8 and not rest else None
+    else:
+        fused = _fused(predicate, dtype, check, tile_form, sspec, svalid, (vr, -(-vc // 8)),
+                       _pitch_rows(dspec, vr, -(-vc // 8)))
+    if fused is not None:
+        return fused
     scalar_of, values_of, pack = _inputs(predicate, mode, dtype, check, tile_form, sspec, svalid)
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
         land(dst, pack(predicate(values_of(src0), scalar_of(src1))))
 
     return run
+
+
+def _cpu_rows(full: int, dvc: int) -> Any:
+    """where(dst): the first `full` rows and `dvc` columns of dst's plain view (the cpu stream's bytes, landed in
+    whole rows of dst's valid shape)."""
+    def where(dst: Tile) -> np.ndarray:
+        return dst.view[:full, :dvc]
+
+    return where
+
+
+def _pitch_rows(dspec: TileSpec, rows: int, width: int) -> Any:
+    """where(dst): dst's storage as bytes at its row pitch, the first `rows` rows and `width` bytes of each."""
+    shape = (dspec.rows, dspec.cols * dspec.dtype.itemsize)
+
+    def where(dst: Tile) -> np.ndarray:
+        return dst.storage.view(np.uint8).reshape(shape)[:rows, :width]
+
+    return where
+
+
+def _fused(predicate: Any, dtype: DType, check: Check, tile_form: bool, sspec: TileSpec, svalid: tuple[int, int],
+           shape: tuple[int, int], where: Any, fill: bool = False, tail: tuple[int, Any] | None = None) -> Any:
+    """run(dst, src0, src1) in one Python frame for a plain comparison (`predicate` a ufunc: no fallback or
+    erratum can change a bit) of a non-boxed src0 with a non-empty valid region: the scalar as `_inputs` takes
+    it, stored into a 0-d array of src0's type (NumPy's ufuncs take one about twice as fast as a number; the
+    value is the one the ufunc would convert the number to, `weak_range`, or to_element's or src1[0, 0], of that
+    type already), compared into a bool buffer (src0's flat storage where the valid region is the whole
+    row-major tile, else its valid region), packed (rows of whole bytes as one flat stream), reshaped to `shape`
+    and stored into `where(dst)` (dst's whole storage zeroed first with `fill`). `where(dst)` is a view of dst's
+    storage, kept for the storage it was made from and made again for another one (the same spec: the same
+    view of it), since slicing it costs more than the store at 16x16. The buffers (bool, 0-d) are taken from a
+    free list and given back after packing, so that calls in two threads never share one.
+
+    With `tail` = (bytes, announce): a5 `tcmps_chunk_tail`, where(dst) being dst's rows at their pitch: the
+    erratum announced when a byte of each row's `bytes` past the predicate bytes holds a nonzero, then those
+    bytes zeroed, before the predicate bytes land (as `_a5_chunk_plan`). None where this form does not apply."""
+    vr, vc = svalid
+    if not isinstance(predicate, np.ufunc) or sspec.is_boxed or not vr or not vc:
+        return None
+    whole = (vr, vc) == (sspec.rows, sspec.cols) and sspec.is_row_major
+    stype, size = sspec.np_dtype, (vr * vc if whole else (vr, vc))
+    axis = None if vc % 8 == 0 else 1
+    kind, low, high = weak_range(dtype)
+    free: list[tuple[np.ndarray, np.ndarray]] = []
+    pop, give_back, packbits, empty, zeros = free.pop, free.append, np.packbits, np.empty, np.zeros
+    last: tuple[Any, Any] = (None, None)
+    row_bytes = shape[1]
+
+    # (one frame per call: the scalar's conversion and the compare are written out in each form below)
+    if tail is None:
+        def run(dst: Tile, src0: Tile, src1: Any) -> None:
+            nonlocal last
+            if tile_form:
+                value = src1.storage[0]
+            elif type(src1) is kind and low <= src1 <= high:
+                value = src1
+            elif isinstance(src1, Tile):
+                raise _TileForm
+            else:
+                value = to_element(src1, dtype, check, "scalar")
+            try:
+                bits, box = pop()
+            except IndexError:
+                bits, box = empty(size, bool), zeros((), stype)
+            box[()] = value
+            predicate(src0.storage if whole else src0.view[:vr, :vc], box, bits)
+            packed = packbits(bits, axis, "little")
+            give_back((bits, box))
+            storage = dst.storage
+            held = last
+            if held[0] is not storage:
+                held = last = (storage, where(dst))
+            if fill:
+                storage.fill(0)
+            held[1][...] = packed.reshape(shape)
+
+        return run
+    chunk_bytes, announce = tail
+    count_nonzero = np.count_nonzero
+
+    def chunked(dst: Tile, src0: Tile, src1: Any) -> None:
+        nonlocal last
+        if tile_form:
+            value = src1.storage[0]
+        elif type(src1) is kind and low <= src1 <= high:
+            value = src1
+        elif isinstance(src1, Tile):
+            raise _TileForm
+        else:
+            value = to_element(src1, dtype, check, "scalar")
+        try:
+            bits, box = pop()
+        except IndexError:
+            bits, box = empty(size, bool), zeros((), stype)
+        box[()] = value
+        predicate(src0.storage if whole else src0.view[:vr, :vc], box, bits)
+        packed = packbits(bits, axis, "little")
+        give_back((bits, box))
+        storage = dst.storage
+        held = last
+        if held[0] is not storage:
+            rows = where(dst)
+            held = last = (storage, (rows[:, :row_bytes], rows[:, row_bytes:chunk_bytes]))
+        head, after = held[1]
+        if count_nonzero(after):
+            announce()
+            after.fill(0)
+        head[...] = packed.reshape(shape)
+
+    return chunked
 
 
 def _inputs(predicate: Any, mode: CmpMode, dtype: DType, check: Check, tile_form: bool, sspec: TileSpec,
@@ -481,6 +600,11 @@ def _a5_chunk_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMo
     if chunk_bytes > pitch:
         return None
     predicate = _predicate_of(config, mode, sspec.dtype, vr * vc)
+    fused = _fused(predicate, sspec.dtype, check, tile_form, sspec, svalid, (vr, row_bytes),
+                   _pitch_rows(dspec, vr, pitch), tail=(chunk_bytes, partial(announce_erratum, config, INSTR,
+                                                                              "tcmps_chunk_tail")))
+    if fused is not None:
+        return fused
     scalar_of, values_of, pack = _inputs(predicate, mode, sspec.dtype, check, tile_form, sspec, svalid)
     rows_of, count_nonzero = _byte_rows(dspec, vr), np.count_nonzero
 

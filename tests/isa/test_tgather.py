@@ -1849,3 +1849,44 @@ class TestMaskColNpuIgnoredErrata:
         assert results[0] == results[1]
         announced = any(messages for _, messages in results[0])
         assert announced == (announces and filters is _mask_filters_ignore_no_message)
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+@pytest.mark.parametrize("axis", [GatherAxis.GATHER_ROW, GatherAxis.GATHER_COL])
+@pytest.mark.parametrize("dynamic", [True, False])
+def test_mask_compiled_calls_follow_each_calls_tiles(target, axis, dynamic):
+    """One mask signature called with changing tiles (dst alternating between two tiles, src among three, a
+    tile's storage replaced by attach): each call writes its own dst from its own src (P0101: the even columns,
+    or the even rows, picked by NumPy slicing here) and leaves every other tile alone."""
+    n = 16
+    shape = (n, n // 2) if axis is GatherAxis.GATHER_ROW else (n // 2, n)
+    if dynamic:
+        S, D = (Tile[TileType.Vec, float, n, n, BLayout.RowMajor, -1, -1],
+                Tile[TileType.Vec, float, *shape, BLayout.RowMajor, -1, -1])
+        src_of, dst_of = (lambda: S(n, n)), (lambda: D(*shape))
+    else:
+        src_of, dst_of = Tile[TileType.Vec, float, n, n], Tile[TileType.Vec, float, *shape]
+    rng = np.random.default_rng(3)
+    srcs, dsts = [src_of() for _ in range(3)], [dst_of(), dst_of()]
+    for t in srcs + dsts:
+        t.storage[...] = rng.standard_normal(t.storage.size).astype(np.float32)
+
+    def check(dst, src):
+        grid = src.storage.reshape(n, n)
+        want = grid[:, ::2] if axis is GatherAxis.GATHER_ROW else grid[::2, :]
+        others = {id(t): t.tobytes() for t in srcs + dsts if t is not dst}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            TGATHER(dst, src, MaskPattern.P0101, axis, target=target)
+        assert dst.storage.reshape(shape).tolist() == want.tolist()
+        assert all(t.tobytes() == others[id(t)] for t in srcs + dsts if t is not dst)
+
+    for step in range(6):
+        check(dsts[step % 2], srcs[step % 3])
+    for step in range(4):  # one src, dst alternating; then one dst, src alternating
+        check(dsts[step % 2], srcs[1])
+    for step in range(4):
+        check(dsts[1], srcs[step % 2])
+    for t in (dsts[0], srcs[0]):
+        t.attach(rng.standard_normal(t.storage.size).astype(np.float32))  # new storage, same type
+        check(dsts[0], srcs[0])

@@ -401,18 +401,35 @@ def _mask_row_run(dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int], patt
     rows, cols = slice(0, vr), slice(pattern.phase, vc, pattern.period)
     count, size = len(range(pattern.phase, vc, pattern.period)), vr * len(range(pattern.phase, vc, pattern.period))
     stype = sspec.np_dtype
-    picks = (rows, cols)  # built once: the call indexes with it (and dst whole with ..., no view of it made)
+    picks = (rows, cols)
     if dspec.np_dtype == stype and count == dspec.cols:
         into = Ellipsis if vr == dspec.rows else rows
 
-        def run(dst: Tile, src: Tile) -> None:
-            dst.view[into] = src.view[picks]  # type: ignore[index]
+        def views(dst: Tile, src: Tile) -> tuple[np.ndarray, np.ndarray]:
+            return dst.view[into], src.view[picks]  # type: ignore[index]
     elif dspec.np_dtype == stype:
-        def run(dst: Tile, src: Tile) -> None:
-            dst.storage[:size].reshape(vr, count)[...] = src.view[picks]
+        def views(dst: Tile, src: Tile) -> tuple[np.ndarray, np.ndarray]:
+            return dst.storage[:size].reshape(vr, count), src.view[picks]
     else:  # a bit copy between types of one size
-        def run(dst: Tile, src: Tile) -> None:
-            dst.storage[:size].view(stype).reshape(vr, count)[...] = src.view[picks]
+        def views(dst: Tile, src: Tile) -> tuple[np.ndarray, np.ndarray]:
+            return dst.storage[:size].view(stype).reshape(vr, count), src.view[picks]
+    return _kept_copy(views)
+
+
+def _kept_copy(views: Any) -> Any:
+    """run(dst, src): `into[...] = picked` for (into, picked) = views(dst, src), the two views kept for the two
+    storages they were made from and made again for others (a view of a storage is the same for every tile of
+    the type over it; slicing them per call cost about as much as the copy at 16x16). NumPy assigns overlapping
+    operands as if it read the source first, as before. The call holds references to the last two storages."""
+    last: tuple[Any, Any, Any, Any] = (None, None, None, None)
+
+    def run(dst: Tile, src: Tile) -> None:
+        nonlocal last
+        held = last
+        if held[0] is not dst.storage or held[1] is not src.storage:
+            held = last = (dst.storage, src.storage, *views(dst, src))
+        held[2][...] = held[3]
+
     return run
 
 
@@ -424,17 +441,17 @@ def _mask_col_run(dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int], patt
     head, cols = slice(0, count), slice(0, vc)
     stype = sspec.np_dtype
     if dspec.np_dtype == stype and vc == sspec.cols == dspec.cols:  # whole rows: one slice each side
-        into = Ellipsis if count == dspec.rows else head  # dst whole: assigned with ..., no view of it made
+        into = Ellipsis if count == dspec.rows else head
 
-        def run(dst: Tile, src: Tile) -> None:
-            dst.view[into] = src.view[picked]  # type: ignore[index]
+        def views(dst: Tile, src: Tile) -> tuple[np.ndarray, np.ndarray]:
+            return dst.view[into], src.view[picked]  # type: ignore[index]
     elif dspec.np_dtype == stype:
-        def run(dst: Tile, src: Tile) -> None:
-            dst.view[head, cols] = src.view[picked, cols]
+        def views(dst: Tile, src: Tile) -> tuple[np.ndarray, np.ndarray]:
+            return dst.view[head, cols], src.view[picked, cols]
     else:  # a bit copy between types of one size
-        def run(dst: Tile, src: Tile) -> None:
-            dst.view.view(stype)[head, cols] = src.view[picked, cols]
-    return run
+        def views(dst: Tile, src: Tile) -> tuple[np.ndarray, np.ndarray]:
+            return dst.view.view(stype)[head, cols], src.view[picked, cols]
+    return _kept_copy(views)
 
 
 def _mask_col_npu_run(config: Config, dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int],

@@ -35,7 +35,7 @@ from ..tile.layout import plain_view, region, write_stream
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum, announce_fallback, commit_variant, errata_ignored, fallbacks_ignored
-from ._compare import VIA_FLOAT32, INF_BITS_16, OPS, compare, compare_bits16, is_inf16
+from ._compare import _SMALL, VIA_FLOAT32, INF_BITS_16, OPS, compare, compare_bits16, is_inf16
 from ._scalar import to_element, weak_range
 from .enums import CmpMode, coerce_enum
 
@@ -418,12 +418,13 @@ def _plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check
                 return _a2a3_tail_plan(config, dspec, sspec, mode, check, tile_form, dvalid, svalid)
 
     predicate = _predicate_of(config, mode, dtype, vr * vc)
+    into = None if isinstance(predicate, np.ufunc) else _into(predicate, mode, dtype)
     if packing == "cpu_stream":
         fused = _fused(predicate, dtype, check, tile_form, sspec, svalid, (full, dvc), _cpu_rows(full, dvc),
-                       fill) if count == vr * vc // 8 and not rest else None
+                       fill, into=into) if count == vr * vc // 8 and not rest else None
     else:
         fused = _fused(predicate, dtype, check, tile_form, sspec, svalid, (vr, -(-vc // 8)),
-                       _pitch_rows(dspec, vr, -(-vc // 8)))
+                       _pitch_rows(dspec, vr, -(-vc // 8)), into=into)
     if fused is not None:
         return fused
     scalar_of, values_of, pack = _inputs(predicate, mode, dtype, check, tile_form, sspec, svalid)
@@ -454,53 +455,82 @@ def _pitch_rows(dspec: TileSpec, rows: int, width: int) -> Any:
 
 
 def _fused(predicate: Any, dtype: DType, check: Check, tile_form: bool, sspec: TileSpec, svalid: tuple[int, int],
-           shape: tuple[int, int], where: Any, fill: bool = False, tail: tuple[int, Any] | None = None) -> Any:
-    """run(dst, src0, src1) in one Python frame for a plain comparison (`predicate` a ufunc: no fallback or
-    erratum can change a bit) of a non-boxed src0 with a non-empty valid region: the scalar as `_inputs` takes
-    it, stored into a 0-d array of src0's type (NumPy's ufuncs take one about twice as fast as a number; the
-    value is the one the ufunc would convert the number to, `weak_range`, or to_element's or src1[0, 0], of that
-    type already), compared into a bool buffer (src0's flat storage where the valid region is the whole
-    row-major tile, else its valid region), packed (rows of whole bytes as one flat stream), reshaped to `shape`
-    and stored into `where(dst)` (dst's whole storage zeroed first with `fill`). `where(dst)` is a view of dst's
-    storage, kept for the storage it was made from and made again for another one (the same spec: the same
-    view of it), since slicing it costs more than the store at 16x16. The buffers (bool, 0-d) are taken from a
-    free list and given back after packing, so that calls in two threads never share one.
+           shape: tuple[int, int], where: Any, fill: bool = False, tail: tuple[int, Any] | None = None,
+           into: Any = None) -> Any:
+    """run(dst, src0, src1) in one Python frame for a comparison of a non-boxed src0 with a non-empty valid
+    region: the scalar as `_inputs` takes it, stored into a 0-d array of src0's type (NumPy's ufuncs take one
+    about twice as fast as a number; the value is the one the ufunc would convert the number to, `weak_range`,
+    or to_element's or src1[0, 0], of that type already), compared into a bool buffer (src0's flat storage where
+    the valid region is the whole row-major tile, else its valid region), packed (rows of whole bytes as one
+    flat stream), reshaped to `shape` and stored into `where(dst)` (dst's whole storage zeroed first with
+    `fill`). `where(dst)` is a view of dst's storage, kept for the storage it was made from and made again for
+    another one (the same spec: the same view of it), since slicing it costs more than the store at 16x16. The
+    buffers (bool, 0-d, and a uint16 scratch for `into`) are taken from a free list and given back after
+    packing, so that calls in two threads never share one.
+
+    `predicate` a ufunc (a plain comparison: no fallback or erratum can change a bit): it compares into the
+    buffers. Else `into(values, value, bits, box, scratch)` gives the bits (`_into`: its own buffers, or new
+    arrays; it announces what `predicate` announces, before anything is written), and the scalar goes to it as
+    `_inputs` hands it to `predicate` (Python numbers only where `predicate.weak`).
 
     With `tail` = (bytes, announce): a5 `tcmps_chunk_tail`, where(dst) being dst's rows at their pitch: the
     erratum announced when a byte of each row's `bytes` past the predicate bytes holds a nonzero, then those
     bytes zeroed, before the predicate bytes land (as `_a5_chunk_plan`). None where this form does not apply."""
     vr, vc = svalid
-    if not isinstance(predicate, np.ufunc) or sspec.is_boxed or not vr or not vc:
+    direct = isinstance(predicate, np.ufunc)
+    if not (direct or into is not None) or sspec.is_boxed or not vr or not vc:
         return None
-    whole = (vr, vc) == (sspec.rows, sspec.cols) and sspec.is_row_major
+    whole = (vr, vc) == (sspec.rows, sspec.cols) and sspec.is_row_major and vc % 8 == 0
     stype, size = sspec.np_dtype, (vr * vc if whole else (vr, vc))
     axis = None if vc % 8 == 0 else 1
-    kind, low, high = weak_range(dtype)
-    free: list[tuple[np.ndarray, np.ndarray]] = []
+    weak = direct or getattr(predicate, "weak", False) or getattr(into, "weak", False)
+    kind, low, high = weak_range(dtype) if weak else (float, 1.0, 0.0)
+    free: list[tuple[np.ndarray, np.ndarray, Any]] = []
     pop, give_back, packbits, empty, zeros = free.pop, free.append, np.packbits, np.empty, np.zeros
+    scratch_of = (lambda: empty(size, np.uint16)) if dtype in INF_BITS_16 and not direct else (lambda: None)
     last: tuple[Any, Any] = (None, None)
     row_bytes = shape[1]
 
-    # (one frame per call: the scalar's conversion and the compare are written out in each form below)
+    def packed_of(src0: Tile, src1: Any) -> np.ndarray:  # (written out in `run` for the plain compare)
+        if tile_form:
+            value = src1.storage[0]
+        elif type(src1) is kind and low <= src1 <= high:
+            value = src1
+        elif isinstance(src1, Tile):
+            raise _TileForm
+        else:
+            value = to_element(src1, dtype, check, "scalar")
+        try:
+            held = pop()
+        except IndexError:
+            held = (empty(size, bool), zeros((), stype), scratch_of())
+        bits = into(src0.storage if whole else src0.view[:vr, :vc], value, *held)
+        packed = packbits(bits, axis, "little")
+        give_back(held)
+        return packed
+
     if tail is None:
         def run(dst: Tile, src0: Tile, src1: Any) -> None:
             nonlocal last
-            if tile_form:
-                value = src1.storage[0]
-            elif type(src1) is kind and low <= src1 <= high:
-                value = src1
-            elif isinstance(src1, Tile):
-                raise _TileForm
+            if direct:
+                if tile_form:
+                    value = src1.storage[0]
+                elif type(src1) is kind and low <= src1 <= high:
+                    value = src1
+                elif isinstance(src1, Tile):
+                    raise _TileForm
+                else:
+                    value = to_element(src1, dtype, check, "scalar")
+                try:
+                    bits, box, scratch = pop()
+                except IndexError:
+                    bits, box, scratch = empty(size, bool), zeros((), stype), None
+                box[()] = value
+                predicate(src0.storage if whole else src0.view[:vr, :vc], box, bits)
+                packed = packbits(bits, axis, "little")
+                give_back((bits, box, scratch))
             else:
-                value = to_element(src1, dtype, check, "scalar")
-            try:
-                bits, box = pop()
-            except IndexError:
-                bits, box = empty(size, bool), zeros((), stype)
-            box[()] = value
-            predicate(src0.storage if whole else src0.view[:vr, :vc], box, bits)
-            packed = packbits(bits, axis, "little")
-            give_back((bits, box))
+                packed = packed_of(src0, src1)
             storage = dst.storage
             held = last
             if held[0] is not storage:
@@ -515,22 +545,25 @@ def _fused(predicate: Any, dtype: DType, check: Check, tile_form: bool, sspec: T
 
     def chunked(dst: Tile, src0: Tile, src1: Any) -> None:
         nonlocal last
-        if tile_form:
-            value = src1.storage[0]
-        elif type(src1) is kind and low <= src1 <= high:
-            value = src1
-        elif isinstance(src1, Tile):
-            raise _TileForm
+        if direct:
+            if tile_form:
+                value = src1.storage[0]
+            elif type(src1) is kind and low <= src1 <= high:
+                value = src1
+            elif isinstance(src1, Tile):
+                raise _TileForm
+            else:
+                value = to_element(src1, dtype, check, "scalar")
+            try:
+                bits, box, scratch = pop()
+            except IndexError:
+                bits, box, scratch = empty(size, bool), zeros((), stype), None
+            box[()] = value
+            predicate(src0.storage if whole else src0.view[:vr, :vc], box, bits)
+            packed = packbits(bits, axis, "little")
+            give_back((bits, box, scratch))
         else:
-            value = to_element(src1, dtype, check, "scalar")
-        try:
-            bits, box = pop()
-        except IndexError:
-            bits, box = empty(size, bool), zeros((), stype)
-        box[()] = value
-        predicate(src0.storage if whole else src0.view[:vr, :vc], box, bits)
-        packed = packbits(bits, axis, "little")
-        give_back((bits, box))
+            packed = packed_of(src0, src1)
         storage = dst.storage
         held = last
         if held[0] is not storage:
@@ -543,6 +576,55 @@ def _fused(predicate: Any, dtype: DType, check: Check, tile_form: bool, sspec: T
         head[...] = packed.reshape(shape)
 
     return chunked
+
+
+def _into(predicate: Any, mode: CmpMode, dtype: DType) -> Any:
+    """into(values, value, bits, box, scratch) for `_fused` where `predicate` is not a ufunc, or None: the bool
+    result of `predicate(values, value)`, into the buffers where that is `compare` on 16-bit float patterns
+    (`compare_bits16` into bits, its patterns into scratch: half sources past `_HALF_NATIVE` elements, bfloat16
+    past `_compare`'s float32 route) or a cpu `tcmps_eq_tolerance` wrapper whose tolerance this scalar makes moot
+    (`_tolerance_moot`: the exact compare, into the buffers where it is a ufunc or the patterns' compare);
+    else `predicate`'s own result (a wrapper whose tolerance matters, or a fallback's or an erratum's
+    predicate: they announce as they did)."""
+    exact, tolerant = predicate, None
+    if getattr(predicate, "tolerant", None) is not None:
+        exact, tolerant = predicate.tolerant, predicate
+    bits16 = isinstance(exact, partial) and exact.func is compare and dtype in INF_BITS_16
+    inf_bits, u16 = INF_BITS_16.get(dtype), np.uint16
+
+    def exact_into(values: np.ndarray, value: Any, bits: np.ndarray, box: np.ndarray, scratch: Any) -> np.ndarray:
+        box[()] = value
+        if bits16 and values.size > _SMALL:
+            return compare_bits16(values.view(u16), box.view(u16), mode, inf_bits, bits, scratch)
+        if isinstance(exact, np.ufunc):
+            return exact(values, box, bits)
+        return exact(values, box[()])
+
+    exact_into.weak = True  # type: ignore[attr-defined]  # (the value is stored into the 0-d array first)
+    if tolerant is None:
+        if bits16:
+            return exact_into
+        def plain(values: np.ndarray, value: Any, bits: np.ndarray, box: np.ndarray, scratch: Any) -> np.ndarray:
+            return predicate(values, value)
+
+        return plain
+    to_type, general = dtype.np.type, tolerant.general
+    limit = _SPACED.get(dtype)
+    if limit is not None and isinstance(exact, np.ufunc):  # float32: `_tolerance_moot` written out
+        def spaced(values: np.ndarray, value: Any, bits: np.ndarray, box: np.ndarray, scratch: Any) -> np.ndarray:
+            if limit <= abs(value) < math.inf:  # (False for a NaN)
+                box[()] = value
+                return exact(values, box, bits)
+            return general(values, to_type(value) if type(value) is float else value)
+
+        return spaced
+
+    def moot_or_not(values: np.ndarray, value: Any, bits: np.ndarray, box: np.ndarray, scratch: Any) -> np.ndarray:
+        if _tolerance_moot(value, mode, dtype):  # (a Python float: the same side of the bounds as its rounding)
+            return exact_into(values, value, bits, box, scratch)
+        return tolerant.general(values, to_type(value) if type(value) is float else value)
+
+    return moot_or_not
 
 
 def _inputs(predicate: Any, mode: CmpMode, dtype: DType, check: Check, tile_form: bool, sspec: TileSpec,
@@ -602,7 +684,8 @@ def _a5_chunk_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMo
     predicate = _predicate_of(config, mode, sspec.dtype, vr * vc)
     fused = _fused(predicate, sspec.dtype, check, tile_form, sspec, svalid, (vr, row_bytes),
                    _pitch_rows(dspec, vr, pitch), tail=(chunk_bytes, partial(announce_erratum, config, INSTR,
-                                                                              "tcmps_chunk_tail")))
+                                                                              "tcmps_chunk_tail")),
+                   into=None if isinstance(predicate, np.ufunc) else _into(predicate, mode, sspec.dtype))
     if fused is not None:
         return fused
     scalar_of, values_of, pack = _inputs(predicate, mode, sspec.dtype, check, tile_form, sspec, svalid)
@@ -718,6 +801,7 @@ def _tolerant_predicate(config: Config, mode: CmpMode, dtype: DType, exact: Any)
         return general(values, scalar)
 
     predicate.weak = True  # type: ignore[attr-defined]
+    predicate.tolerant, predicate.general = exact, general  # type: ignore[attr-defined]  # (for `_into`)
     return predicate
 
 

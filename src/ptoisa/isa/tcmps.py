@@ -1025,9 +1025,17 @@ def _stream_lanes(predicate: Any, sspec: TileSpec, vr: int, vc: int, width: int,
     a number that type holds exactly or rounds to as the ufunc does, or an element of it). Where the valid
     region is whole rows of the stream, its bits are tested on the stream's bytes. The buffers (bool buffer,
     0-d scalar) are taken from a free list and given back after packing, so that calls in two threads never
-    share one. None where this form does not apply."""
+    share one. None where this form does not apply.
+
+    A half or bfloat16 source compared by `compare` (a partial of it, as `_predicate_of` gives past
+    `_HALF_NATIVE` elements) is compared the same way, by `compare_bits16` into the bool buffer (its patterns
+    into a uint16 scratch): the exact comparison, as `compare`'s own routes are."""
     cols, numel = sspec.cols, sspec.numel
-    if cols % 8 or not vr or not isinstance(predicate, np.ufunc):
+    bits16 = None
+    if isinstance(predicate, partial) and predicate.func is compare \
+            and predicate.keywords.get("dtype") in INF_BITS_16:
+        bits16 = (predicate.keywords["mode"], INF_BITS_16[predicate.keywords["dtype"]])
+    if cols % 8 or not vr or not (isinstance(predicate, np.ufunc) or bits16):
         return None
     reach = (vr - 1) * cols + width  # storage elements the repeats read (a multiple of 8)
     head = min(reach, numel)
@@ -1035,21 +1043,27 @@ def _stream_lanes(predicate: Any, sspec: TileSpec, vr: int, vc: int, width: int,
     byte_index = np.arange(vr)[:, None] * (cols // 8) + np.arange(width // 8)[None, :]
     rows_valid = count_valid and vc == cols  # the valid region: the stream's first vr * Cols / 8 bytes
     valid_bytes, no_bytes = vr * cols // 8, bytes(vr * cols // 8)
-    free: list[tuple[np.ndarray, np.ndarray, Any, np.ndarray]] = []
+    free: list[tuple[np.ndarray, np.ndarray, Any, np.ndarray, Any]] = []
     packbits, count_nonzero, bit_not, stype = np.packbits, np.count_nonzero, np.invert, sspec.np_dtype
 
-    def fresh() -> tuple[np.ndarray, np.ndarray, Any, np.ndarray]:
+    def fresh() -> tuple[np.ndarray, np.ndarray, Any, np.ndarray, Any]:
         bits = np.zeros(reach, bool)
         valid = None  # (the lanes may stop short of the last row's end: the valid rows seen Cols apart)
         if count_valid and not rows_valid:
             valid = np.ndarray((vr, vc), bool, bits, 0, (cols, 1))
-        return bits, bits[:head], valid, np.zeros((), stype)
+        return bits, bits[:head], valid, np.zeros((), stype), np.empty(head, np.uint16) if bits16 else None
+
+    u16, (mode16, inf16) = np.uint16, bits16 or (None, None)
 
     def lanes(storage: np.ndarray, scalar: Any) -> tuple[np.ndarray, bool]:
         held = free.pop() if free else fresh()
-        bits, into, valid, box = held
+        bits, into, valid, box, scratch = held
         box[()] = scalar
-        predicate(storage if whole else storage[:head], box, into)
+        if bits16:
+            compare_bits16((storage if whole else storage[:head]).view(u16), box.view(u16), mode16, inf16, into,
+                           scratch)
+        else:
+            predicate(storage if whole else storage[:head], box, into)
         equal = bool(count_nonzero(valid)) if valid is not None else False
         stream = packbits(bits, None, "little")
         free.append(held)

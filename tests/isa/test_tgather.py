@@ -1890,3 +1890,50 @@ def test_mask_compiled_calls_follow_each_calls_tiles(target, axis, dynamic):
     for t in (dsts[0], srcs[0]):
         t.attach(rng.standard_normal(t.storage.size).astype(np.float32))  # new storage, same type
         check(dsts[0], srcs[0])
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+@pytest.mark.parametrize("n,dynamic", [(64, True), (64, False), (128, True)])
+def test_index_compiled_calls_follow_each_calls_tiles(target, n, dynamic):
+    """One index signature of 4096 or more valid elements (its compiled call keeps what it reads off the three
+    storages) called with changing tiles: dst alternating between two tiles, src0 among three, the indices among
+    two, storages replaced by attach; each call writes its own dst (src0's elements at the indices, by NumPy's
+    take here) and leaves every other tile alone; on cpu an index past src0 still takes the general path (0)."""
+    if dynamic:
+        F = Tile[TileType.Vec, float, n, n, BLayout.RowMajor, -1, -1]
+        I = Tile[TileType.Vec, I32, n, n, BLayout.RowMajor, -1, -1]
+        f_of, i_of = (lambda: F(n, n)), (lambda: I(n, n))
+    else:
+        f_of, i_of = Tile[TileType.Vec, float, n, n], Tile[TileType.Vec, I32, n, n]
+    rng = np.random.default_rng(5)
+    srcs, dsts, idxs = [f_of() for _ in range(3)], [f_of(), f_of()], [i_of(), i_of()]
+    for t in srcs + dsts:
+        t.storage[...] = rng.standard_normal(t.storage.size).astype(np.float32)
+    for t in idxs:
+        t.storage[...] = rng.integers(0, n * n, n * n)
+    tmp = i_of()  # (a2a3 requires it; unused by the gather)
+    tiles = srcs + dsts + idxs
+
+    def check(dst, src, idx):
+        want = np.take(src.storage, idx.storage.astype(np.int64), mode="clip")
+        if target == "cpu":
+            want[(idx.storage < 0) | (idx.storage >= n * n)] = 0
+        others = {id(t): t.tobytes() for t in tiles if t is not dst}
+        TGATHER(dst, src, idx, tmp, target=target)
+        assert dst.storage.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+        assert all(t.tobytes() == others[id(t)] for t in tiles if t is not dst)
+
+    for step in range(6):
+        check(dsts[step % 2], srcs[step % 3], idxs[step // 3])
+    for step in range(4):  # one pair of sources, dst alternating; then one dst, the indices alternating
+        check(dsts[step % 2], srcs[1], idxs[0])
+    for step in range(4):
+        check(dsts[1], srcs[1], idxs[step % 2])
+    for t in (dsts[0], srcs[0], idxs[0]):
+        fresh = rng.integers(0, n * n, n * n).astype(t.storage.dtype) if t in idxs else \
+            rng.standard_normal(t.storage.size).astype(np.float32)
+        t.attach(fresh)  # new storage, same type
+        check(dsts[0], srcs[0], idxs[0])
+    if target == "cpu":
+        idxs[1].storage[7] = n * n  # out of range: the general path's 0
+        check(dsts[0], srcs[0], idxs[1])

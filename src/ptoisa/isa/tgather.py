@@ -125,17 +125,30 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
                 except IndexError:
                     _gather_index(check, config, dst, src0, indices)
         return run
-    shares = np.may_share_memory
+    shares, largest = np.may_share_memory, np.maximum.reduce
+
+    def views(dst: Tile, src0: Tile, indices: Tile) -> tuple[Any, ...]:
+        """(indices as unsigned, dst's valid region, src0's take, whether dst overlaps a source's memory): what
+        the call reads off these three storages, made once for them."""
+        out = dst.storage
+        overlap = not certainly_apart(out, src0.storage, indices.storage) \
+            and (shares(out, src0.storage) or shares(out, indices.storage))
+        if whole:
+            return indices.storage.view(unsigned), out, src0.storage.take, overlap
+        return indices.view[:vr, :vc].view(unsigned), dst.view[:vr, :vc], src0.storage.take, overlap
+
+    last: tuple[Any, ...] = (None, None, None, None)
 
     def run(dst: Tile, src0: Tile, indices: Tile) -> None:
-        raw = indices.view[:vr, :vc].view(unsigned)
-        out = dst.storage
-        if int(raw.max()) >= numel \
-                or not certainly_apart(out, src0.storage, indices.storage) \
-                and (shares(out, src0.storage) or shares(out, indices.storage)):
-            _gather_index(check, config, dst, src0, indices)  # out of range, or overlapping tiles
+        nonlocal last
+        held = last
+        if held[0] is not dst.storage or held[1] is not src0.storage or held[2] is not indices.storage:
+            held = last = (dst.storage, src0.storage, indices.storage, views(dst, src0, indices))
+        raw, out, take, overlap = held[3]
+        if overlap or int(largest(raw, None)) >= numel:
+            _gather_index(check, config, dst, src0, indices)  # overlapping tiles, or out of range
         else:
-            src0.storage.take(raw, out=dst.view[:vr, :vc], mode="wrap")  # (in range: "clip"'s bytes)
+            take(raw, out=out, mode="wrap")  # (in range: "clip"'s bytes)
     return run
 
 

@@ -50,14 +50,12 @@ _HALF_NATIVE = 2048  # NumPy's half compare beats float32 conversion up to this,
 def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
     # (a window of a wider tile, 2-D storage, is a WindowTile: the general path's)
     if type(dst) is Tile and type(src0) is Tile and type(mode) is CmpMode:
-        key = (config, dst.spec, src0.spec, src1.spec if type(src1) is Tile else None, mode)
+        # one key for the tile types, mode, target and the valid shapes the call meets (the types' own, unless
+        # they take theirs at run time): compiled per tuple of them
+        key = (config, dst.spec, src0.spec, src1.spec if type(src1) is Tile else None, mode, dst._valid_row,
+               dst._valid_col, src0._valid_row, src0._valid_col)
         run = _COMPILED.get(key, _UNSET)
-        if type(run) is _PerShape:  # valid shapes set at run time: compiled per tuple of valid shapes
-            shapes = (dst._valid_row, dst._valid_col, src0._valid_row, src0._valid_col)
-            per, run = run, run.get(shapes, _UNSET)
-            if run is _UNSET:
-                run = _compile(key, dst, src0, src1, per, shapes)
-        elif run is _UNSET:
+        if run is _UNSET:
             run = _compile(key, dst, src0, src1)
         if run is not None:
             try:
@@ -340,36 +338,22 @@ _UNSET = object()
 _COMPILED: dict[tuple[Any, ...], Any] = {}
 
 
-class _PerShape(dict):  # type: ignore[type-arg]
-    """What `_COMPILED` holds under the key of tile types that take their valid shapes at run time: the compiled
-    calls per tuple of valid shapes met, (dst rows, dst cols, src0 rows, src0 cols)."""
-
-    __slots__ = ()
-
-
-def _compile(key: tuple[Any, ...], dst: Tile, src0: Tile, src1: Any, per: _PerShape | None = None,
-             shapes: tuple[int, ...] | None = None) -> Any:
-    """A call's compiled form for its tile types, mode and target (the checks run once, as a C++ template is
-    checked once; for tile types with run-time valid shapes, once per tuple of valid shapes, remembered in the
-    `_PerShape` under their key), or None (remembered) where the general path must run. A refusal is left to the
-    general path, which words it, and is not remembered."""
-    config, dspec, sspec, _, mode = key
-    if per is None and (dspec.dynamic_row or dspec.dynamic_col or sspec.dynamic_row or sspec.dynamic_col):
-        if len(_COMPILED) >= 4096:
-            return None
-        per = _COMPILED[key] = _PerShape()
-        shapes = (dst._valid_row, dst._valid_col, src0._valid_row, src0._valid_col)
-    cache, at = (_COMPILED, key) if per is None else (per, shapes)
-    if len(cache) >= 4096:
+def _compile(key: tuple[Any, ...], dst: Tile, src0: Tile, src1: Any) -> Any:
+    """A call's compiled form for its tile types, mode, target and valid shapes (the checks run once, as a C++
+    template is checked once; for tile types with run-time valid shapes, once per tuple of valid shapes met), or
+    None (remembered) where the general path must run. A refusal is left to the general path, which words it,
+    and is not remembered; past 4096 compiled forms, nothing more is remembered."""
+    config, dspec, sspec, s1spec, mode = key[:5]
+    if len(_COMPILED) >= 4096:
         return None
     check = Check(INSTR, config.name)
     try:
-        _static(dspec, sspec, key[3], config)
+        _static(dspec, sspec, s1spec, config)
         _check_valid_shapes(check, config, dst, src0)
     except PtoError:
         return None
-    run = _plan(config, dspec, sspec, mode, check, key[3] is not None, dst.valid_shape, src0.valid_shape)
-    cache[at] = run
+    run = _plan(config, dspec, sspec, mode, check, s1spec is not None, dst.valid_shape, src0.valid_shape)
+    _COMPILED[key] = run
     return run
 
 

@@ -609,3 +609,30 @@ def test_compiled_tcmps_writes_the_dst_of_each_call(target, cols, vc):
         assert a.tobytes() == want.tobytes() and np.array_equal(old, kept)
     assert any(run is not None and run.__qualname__.startswith("_fused") for run in impl._COMPILED.values()) \
         or target == "a2a3" and vc % 64
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+def test_run_time_src0_shapes_under_one_dst_shape(target):
+    """src0's run-time valid shape changing while dst's stays (40 and 36 valid columns both need 5 bytes): each
+    call is compiled for its own pair of shapes and gives the general path's bytes."""
+    src_t = Tile[TileType.Vec, np.float32, 4, 64, BLayout.RowMajor, -1, -1]
+    dst_t = Tile[TileType.Vec, np.uint8, 4, 32, BLayout.RowMajor, -1, -1]
+    data = np.arange(256, dtype=np.float32) % 7
+    config = resolve(target)
+    impl._COMPILED.clear()
+    for vr, vc in [(3, 40), (3, 36), (3, 40), (2, 33), (3, 36)]:
+        src = src_t(vr, vc)
+        src.storage[...] = data
+        got, want = dst_t(3, 5), dst_t(3, 5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                ptoisa.TCMPS(got, src, 3.0, CmpMode.GT, target=target)
+            except ptoisa.PtoError as exc:
+                got = type(exc).__name__
+            try:
+                impl._general(config, want, src, 3.0, CmpMode.GT)
+            except ptoisa.PtoError as exc:
+                want = type(exc).__name__
+        assert (got if isinstance(got, str) else got.tobytes()) == \
+            (want if isinstance(want, str) else want.tobytes()), (vr, vc)

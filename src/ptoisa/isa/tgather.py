@@ -108,28 +108,11 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
     numel = sspec.numel
     unsigned = _UNSIGNED[ispec.dtype.itemsize]
     whole = (vr, vc) == (dspec.rows, dspec.cols) == (ispec.rows, ispec.cols)  # no slicing: the flat storages
-    if vr * vc < _FUSED_BELOW:
-        # take(mode="raise") checks every index against src0's size and writes dst only when all are in range
-        # (NumPy buffers `out` in that mode, so dst may also overlap src0: the gather reads src0 first); the
-        # indices are read through their conversion to intp, a copy, so dst may overlap them too.
-        if whole:
-            def run(dst: Tile, src0: Tile, indices: Tile) -> None:
-                try:
-                    src0.storage.take(indices.storage.view(unsigned), out=dst.storage, mode="raise")
-                except IndexError:
-                    _gather_index(check, config, dst, src0, indices)
-        else:
-            def run(dst: Tile, src0: Tile, indices: Tile) -> None:
-                try:
-                    src0.storage.take(indices.view[:vr, :vc].view(unsigned), out=dst.view[:vr, :vc], mode="raise")
-                except IndexError:
-                    _gather_index(check, config, dst, src0, indices)
-        return run
     shares, largest = np.may_share_memory, np.maximum.reduce
 
     def views(dst: Tile, src0: Tile, indices: Tile) -> tuple[Any, ...]:
         """(indices as unsigned, dst's valid region, src0's take, whether dst overlaps a source's memory): what
-        the call reads off these three storages, made once for them."""
+        the call reads off these three storages, made once for them (and kept while the call meets them)."""
         out = dst.storage
         overlap = not certainly_apart(out, src0.storage, indices.storage) \
             and (shares(out, src0.storage) or shares(out, indices.storage))
@@ -138,6 +121,22 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
         return indices.view[:vr, :vc].view(unsigned), dst.view[:vr, :vc], src0.storage.take, overlap
 
     last: tuple[Any, ...] = (None, None, None, None)
+    if vr * vc < _FUSED_BELOW:
+        # take(mode="raise") checks every index against src0's size and writes dst only when all are in range
+        # (NumPy buffers `out` in that mode, so dst may also overlap src0: the gather reads src0 first); the
+        # indices are read through their conversion to intp, a copy, so dst may overlap them too.
+        def checked(dst: Tile, src0: Tile, indices: Tile) -> None:
+            nonlocal last
+            held = last
+            if held[0] is not dst.storage or held[1] is not src0.storage or held[2] is not indices.storage:
+                held = last = (dst.storage, src0.storage, indices.storage, views(dst, src0, indices))
+            raw, out, take, _ = held[3]
+            try:
+                take(raw, out=out, mode="raise")
+            except IndexError:
+                _gather_index(check, config, dst, src0, indices)
+
+        return checked
 
     def run(dst: Tile, src0: Tile, indices: Tile) -> None:
         nonlocal last

@@ -33,7 +33,10 @@ INSTR = "TPARTMUL"
 
 def tpartmul(config: Config, dst: Any, src0: Any, src1: Any) -> None:
     if type(dst) is Tile and type(src0) is Tile and type(src1) is Tile:
-        key = (config, dst.spec, src0.spec, src1.spec)
+        # one key for the tile types, the target and the valid shapes the call meets (the types' own, unless they
+        # take theirs at run time): compiled per tuple of them
+        key = (config, dst.spec, src0.spec, src1.spec, dst._valid_row, dst._valid_col, src0._valid_row,
+               src0._valid_col, src1._valid_row, src1._valid_col)
         run = _COMPILED.get(key, _UNSET)
         if run is _UNSET:
             run = _compile(key, dst, src0, src1)
@@ -48,12 +51,13 @@ _COMPILED: dict[tuple[Any, ...], Any] = {}
 
 
 def _compile(key: tuple[Any, ...], dst: Tile, src0: Tile, src1: Tile) -> Any:
-    """A call compiled once per tile types and target for plain layouts and a supported valid-shape pattern:
+    """A call compiled once per tile types, target and valid shapes (`key`: those of `tpartmul`, the valid
+    shapes last) for plain layouts and a supported valid-shape pattern:
     the full source copied into dst, the overlap multiplied in place, and on a2a3 the padding columns its copy
     also writes (erratum tpartmul_copy_padding) decided here. None (remembered) where the general path decides
     per call (boxed layouts, an unsupported pattern, a padding copy that would leave a tile's rows); a refusal is
     left to the general path and not remembered."""
-    config, dspec, aspec, bspec = key
+    config, dspec, aspec, bspec = key[:4]
     specs = (dspec, aspec, bspec)
     if len(_COMPILED) >= 4096:
         return None
@@ -64,7 +68,7 @@ def _compile(key: tuple[Any, ...], dst: Tile, src0: Tile, src1: Tile) -> Any:
     run = None
     if dst.view is not None and src0.view is not None and src1.view is not None:
         if any(s.dynamic_row or s.dynamic_col for s in specs):
-            run = _dynamic_plan(config, dspec, aspec, bspec)
+            run = _deciding(config, dspec, aspec, bspec)(key[4:6], key[6:8], key[8:10])
         else:
             d, a, b = ((s.valid_row, s.valid_col) for s in specs)
             if d[0] and d[1] and _legal_pattern(d, a, b):
@@ -95,28 +99,12 @@ def _tile_copy(dspec: TileSpec, fspec: TileSpec) -> bool:
         and dspec.nbytes <= _TILE_COPY_BYTES
 
 
-def _dynamic_plan(config: Config, dspec: TileSpec, aspec: TileSpec, bspec: TileSpec) -> Any:
-    """Valid shapes known only at run time: the call for each tuple of valid shapes met (dst's, src0's, src1's,
-    read off the tiles' slots) is decided once, as `_shape_plan` decides it, and kept (up to `_SHAPES_KEPT` of
-    them; past that each new tuple is decided per call)."""
-    runs: dict[tuple[int, int, int, int, int, int], Any] = {}
-    get = runs.get
-    decide = _shape_plan(config, dspec, aspec, bspec)
-
-    def run(dst: Tile, src0: Tile, src1: Tile) -> None:
-        chosen = get((dst._valid_row, dst._valid_col, src0._valid_row, src0._valid_col, src1._valid_row,
-                           src1._valid_col))
-        if chosen is None:
-            d, a, b = dst.valid_shape, src0.valid_shape, src1.valid_shape
-            chosen = decide(d, a, b)
-            if len(runs) < _SHAPES_KEPT:
-                runs[d + a + b] = chosen
-        chosen(dst, src0, src1)
-
-    return run
-
-
-_SHAPES_KEPT = 256
+@lru_cache(maxsize=1024)
+def _deciding(config: Config, dspec: TileSpec, aspec: TileSpec, bspec: TileSpec) -> Any:
+    """Valid shapes known only at run time: `_shape_plan`'s decide(d, a, b) for these tile types, made once;
+    the call for each tuple of valid shapes met (dst's, src0's, src1's, read off the tiles' slots) is decided by
+    it once and kept in `_COMPILED` under the call's key."""
+    return _shape_plan(config, dspec, aspec, bspec)
 
 
 def _shape_plan(config: Config, dspec: TileSpec, aspec: TileSpec, bspec: TileSpec) -> Any:

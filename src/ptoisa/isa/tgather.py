@@ -358,14 +358,12 @@ def _out_of_range(check: Check, config: Config, src0: Tile, raw: np.ndarray, out
 # --- mask form ---------------------------------------------------------------------------------------------
 def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) -> None:
     if type(dst) is Tile and type(src) is Tile and type(pattern) is MaskPattern and type(axis) is GatherAxis:
-        key = (config, dst.spec, src.spec, pattern, axis)
+        # one key for the tile types, pattern, axis, target and the valid shapes the call meets (the types' own,
+        # unless they take theirs at run time): compiled per tuple of them
+        key = (config, dst.spec, src.spec, pattern, axis, dst._valid_row, dst._valid_col, src._valid_row,
+               src._valid_col)
         run = _MASK_COMPILED.get(key, _UNSET)
-        if type(run) is _PerShape:  # run-time valid shapes: compiled per (dst, src) valid shape
-            shapes = (dst._valid_row, dst._valid_col, src._valid_row, src._valid_col)
-            per, run = run, run.get(shapes, _UNSET)
-            if run is _UNSET:
-                run = _compile_mask(key, dst, src, per, shapes)
-        elif run is _UNSET:
+        if run is _UNSET:
             run = _compile_mask(key, dst, src)
         if run is not None:
             run(dst, src)
@@ -376,18 +374,14 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
 _MASK_COMPILED: dict[tuple[Any, ...], Any] = {}
 
 
-def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile, per: _PerShape | None = None,
-                  shapes: tuple[int, ...] | None = None) -> Any:
-    """The mask form compiled once per tile types, pattern, axis and target (and valid shapes, for tile types
-    with run-time ones): the checks run here; ND tiles without an NPU erratum in play copy the selected columns
-    or rows with one strided assignment (NumPy assigns overlapping operands as if it read src first, as the
-    general path's copy does). None (remembered) sends the type to the general path; a refusal is left to it
-    and not remembered."""
-    config, dspec, sspec, pattern, axis = key
-    if per is None and _run_time_valid((dspec, sspec)):
-        per, shapes = _per_valid_shape(_MASK_COMPILED, key), (dst._valid_row, dst._valid_col, src._valid_row,
-                                                               src._valid_col)
-    cache, key = (_MASK_COMPILED, key) if per is None else (per, shapes)  # type: ignore[assignment]
+def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile) -> Any:
+    """The mask form compiled once per tile types, pattern, axis, target and valid shapes (`key`, the shapes
+    last): the checks run here; ND tiles without an NPU erratum in play copy the selected columns or rows with
+    one strided assignment (NumPy assigns overlapping operands as if it read src first, as the general path's
+    copy does). None (remembered while the cache holds fewer than 4096 calls) sends the call to the general
+    path; a refusal is left to it and not remembered."""
+    config, dspec, sspec, pattern, axis = key[:5]
+    cache = _MASK_COMPILED
     check = Check(INSTR, config.name)
     try:
         _static_mask(dspec, sspec, config)
@@ -402,7 +396,8 @@ def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile, per: _PerShape | N
             run = _mask_col_run(dspec, sspec, src.valid_shape, pattern)
         else:
             run = _mask_col_npu_run(config, dspec, sspec, src.valid_shape, pattern)
-    cache[key] = run
+    if len(cache) < 4096:
+        cache[key] = run
     return run
 
 

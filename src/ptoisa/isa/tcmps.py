@@ -472,8 +472,9 @@ def _fused(predicate: Any, dtype: DType, check: Check, tile_form: bool, sspec: T
     free: list[tuple[np.ndarray, np.ndarray, Any]] = []
     pop, give_back, packbits, empty, zeros = free.pop, free.append, np.packbits, np.empty, np.zeros
     scratch_of = (lambda: empty(size, np.uint16)) if dtype in INF_BITS_16 and not direct else (lambda: None)
-    last: tuple[Any, Any] = (None, None)
+    last: tuple[Any, ...] = (None, None, None)
     row_bytes = shape[1]
+    typed = _WORDS.get(row_bytes) if axis is None else None  # (rows of 2, 4, 8 bytes: one word each)
 
     def packed_of(src0: Tile, src1: Any) -> np.ndarray:  # (written out in `run` for the plain compare)
         if tile_form:
@@ -518,10 +519,13 @@ def _fused(predicate: Any, dtype: DType, check: Check, tile_form: bool, sspec: T
             storage = dst.storage
             held = last
             if held[0] is not storage:
-                held = last = (storage, where(dst))
+                held = last = (storage, *_landing(where(dst), typed))
             if fill:
                 storage.fill(0)
-            held[1][...] = packed.reshape(shape)
+            if held[2] is None:
+                held[1][...] = packed.reshape(shape)
+            else:
+                held[1][...] = packed.view(held[2])
 
         return run
     chunk_bytes, announce = tail
@@ -560,6 +564,20 @@ def _fused(predicate: Any, dtype: DType, check: Check, tile_form: bool, sspec: T
         head[...] = packed.reshape(shape)
 
     return chunked
+
+
+_WORDS = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+
+
+def _landing(target: np.ndarray, word: Any) -> tuple[np.ndarray, Any]:
+    """(view, word) for `_fused`'s store into `target`, a (rows, width) view of dst's bytes: with `word` (an
+    unsigned type of `width` bytes) and byte rows whose `width` bytes are contiguous, the rows seen as one word
+    each (a 1-D view at the row pitch), which the packed stream seen as words fills in one strided copy (64x64:
+    0.46 against 0.71 us for the 2-D copy); else (target, None): the stream reshaped to target's shape."""
+    if word is not None and target.dtype.itemsize == 1 and target.ndim == 2 and target.strides[1] == 1 \
+            and target.shape[1] == word.itemsize:
+        return target.view(word)[:, 0], word
+    return target, None
 
 
 def _into(predicate: Any, mode: CmpMode, dtype: DType) -> Any:

@@ -1937,3 +1937,33 @@ def test_index_compiled_calls_follow_each_calls_tiles(target, n, dynamic):
     if target == "cpu":
         idxs[1].storage[7] = n * n  # out of range: the general path's 0
         check(dsts[0], srcs[0], idxs[1])
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+def test_index_run_time_indices_shape_under_one_dst_shape(target):
+    """The indices' run-time valid shape changing while dst's stays (a2a3: tmp must match it; a5: its valid
+    columns must be its Cols): each call is checked for its own pair of shapes, refused or gathered as the
+    general path does it, in any order."""
+    from ptoisa.isa import tgather as impl
+
+    F = Tile[TileType.Vec, float, 8, 16, BLayout.RowMajor, -1, -1]
+    I = Tile[TileType.Vec, I32, 8, 16, BLayout.RowMajor, -1, -1]
+    tmp = Tile[TileType.Vec, I32, 8, 16]()
+    src = F(8, 16)
+    src.storage[...] = np.arange(128, dtype=np.float32)
+    config = ptoisa.targets.resolve(target)
+
+    def outcome(fn, idx):
+        d = F(4, 16)
+        try:
+            fn(d, idx)
+        except ptoisa.PtoError as exc:
+            return type(exc).__name__
+        return d.tobytes()
+
+    for shape in [(8, 16), (4, 8), (8, 16), (4, 16), (4, 8), (8, 16)]:
+        idx = I(*shape)
+        idx.storage[...] = (np.arange(128) * 5) % 128
+        got = outcome(lambda d, i: TGATHER(d, src, i, tmp, target=target), idx)
+        want = outcome(lambda d, i: impl._index_general(config, d, src, i, tmp), idx)
+        assert got == want, shape

@@ -39,14 +39,12 @@ _PICKED = {p: slice(p.phase, None, p.period) for p in MaskPattern}  # the select
 # --- index form ---------------------------------------------------------------------------------------------
 def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -> None:
     if type(dst) is Tile and type(src0) is Tile and type(indices) is Tile and (tmp is None or type(tmp) is Tile):
-        key = (config, dst.spec, src0.spec, indices.spec, None if tmp is None else tmp.spec)
+        # one key for the tile types, the target and the dst and indices valid shapes the call meets (the
+        # types' own, unless they take theirs at run time): compiled per tuple of them
+        key = (config, dst.spec, src0.spec, indices.spec, None if tmp is None else tmp.spec, dst._valid_row,
+               dst._valid_col, indices._valid_row, indices._valid_col)
         run = _COMPILED.get(key, _UNSET)
-        if type(run) is _PerShape:  # run-time valid shapes: compiled per (dst, indices) valid shape
-            shapes = (dst._valid_row, dst._valid_col, indices._valid_row, indices._valid_col)
-            per, run = run, run.get(shapes, _UNSET)
-            if run is _UNSET:
-                run = _compile_index(key, dst, indices, tmp, per, shapes)
-        elif run is _UNSET:
+        if run is _UNSET:
             run = _compile_index(key, dst, indices, tmp)
         if run is not None:
             run(dst, src0, indices)
@@ -71,18 +69,14 @@ larger ones check the indices with one max() and take with mode="wrap", which is
 57 us against 65 for "clip", 73 for "raise")."""
 
 
-def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | None, per: _PerShape | None = None,
-                   shapes: tuple[int, ...] | None = None) -> Any:
-    """The index form compiled once per tile types and target: the checks run here, and a call whose indices
-    are all in range gathers ND src0 straight into dst. None (remembered) where the general path decides per
-    call (a non-ND src0, layouts or index widths with their own NPU errata); a refusal is left to the general
-    path and not remembered. Tile types with run-time valid shapes keep a `_PerShape` under their key and compile
-    per tuple of valid shapes into it."""
-    config, dspec, sspec, ispec, tspec = key
-    if per is None and _run_time_valid(key[1:]):
-        per, shapes = _per_valid_shape(_COMPILED, key), (dst._valid_row, dst._valid_col, indices._valid_row,
-                                                          indices._valid_col)
-    cache, key = (_COMPILED, key) if per is None else (per, shapes)  # type: ignore[assignment]
+def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | None) -> Any:
+    """The index form compiled once per tile types, target and dst and indices valid shapes (`key`, the shapes
+    last): the checks run here, and a call whose indices are all in range gathers ND src0 straight into dst.
+    None (remembered while the cache holds fewer than 4096 calls) where the general path decides per call (a
+    non-ND src0, layouts or index widths with their own NPU errata); a refusal is left to the general path and
+    not remembered."""
+    config, dspec, sspec, ispec, tspec = key[:5]
+    cache = _COMPILED
     check = Check(INSTR, config.name)
     try:
         _static_index(dspec, sspec, ispec, tspec, config)
@@ -95,7 +89,8 @@ def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | N
             and not (dspec.dtype.itemsize == 4 and ispec.dtype.itemsize == 2
                      and config.erratum("tgather_index_b32_idx16")):
         run = _index_run(check, config, dst.valid_shape, dspec, sspec, ispec)
-    cache[key] = run
+    if len(cache) < 4096:
+        cache[key] = run
     return run
 
 

@@ -965,11 +965,22 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
     differs, announce_first, first_ignored = first
     count_nonzero = np.count_nonzero
 
+    kept: tuple[Any, Any, Any] = (None, None, None)
+
     def store(dst: Tile, packed: np.ndarray) -> None:
         """The lanes' bytes into dst's rows (the erratum named where the tail changes what dst held), and the
-        rest of each row inverted."""
-        now = rows_of(dst)
-        held = now[:, :lane_bytes]
+        rest of each row inverted. The two views of dst's rows are kept for the storage they were made from (made
+        again for another one)."""
+        nonlocal kept
+        views = kept
+        if views[0] is not dst.storage:
+            now = rows_of(dst)
+            # NE: the rows' bytes past the lanes inverted in place; where the rows are one contiguous run of
+            # bytes, the lanes' complement is written and the whole run inverted instead (one contiguous
+            # inversion: about 0.2 us where the strided one took 1 us at 16 rows)
+            block = now.reshape(-1) if now.flags.c_contiguous else None
+            views = kept = (dst.storage, now[:, :lane_bytes], now[:, lane_bytes:], block)
+        held, after, block = views[1], views[2], views[3]
         changed = 0
         if tested_mask and not errata_ignored():  # (else announcing would do nothing: not looked for)
             lanes_now = from_bytes(packed.tobytes(), "little")
@@ -978,9 +989,14 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
         if changed or rest:
             announce_erratum(config, INSTR, "tcmps_repeat_tail",
                              "" if rest_in_valid or changed & in_valid_mask else detail)
-        held[...] = packed
-        if rest:
-            invert(now[:, lane_bytes:], out=now[:, lane_bytes:])
+        if not rest:
+            held[...] = packed
+        elif block is None:
+            held[...] = packed
+            invert(after, after)
+        else:
+            held[...] = invert(packed, packed)  # (packed: this call's own bytes, inverted back to EQ's)
+            invert(block, block)
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
         scalar = scalar_of(src1)

@@ -240,3 +240,29 @@ def test_the_stream_form_is_the_one_taken_and_reuses_its_buffers():
         assert len(made) == 1 and made[0] is not None
         free = dict(zip(made[0].__code__.co_freevars, made[0].__closure__))["free"].cell_contents
         assert len(free) == 1
+
+
+# half sources past `_HALF_NATIVE` elements: compared by `compare` on the bit patterns, in the stream form too
+LARGE_HALF = [(64, 64, 64, 64), (32, 128, 32, 100), (40, 96, 37, 96), (24, 256, 24, 200)]
+
+
+@pytest.mark.parametrize("shape", LARGE_HALF)
+@pytest.mark.parametrize("mode", list(CmpMode))
+def test_large_half_stream_lanes_match_the_lanes_and_the_general_path(shape, mode):
+    """Half tiles larger than `_HALF_NATIVE` (the range tests on their patterns, into the kept buffers): the
+    stream form is taken, and gives the lanes' and the general path's bytes and warnings."""
+    config = ptoisa.targets.resolve("a2a3")
+    assert shape[0] * shape[1] > impl._HALF_NATIVE
+    for kind in ("random", "special"):
+        for scalar in (1.0, -0.0, float("nan"), 0.1, float("-inf"), "tile"):
+            dst, calls = _calls(np.float16, shape, True, kind, scalar, "random")
+            for filter_ in ("always", "error"):
+                stream, lanes, general = _three_ways(config, mode, dst, calls, filter_)
+                assert stream == lanes == general, (kind, scalar, filter_)
+    impl._COMPILED.clear()
+    src, dst = _tiles(np.float16, shape, False, "random")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ptoisa.TCMPS(dst, src, 1.0, mode, target=config)
+    assert any(run is not None and "_lean_tail" in run.__qualname__ and "stream" in run.__code__.co_freevars
+               for run in impl._COMPILED.values())  # (the stream form's run; the lanes' run has no `stream`)

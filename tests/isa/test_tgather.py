@@ -1849,3 +1849,121 @@ class TestMaskColNpuIgnoredErrata:
         assert results[0] == results[1]
         announced = any(messages for _, messages in results[0])
         assert announced == (announces and filters is _mask_filters_ignore_no_message)
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+@pytest.mark.parametrize("axis", [GatherAxis.GATHER_ROW, GatherAxis.GATHER_COL])
+@pytest.mark.parametrize("dynamic", [True, False])
+def test_mask_compiled_calls_follow_each_calls_tiles(target, axis, dynamic):
+    """One mask signature called with changing tiles (dst alternating between two tiles, src among three, a
+    tile's storage replaced by attach): each call writes its own dst from its own src (P0101: the even columns,
+    or the even rows, picked by NumPy slicing here) and leaves every other tile alone."""
+    n = 16
+    shape = (n, n // 2) if axis is GatherAxis.GATHER_ROW else (n // 2, n)
+    if dynamic:
+        S, D = (Tile[TileType.Vec, float, n, n, BLayout.RowMajor, -1, -1],
+                Tile[TileType.Vec, float, *shape, BLayout.RowMajor, -1, -1])
+        src_of, dst_of = (lambda: S(n, n)), (lambda: D(*shape))
+    else:
+        src_of, dst_of = Tile[TileType.Vec, float, n, n], Tile[TileType.Vec, float, *shape]
+    rng = np.random.default_rng(3)
+    srcs, dsts = [src_of() for _ in range(3)], [dst_of(), dst_of()]
+    for t in srcs + dsts:
+        t.storage[...] = rng.standard_normal(t.storage.size).astype(np.float32)
+
+    def check(dst, src):
+        grid = src.storage.reshape(n, n)
+        want = grid[:, ::2] if axis is GatherAxis.GATHER_ROW else grid[::2, :]
+        others = {id(t): t.tobytes() for t in srcs + dsts if t is not dst}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            TGATHER(dst, src, MaskPattern.P0101, axis, target=target)
+        assert dst.storage.reshape(shape).tolist() == want.tolist()
+        assert all(t.tobytes() == others[id(t)] for t in srcs + dsts if t is not dst)
+
+    for step in range(6):
+        check(dsts[step % 2], srcs[step % 3])
+    for step in range(4):  # one src, dst alternating; then one dst, src alternating
+        check(dsts[step % 2], srcs[1])
+    for step in range(4):
+        check(dsts[1], srcs[step % 2])
+    for t in (dsts[0], srcs[0]):
+        t.attach(rng.standard_normal(t.storage.size).astype(np.float32))  # new storage, same type
+        check(dsts[0], srcs[0])
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+@pytest.mark.parametrize("n,dynamic", [(16, True), (16, False), (64, True), (64, False), (128, True)])
+def test_index_compiled_calls_follow_each_calls_tiles(target, n, dynamic):
+    """One index signature (below 4096 valid elements, NumPy's range-checked take; from 4096, one max() and the
+    take; either keeps what it reads off the three storages) called with changing tiles: dst alternating between two tiles, src0 among three, the indices among
+    two, storages replaced by attach; each call writes its own dst (src0's elements at the indices, by NumPy's
+    take here) and leaves every other tile alone; on cpu an index past src0 still takes the general path (0)."""
+    if dynamic:
+        F = Tile[TileType.Vec, float, n, n, BLayout.RowMajor, -1, -1]
+        I = Tile[TileType.Vec, I32, n, n, BLayout.RowMajor, -1, -1]
+        f_of, i_of = (lambda: F(n, n)), (lambda: I(n, n))
+    else:
+        f_of, i_of = Tile[TileType.Vec, float, n, n], Tile[TileType.Vec, I32, n, n]
+    rng = np.random.default_rng(5)
+    srcs, dsts, idxs = [f_of() for _ in range(3)], [f_of(), f_of()], [i_of(), i_of()]
+    for t in srcs + dsts:
+        t.storage[...] = rng.standard_normal(t.storage.size).astype(np.float32)
+    for t in idxs:
+        t.storage[...] = rng.integers(0, n * n, n * n)
+    tmp = i_of()  # (a2a3 requires it; unused by the gather)
+    tiles = srcs + dsts + idxs
+
+    def check(dst, src, idx):
+        want = np.take(src.storage, idx.storage.astype(np.int64), mode="clip")
+        if target == "cpu":
+            want[(idx.storage < 0) | (idx.storage >= n * n)] = 0
+        others = {id(t): t.tobytes() for t in tiles if t is not dst}
+        TGATHER(dst, src, idx, tmp, target=target)
+        assert dst.storage.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+        assert all(t.tobytes() == others[id(t)] for t in tiles if t is not dst)
+
+    for step in range(6):
+        check(dsts[step % 2], srcs[step % 3], idxs[step // 3])
+    for step in range(4):  # one pair of sources, dst alternating; then one dst, the indices alternating
+        check(dsts[step % 2], srcs[1], idxs[0])
+    for step in range(4):
+        check(dsts[1], srcs[1], idxs[step % 2])
+    for t in (dsts[0], srcs[0], idxs[0]):
+        fresh = rng.integers(0, n * n, n * n).astype(t.storage.dtype) if t in idxs else \
+            rng.standard_normal(t.storage.size).astype(np.float32)
+        t.attach(fresh)  # new storage, same type
+        check(dsts[0], srcs[0], idxs[0])
+    if target == "cpu":
+        idxs[1].storage[7] = n * n  # out of range: the general path's 0
+        check(dsts[0], srcs[0], idxs[1])
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+def test_index_run_time_indices_shape_under_one_dst_shape(target):
+    """The indices' run-time valid shape changing while dst's stays (a2a3: tmp must match it; a5: its valid
+    columns must be its Cols): each call is checked for its own pair of shapes, refused or gathered as the
+    general path does it, in any order."""
+    from ptoisa.isa import tgather as impl
+
+    F = Tile[TileType.Vec, float, 8, 16, BLayout.RowMajor, -1, -1]
+    I = Tile[TileType.Vec, I32, 8, 16, BLayout.RowMajor, -1, -1]
+    tmp = Tile[TileType.Vec, I32, 8, 16]()
+    src = F(8, 16)
+    src.storage[...] = np.arange(128, dtype=np.float32)
+    config = ptoisa.targets.resolve(target)
+
+    def outcome(fn, idx):
+        d = F(4, 16)
+        try:
+            fn(d, idx)
+        except ptoisa.PtoError as exc:
+            return type(exc).__name__
+        return d.tobytes()
+
+    for shape in [(8, 16), (4, 8), (8, 16), (4, 16), (4, 8), (8, 16)]:
+        idx = I(*shape)
+        idx.storage[...] = (np.arange(128) * 5) % 128
+        got = outcome(lambda d, i: TGATHER(d, src, i, tmp, target=target), idx)
+        want = outcome(lambda d, i: impl._index_general(config, d, src, i, tmp), idx)
+        assert got == want, shape

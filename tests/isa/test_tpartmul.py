@@ -627,3 +627,40 @@ def test_property_legal_patterns(pair, data):
     want = oracle(dst, s0, s1)
     TPARTMUL(dst, s0, s1, target=contract(target))
     same_bits(dst.data, want)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n,dynamic", [(16, True), (16, False), (64, True), (8, True)])
+@pytest.mark.parametrize("full", ["src0", "src1"])
+def test_compiled_calls_follow_each_calls_tiles(target, n, dynamic, full):
+    """One tile type and valid-shape pattern called with changing tiles (dst alternating between two tiles,
+    sources among three, a tile's storage replaced by attach): each call writes its own dst from its own
+    sources and leaves every other tile alone. Expected: NumPy's float32 product over the (n/2) x (3n/4) overlap,
+    the full source's values elsewhere."""
+    r, c = n // 2, 3 * n // 4
+    if dynamic:
+        T = Tile[TileType.Vec, float, n, n, BLayout.RowMajor, -1, -1]
+        whole, part = (lambda: T(n, n)), (lambda: T(r, c))
+    else:
+        whole = Tile[TileType.Vec, float, n, n, BLayout.RowMajor, n, n]
+        part = Tile[TileType.Vec, float, n, n, BLayout.RowMajor, r, c]
+    rng = np.random.default_rng(n)
+    fulls, parts, dsts = [whole() for _ in range(3)], [part() for _ in range(3)], [whole(), whole()]
+    for t in fulls + parts + dsts:
+        t.storage[...] = rng.standard_normal(t.storage.size).astype(np.float32)
+
+    def check(dst, f, p):
+        want = f.storage.reshape(n, n).copy()
+        want[:r, :c] = np.multiply(f.storage.reshape(n, n)[:r, :c], p.storage.reshape(n, n)[:r, :c])
+        others = {id(t): t.tobytes() for t in fulls + parts + dsts if t is not dst}
+        TPARTMUL(dst, f, p, target=target) if full == "src0" else TPARTMUL(dst, p, f, target=target)
+        assert dst.storage.reshape(n, n).view(np.uint32).tolist() == want.view(np.uint32).tolist()
+        assert all(t.tobytes() == others[id(t)] for t in fulls + parts + dsts if t is not dst)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (a2a3's padding copy: none here, dst's valid columns are its Cols)
+        for step in range(6):
+            check(dsts[step % 2], fulls[step % 3], parts[(step + 1) % 3])
+        for t in (dsts[0], fulls[0], parts[0]):
+            t.attach(rng.standard_normal(t.storage.size).astype(np.float32))  # new storage, same type
+            check(dsts[0], fulls[0], parts[0])

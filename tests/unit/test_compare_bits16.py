@@ -23,14 +23,23 @@ def _scalars(inf: int) -> list[int]:
     return sorted(set(range(0, 1 << 16, 61)) | set(special))
 
 
+@pytest.mark.parametrize("buffers", [False, True], ids=["new", "into"])
 @pytest.mark.parametrize("dtype, inf", FORMATS, ids=["half", "bfloat16"])
 @pytest.mark.parametrize("mode", list(CmpMode), ids=lambda m: m.name)
-def test_every_pattern_against_sampled_scalars(dtype, inf, mode):
+def test_every_pattern_against_sampled_scalars(dtype, inf, mode, buffers):
+    """`buffers`: into a bool `out` and a uint16 `scratch` holding the previous scalar's leftovers (every
+    element of the result must be written, and `out` itself returned)."""
     values = ALL.view(dtype).astype(np.float32)
     wrong = []
+    out, scratch = np.ones(ALL.shape, bool), np.full(ALL.shape, 0x1234, np.uint16)
     for raw in _scalars(inf):
         scalar = np.float32(np.array(raw, np.uint16).view(dtype))
-        got = compare_bits16(ALL, np.array(raw, np.uint16), mode, inf)
+        if buffers:
+            got = compare_bits16(ALL, np.array(raw, np.uint16), mode, inf, out, scratch)
+            if got is not out:
+                wrong.append(f"{raw:#x} not into out")
+        else:
+            got = compare_bits16(ALL, np.array(raw, np.uint16), mode, inf)
         want = OPS[mode](values, scalar)
         if got.dtype != np.bool_ or got.shape != want.shape or not np.array_equal(got, want):
             wrong.append(hex(raw))

@@ -376,7 +376,9 @@ def test_a5_chunk_tail_matches_the_general_path(dst_dtype, src_dtype, cols, vc, 
         for filter_ in ("always", "error"):
             impl._COMPILED.clear()
             compiled = _tail_outcome(lambda d: ptoisa.TCMPS(d, src, 0, mode, target="a5"), dst_spec, before, filter_)
-            assert any(run is not None and "_a5_chunk_plan" in run.__qualname__ for run in impl._COMPILED.values())
+            assert any(run is not None and ("_a5_chunk_plan" in run.__qualname__
+                                            or run.__qualname__ == "_fused.<locals>.chunked")  # (the plain compares')
+                       for run in impl._COMPILED.values())
             assert compiled == _tail_outcome(lambda d: impl._general(config, d, src, 0, mode), dst_spec, before,
                                              filter_)
 
@@ -572,3 +574,65 @@ def test_a2a3_tail_under_ignored_categories(filters, dtype, mode, shape):
     assert results[0] == results[1]
     if filters is _ignore_no_message:
         assert any(messages for _, messages in results[0])
+
+
+# --- compiled calls keep dst's view per storage ----------------------------------------------------------------
+@pytest.mark.parametrize("target,cols,vc", [("cpu", 64, 64), ("a5", 64, 40), ("a5", 128, 128), ("a2a3", 64, 64),
+                                            ("a2a3", 128, 72)])
+def test_compiled_tcmps_writes_the_dst_of_each_call(target, cols, vc):
+    """A compiled call keeps the view of dst's storage it writes through for the storage it was made from: calls
+    alternating between two dst tiles of one type, and one whose storage was replaced (attach), each write their
+    own dst and leave the other as it was, as the general path does."""
+    vr = 4
+    src_spec = Tile[TileType.Vec, np.float32, 4, cols, BLayout.RowMajor, vr, vc]
+    dst_spec = Tile[TileType.Vec, np.uint8, 4, 32, BLayout.RowMajor, vr, -(-vc // 8)]
+    config = resolve(target)
+    sources = [tile(src_spec, values(np.float32, src_spec.numel)) for _ in range(3)]
+    a, b = tile(dst_spec), tile(dst_spec)
+    impl._COMPILED.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for step, (dst, other) in enumerate([(a, b), (b, a), (a, b), (b, a)]):
+            src = sources[step % 3]
+            want, untouched = dst_spec(), other.tobytes()
+            want.storage[...] = dst.storage
+            impl._general(config, want, src, 0.5, CmpMode.GT)
+            ptoisa.TCMPS(dst, src, 0.5, CmpMode.GT, target=target)
+            assert dst.tobytes() == want.tobytes() and other.tobytes() == untouched, step
+        old = a.storage
+        a.attach(RNG.integers(0, 256, old.size, dtype=np.uint8))  # new storage, same type
+        kept = old.copy()
+        want = dst_spec()
+        want.storage[...] = a.storage
+        impl._general(config, want, sources[1], 0.5, CmpMode.GT)
+        ptoisa.TCMPS(a, sources[1], 0.5, CmpMode.GT, target=target)
+        assert a.tobytes() == want.tobytes() and np.array_equal(old, kept)
+    assert any(run is not None and run.__qualname__.startswith("_fused") for run in impl._COMPILED.values()) \
+        or target == "a2a3" and vc % 64
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
+def test_run_time_src0_shapes_under_one_dst_shape(target):
+    """src0's run-time valid shape changing while dst's stays (40 and 36 valid columns both need 5 bytes): each
+    call is compiled for its own pair of shapes and gives the general path's bytes."""
+    src_t = Tile[TileType.Vec, np.float32, 4, 64, BLayout.RowMajor, -1, -1]
+    dst_t = Tile[TileType.Vec, np.uint8, 4, 32, BLayout.RowMajor, -1, -1]
+    data = np.arange(256, dtype=np.float32) % 7
+    config = resolve(target)
+    impl._COMPILED.clear()
+    for vr, vc in [(3, 40), (3, 36), (3, 40), (2, 33), (3, 36)]:
+        src = src_t(vr, vc)
+        src.storage[...] = data
+        got, want = dst_t(3, 5), dst_t(3, 5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                ptoisa.TCMPS(got, src, 3.0, CmpMode.GT, target=target)
+            except ptoisa.PtoError as exc:
+                got = type(exc).__name__
+            try:
+                impl._general(config, want, src, 3.0, CmpMode.GT)
+            except ptoisa.PtoError as exc:
+                want = type(exc).__name__
+        assert (got if isinstance(got, str) else got.tobytes()) == \
+            (want if isinstance(want, str) else want.tobytes()), (vr, vc)

@@ -7,6 +7,9 @@ patterns instead: against one scalar, the patterns a comparison holds for form a
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import Any
+
 import numpy as np
 
 from ..dtypes import DType
@@ -31,7 +34,8 @@ def compare(values: np.ndarray, scalar: np.generic, mode: CmpMode, dtype: DType)
     return OPS[mode](values, scalar)
 
 
-def compare_bits16(bits: np.ndarray, scalar_bits: np.ndarray, mode: CmpMode, inf_bits: int) -> np.ndarray:
+def compare_bits16(bits: np.ndarray, scalar_bits: np.ndarray, mode: CmpMode, inf_bits: int,
+                   out: np.ndarray | None = None, scratch: np.ndarray | None = None) -> np.ndarray:
     """Compare 16-bit sign-magnitude float patterns (half, bfloat16) as the numbers they encode.
 
     Against one scalar, the patterns that satisfy a comparison form at most two runs of consecutive uint16
@@ -40,16 +44,42 @@ def compare_bits16(bits: np.ndarray, scalar_bits: np.ndarray, mode: CmpMode, inf
     end, and the negative patterns 0x8000 | magnitude over the magnitudes of its negative part; NaN patterns lie
     outside both (above `inf_bits`, in either half). So each comparison is one or two range tests on the patterns,
     `(bits - low) <= (high - low)` in wrapping uint16, instead of mapping every pattern to its key. NE is the
-    negation of EQ (a NaN is unequal to everything); against a NaN scalar every comparison but NE is false."""
-    raw = int(scalar_bits)  # the scalar's bits in plain Python: NumPy's per-call cost dominates 0-d arrays
+    negation of EQ (a NaN is unequal to everything); against a NaN scalar every comparison but NE is false.
+
+    `out` (bool) and `scratch` (uint16), of bits' shape, given: the result is written into `out` (and returned)
+    and the intermediate patterns into `scratch`, so that a caller keeping them allocates nothing (a second run
+    still allocates its test); else new arrays."""
+    plan = _plan16(int(scalar_bits), mode, inf_bits)  # the scalar's bits in plain Python
+    kind = plan[0]
+    if kind == "fill":  # a NaN scalar (every mode but NE false), or an empty interval
+        if out is None:
+            return np.full(bits.shape, plan[1])
+        out.fill(plan[1])
+        return out
+    if kind == "equal":  # EQ / NE against one pattern
+        return plan[1](bits, plan[2], out)
+    if kind == "zero":  # +0 and -0 both equal a zero scalar
+        return plan[1](np.bitwise_and(bits, _MAGNITUDE, scratch), _ZERO, out)
+    result = np.less_equal(np.subtract(bits, plan[1], scratch), plan[2], out)  # wraps below `first` to the top
+    if kind == "runs":  # a second run
+        inside = np.less_equal(np.subtract(bits, plan[3], scratch), plan[4])
+        result = np.logical_or(result, inside, out=result)
+    return result
+
+
+_MAGNITUDE, _ZERO = np.uint16(0x7FFF), np.uint16(0)
+
+
+@lru_cache(maxsize=4096)
+def _plan16(raw: int, mode: CmpMode, inf_bits: int) -> tuple[Any, ...]:
+    """What `compare_bits16` does against the scalar pattern `raw` (decided once per pattern, mode and format):
+    ("fill", value), ("equal", ufunc, pattern), ("zero", ufunc), or ("run", first, last - first) for one run
+    of uint16 patterns and ("runs", first, last - first, first, last - first) for two, as NumPy scalars."""
     magnitude = raw & 0x7FFF
     if magnitude > inf_bits:  # a NaN scalar
-        return np.full(bits.shape, mode is CmpMode.NE)
+        return "fill", mode is CmpMode.NE
     if mode is CmpMode.EQ or mode is CmpMode.NE:
-        if magnitude:
-            return OPS[mode](bits, np.uint16(raw))
-        zero = np.bitwise_and(bits, np.uint16(0x7FFF))  # +0 and -0 both equal a zero scalar
-        return OPS[mode](zero, np.uint16(0))
+        return ("equal", OPS[mode], np.uint16(raw)) if magnitude else ("zero", OPS[mode])
     key = -magnitude if raw & 0x8000 else magnitude
     low, high = {CmpMode.LT: (-inf_bits, key - 1), CmpMode.LE: (-inf_bits, key),
                  CmpMode.GT: (key + 1, inf_bits), CmpMode.GE: (key, inf_bits)}[mode]
@@ -59,13 +89,9 @@ def compare_bits16(bits: np.ndarray, scalar_bits: np.ndarray, mode: CmpMode, inf
     if low <= 0 and low <= high:  # keys <= 0: the patterns 0x8000 | -min(high, 0) .. 0x8000 | -low
         runs.append((0x8000 - min(high, 0), 0x8000 - low))
     if not runs:
-        return np.zeros(bits.shape, bool)
-    result = None
-    for first, last in runs:
-        shifted = np.subtract(bits, np.uint16(first))  # wraps below `first` to the top of the range
-        inside = np.less_equal(shifted, np.uint16(last - first))
-        result = inside if result is None else np.logical_or(result, inside, out=result)
-    return result
+        return "fill", False
+    return ("run" if len(runs) == 1 else "runs",
+            *[np.uint16(n) for first, last in runs for n in (first, last - first)])
 
 
 def is_inf16(bits: np.ndarray, inf_bits: int) -> np.ndarray:

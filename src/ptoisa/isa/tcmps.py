@@ -35,7 +35,7 @@ from ..tile.layout import plain_view, region, write_stream
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum, announce_fallback, commit_variant, errata_ignored, fallbacks_ignored
-from ._compare import VIA_FLOAT32, INF_BITS_16, OPS, compare, compare_bits16, is_inf16
+from ._compare import _SMALL, VIA_FLOAT32, INF_BITS_16, OPS, compare, compare_bits16, is_inf16
 from ._scalar import quiet_element, to_element, weak_range
 from .enums import CmpMode, coerce_enum
 
@@ -50,14 +50,12 @@ _HALF_NATIVE = 2048  # NumPy's half compare beats float32 conversion up to this,
 def tcmps(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
     # (a window of a wider tile, 2-D storage, is a WindowTile: the general path's)
     if type(dst) is Tile and type(src0) is Tile and type(mode) is CmpMode:
-        key = (config, dst.spec, src0.spec, src1.spec if type(src1) is Tile else None, mode)
+        # one key for the tile types, mode, target and the valid shapes the call meets (the types' own, unless
+        # they take theirs at run time): compiled per tuple of them
+        key = (config, dst.spec, src0.spec, src1.spec if type(src1) is Tile else None, mode, dst._valid_row,
+               dst._valid_col, src0._valid_row, src0._valid_col)
         run = _COMPILED.get(key, _UNSET)
-        if type(run) is _PerShape:  # valid shapes set at run time: compiled per tuple of valid shapes
-            shapes = (dst._valid_row, dst._valid_col, src0._valid_row, src0._valid_col)
-            per, run = run, run.get(shapes, _UNSET)
-            if run is _UNSET:
-                run = _compile(key, dst, src0, src1, per, shapes)
-        elif run is _UNSET:
+        if run is _UNSET:
             run = _compile(key, dst, src0, src1)
         if run is not None:
             try:
@@ -340,36 +338,22 @@ _UNSET = object()
 _COMPILED: dict[tuple[Any, ...], Any] = {}
 
 
-class _PerShape(dict):  # type: ignore[type-arg]
-    """What `_COMPILED` holds under the key of tile types that take their valid shapes at run time: the compiled
-    calls per tuple of valid shapes met, (dst rows, dst cols, src0 rows, src0 cols)."""
-
-    __slots__ = ()
-
-
-def _compile(key: tuple[Any, ...], dst: Tile, src0: Tile, src1: Any, per: _PerShape | None = None,
-             shapes: tuple[int, ...] | None = None) -> Any:
-    """A call's compiled form for its tile types, mode and target (the checks run once, as a C++ template is
-    checked once; for tile types with run-time valid shapes, once per tuple of valid shapes, remembered in the
-    `_PerShape` under their key), or None (remembered) where the general path must run. A refusal is left to the
-    general path, which words it, and is not remembered."""
-    config, dspec, sspec, _, mode = key
-    if per is None and (dspec.dynamic_row or dspec.dynamic_col or sspec.dynamic_row or sspec.dynamic_col):
-        if len(_COMPILED) >= 4096:
-            return None
-        per = _COMPILED[key] = _PerShape()
-        shapes = (dst._valid_row, dst._valid_col, src0._valid_row, src0._valid_col)
-    cache, at = (_COMPILED, key) if per is None else (per, shapes)
-    if len(cache) >= 4096:
+def _compile(key: tuple[Any, ...], dst: Tile, src0: Tile, src1: Any) -> Any:
+    """A call's compiled form for its tile types, mode, target and valid shapes (the checks run once, as a C++
+    template is checked once; for tile types with run-time valid shapes, once per tuple of valid shapes met), or
+    None (remembered) where the general path must run. A refusal is left to the general path, which words it,
+    and is not remembered; past 4096 compiled forms, nothing more is remembered."""
+    config, dspec, sspec, s1spec, mode = key[:5]
+    if len(_COMPILED) >= 4096:
         return None
     check = Check(INSTR, config.name)
     try:
-        _static(dspec, sspec, key[3], config)
+        _static(dspec, sspec, s1spec, config)
         _check_valid_shapes(check, config, dst, src0)
     except PtoError:
         return None
-    run = _plan(config, dspec, sspec, mode, check, key[3] is not None, dst.valid_shape, src0.valid_shape)
-    cache[at] = run
+    run = _plan(config, dspec, sspec, mode, check, s1spec is not None, dst.valid_shape, src0.valid_shape)
+    _COMPILED[key] = run
     return run
 
 
@@ -418,12 +402,231 @@ def _plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, check
                 return _a2a3_tail_plan(config, dspec, sspec, mode, check, tile_form, dvalid, svalid)
 
     predicate = _predicate_of(config, mode, dtype, vr * vc)
+    into = None if isinstance(predicate, np.ufunc) else _into(predicate, mode, dtype)
+    if packing == "cpu_stream":
+        fused = _fused(predicate, dtype, check, tile_form, sspec, svalid, (full, dvc), _cpu_rows(full, dvc),
+                       fill, into=into) if count == vr * vc // 8 and not rest else None
+    else:
+        fused = _fused(predicate, dtype, check, tile_form, sspec, svalid, (vr, -(-vc // 8)),
+                       _pitch_rows(dspec, vr, -(-vc // 8)), into=into)
+    if fused is not None:
+        return fused
     scalar_of, values_of, pack = _inputs(predicate, mode, dtype, check, tile_form, sspec, svalid)
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
         land(dst, pack(predicate(values_of(src0), scalar_of(src1))))
 
     return run
+
+
+def _cpu_rows(full: int, dvc: int) -> Any:
+    """where(dst): the first `full` rows and `dvc` columns of dst's plain view (the cpu stream's bytes, landed in
+    whole rows of dst's valid shape)."""
+    def where(dst: Tile) -> np.ndarray:
+        return dst.view[:full, :dvc]
+
+    return where
+
+
+def _pitch_rows(dspec: TileSpec, rows: int, width: int) -> Any:
+    """where(dst): dst's storage as bytes at its row pitch, the first `rows` rows and `width` bytes of each."""
+    shape = (dspec.rows, dspec.cols * dspec.dtype.itemsize)
+
+    def where(dst: Tile) -> np.ndarray:
+        return dst.storage.view(np.uint8).reshape(shape)[:rows, :width]
+
+    return where
+
+
+def _fused(predicate: Any, dtype: DType, check: Check, tile_form: bool, sspec: TileSpec, svalid: tuple[int, int],
+           shape: tuple[int, int], where: Any, fill: bool = False, tail: tuple[int, Any] | None = None,
+           into: Any = None) -> Any:
+    """run(dst, src0, src1) in one Python frame for a comparison of a non-boxed src0 with a non-empty valid
+    region: the scalar as `_inputs` takes it, stored into a 0-d array of src0's type (NumPy's ufuncs take one
+    about twice as fast as a number; the value is the one the ufunc would convert the number to, `weak_range`,
+    or to_element's or src1[0, 0], of that type already), compared into a bool buffer (src0's flat storage where
+    the valid region is the whole row-major tile, else its valid region), packed (rows of whole bytes as one
+    flat stream), reshaped to `shape` and stored into `where(dst)` (dst's whole storage zeroed first with
+    `fill`). `where(dst)` is a view of dst's storage, kept for the storage it was made from and made again for
+    another one (the same spec: the same view of it), since slicing it costs more than the store at 16x16. The
+    buffers (bool, 0-d, and a uint16 scratch for `into`) are taken from a free list and given back after
+    packing, so that calls in two threads never share one.
+
+    `predicate` a ufunc (a plain comparison: no fallback or erratum can change a bit): it compares into the
+    buffers. Else `into(values, value, bits, box, scratch)` gives the bits (`_into`: its own buffers, or new
+    arrays; it announces what `predicate` announces, before anything is written), and the scalar goes to it as
+    `_inputs` hands it to `predicate` (Python numbers only where `predicate.weak`).
+
+    With `tail` = (bytes, announce): a5 `tcmps_chunk_tail`, where(dst) being dst's rows at their pitch: the
+    erratum announced when a byte of each row's `bytes` past the predicate bytes holds a nonzero, then those
+    bytes zeroed, before the predicate bytes land (as `_a5_chunk_plan`). None where this form does not apply."""
+    vr, vc = svalid
+    direct = isinstance(predicate, np.ufunc)
+    if not (direct or into is not None) or sspec.is_boxed or not vr or not vc:
+        return None
+    whole = (vr, vc) == (sspec.rows, sspec.cols) and sspec.is_row_major and vc % 8 == 0
+    stype, size = sspec.np_dtype, (vr * vc if whole else (vr, vc))
+    axis = None if vc % 8 == 0 else 1
+    weak = direct or getattr(predicate, "weak", False) or getattr(into, "weak", False)
+    kind, low, high = weak_range(dtype) if weak else (float, 1.0, 0.0)
+    free: list[tuple[np.ndarray, np.ndarray, Any]] = []
+    pop, give_back, packbits, empty, zeros = free.pop, free.append, np.packbits, np.empty, np.zeros
+    scratch_of = (lambda: empty(size, np.uint16)) if dtype in INF_BITS_16 and not direct else (lambda: None)
+    last: tuple[Any, ...] = (None, None, None)
+    row_bytes = shape[1]
+    typed = _WORDS.get(row_bytes) if axis is None else None  # (rows of 2, 4, 8 bytes: one word each)
+
+    def packed_of(src0: Tile, src1: Any) -> np.ndarray:  # (written out in `run` for the plain compare)
+        if tile_form:
+            value = src1.storage[0]
+        elif type(src1) is kind and low <= src1 <= high:
+            value = src1
+        elif isinstance(src1, Tile):
+            raise _TileForm
+        else:
+            value = to_element(src1, dtype, check, "scalar")
+        try:
+            held = pop()
+        except IndexError:
+            held = (empty(size, bool), zeros((), stype), scratch_of())
+        bits = into(src0.storage if whole else src0.view[:vr, :vc], value, *held)
+        packed = packbits(bits, axis, "little")
+        give_back(held)
+        return packed
+
+    if tail is None:
+        def run(dst: Tile, src0: Tile, src1: Any) -> None:
+            nonlocal last
+            if direct:
+                if tile_form:
+                    value = src1.storage[0]
+                elif type(src1) is kind and low <= src1 <= high:
+                    value = src1
+                elif isinstance(src1, Tile):
+                    raise _TileForm
+                else:
+                    value = to_element(src1, dtype, check, "scalar")
+                try:
+                    bits, box, scratch = pop()
+                except IndexError:
+                    bits, box, scratch = empty(size, bool), zeros((), stype), None
+                box[()] = value
+                predicate(src0.storage if whole else src0.view[:vr, :vc], box, bits)
+                packed = packbits(bits, axis, "little")
+                give_back((bits, box, scratch))
+            else:
+                packed = packed_of(src0, src1)
+            storage = dst.storage
+            held = last
+            if held[0] is not storage:
+                held = last = (storage, *_landing(where(dst), typed))
+            if fill:
+                storage.fill(0)
+            if held[2] is None:
+                held[1][...] = packed.reshape(shape)
+            else:
+                held[1][...] = packed.view(held[2])
+
+        return run
+    chunk_bytes, announce = tail
+    count_nonzero = np.count_nonzero
+
+    def chunked(dst: Tile, src0: Tile, src1: Any) -> None:
+        nonlocal last
+        if direct:
+            if tile_form:
+                value = src1.storage[0]
+            elif type(src1) is kind and low <= src1 <= high:
+                value = src1
+            elif isinstance(src1, Tile):
+                raise _TileForm
+            else:
+                value = to_element(src1, dtype, check, "scalar")
+            try:
+                bits, box, scratch = pop()
+            except IndexError:
+                bits, box, scratch = empty(size, bool), zeros((), stype), None
+            box[()] = value
+            predicate(src0.storage if whole else src0.view[:vr, :vc], box, bits)
+            packed = packbits(bits, axis, "little")
+            give_back((bits, box, scratch))
+        else:
+            packed = packed_of(src0, src1)
+        storage = dst.storage
+        held = last
+        if held[0] is not storage:
+            rows = where(dst)
+            held = last = (storage, (rows[:, :row_bytes], rows[:, row_bytes:chunk_bytes]))
+        head, after = held[1]
+        if count_nonzero(after):
+            announce()
+            after.fill(0)
+        head[...] = packed.reshape(shape)
+
+    return chunked
+
+
+_WORDS = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+
+
+def _landing(target: np.ndarray, word: Any) -> tuple[np.ndarray, Any]:
+    """(view, word) for `_fused`'s store into `target`, a (rows, width) view of dst's bytes: with `word` (an
+    unsigned type of `width` bytes) and byte rows whose `width` bytes are contiguous, the rows seen as one word
+    each (a 1-D view at the row pitch), which the packed stream seen as words fills in one strided copy (64x64:
+    0.46 against 0.71 us for the 2-D copy); else (target, None): the stream reshaped to target's shape."""
+    if word is not None and target.dtype.itemsize == 1 and target.ndim == 2 and target.strides[1] == 1 \
+            and target.shape[1] == word.itemsize:
+        return target.view(word)[:, 0], word
+    return target, None
+
+
+def _into(predicate: Any, mode: CmpMode, dtype: DType) -> Any:
+    """into(values, value, bits, box, scratch) for `_fused` where `predicate` is not a ufunc, or None: the bool
+    result of `predicate(values, value)`, into the buffers where that is `compare` on 16-bit float patterns
+    (`compare_bits16` into bits, its patterns into scratch: half sources past `_HALF_NATIVE` elements, bfloat16
+    past `_compare`'s float32 route) or a cpu `tcmps_eq_tolerance` wrapper whose tolerance this scalar makes moot
+    (`_tolerance_moot`: the exact compare, into the buffers where it is a ufunc or the patterns' compare);
+    else `predicate`'s own result (a wrapper whose tolerance matters, or a fallback's or an erratum's
+    predicate: they announce as they did)."""
+    exact, tolerant = predicate, None
+    if getattr(predicate, "tolerant", None) is not None:
+        exact, tolerant = predicate.tolerant, predicate
+    bits16 = isinstance(exact, partial) and exact.func is compare and dtype in INF_BITS_16
+    inf_bits, u16 = INF_BITS_16.get(dtype), np.uint16
+
+    def exact_into(values: np.ndarray, value: Any, bits: np.ndarray, box: np.ndarray, scratch: Any) -> np.ndarray:
+        box[()] = value
+        if bits16 and values.size > _SMALL:
+            return compare_bits16(values.view(u16), box.view(u16), mode, inf_bits, bits, scratch)
+        if isinstance(exact, np.ufunc):
+            return exact(values, box, bits)
+        return exact(values, box[()])
+
+    exact_into.weak = True  # type: ignore[attr-defined]  # (the value is stored into the 0-d array first)
+    if tolerant is None:
+        if bits16:
+            return exact_into
+        def plain(values: np.ndarray, value: Any, bits: np.ndarray, box: np.ndarray, scratch: Any) -> np.ndarray:
+            return predicate(values, value)
+
+        return plain
+    to_type, general = dtype.np.type, tolerant.general
+    limit = _SPACED.get(dtype)
+    if limit is not None and isinstance(exact, np.ufunc):  # float32: `_tolerance_moot` written out
+        def spaced(values: np.ndarray, value: Any, bits: np.ndarray, box: np.ndarray, scratch: Any) -> np.ndarray:
+            if limit <= abs(value) < math.inf:  # (False for a NaN)
+                box[()] = value
+                return exact(values, box, bits)
+            return general(values, to_type(value) if type(value) is float else value)
+
+        return spaced
+
+    def moot_or_not(values: np.ndarray, value: Any, bits: np.ndarray, box: np.ndarray, scratch: Any) -> np.ndarray:
+        if _tolerance_moot(value, mode, dtype):  # (a Python float: the same side of the bounds as its rounding)
+            return exact_into(values, value, bits, box, scratch)
+        return tolerant.general(values, to_type(value) if type(value) is float else value)
+
+    return moot_or_not
 
 
 def _inputs(predicate: Any, mode: CmpMode, dtype: DType, check: Check, tile_form: bool, sspec: TileSpec,
@@ -481,6 +684,12 @@ def _a5_chunk_plan(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMo
     if chunk_bytes > pitch:
         return None
     predicate = _predicate_of(config, mode, sspec.dtype, vr * vc)
+    fused = _fused(predicate, sspec.dtype, check, tile_form, sspec, svalid, (vr, row_bytes),
+                   _pitch_rows(dspec, vr, pitch), tail=(chunk_bytes, partial(announce_erratum, config, INSTR,
+                                                                              "tcmps_chunk_tail")),
+                   into=None if isinstance(predicate, np.ufunc) else _into(predicate, mode, sspec.dtype))
+    if fused is not None:
+        return fused
     scalar_of, values_of, pack = _inputs(predicate, mode, sspec.dtype, check, tile_form, sspec, svalid)
     rows_of, count_nonzero = _byte_rows(dspec, vr), np.count_nonzero
 
@@ -594,6 +803,7 @@ def _tolerant_predicate(config: Config, mode: CmpMode, dtype: DType, exact: Any)
         return general(values, scalar)
 
     predicate.weak = True  # type: ignore[attr-defined]
+    predicate.tolerant, predicate.general = exact, general  # type: ignore[attr-defined]  # (for `_into`)
     return predicate
 
 
@@ -755,11 +965,22 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
     differs, announce_first, first_ignored = first
     count_nonzero = np.count_nonzero
 
+    kept: tuple[Any, Any, Any] = (None, None, None)
+
     def store(dst: Tile, packed: np.ndarray) -> None:
         """The lanes' bytes into dst's rows (the erratum named where the tail changes what dst held), and the
-        rest of each row inverted."""
-        now = rows_of(dst)
-        held = now[:, :lane_bytes]
+        rest of each row inverted. The two views of dst's rows are kept for the storage they were made from (made
+        again for another one)."""
+        nonlocal kept
+        views = kept
+        if views[0] is not dst.storage:
+            now = rows_of(dst)
+            # NE: the rows' bytes past the lanes inverted in place; where the rows are one contiguous run of
+            # bytes, the lanes' complement is written and the whole run inverted instead (one contiguous
+            # inversion: about 0.2 us where the strided one took 1 us at 16 rows)
+            block = now.reshape(-1) if now.flags.c_contiguous else None
+            views = kept = (dst.storage, now[:, :lane_bytes], now[:, lane_bytes:], block)
+        held, after, block = views[1], views[2], views[3]
         changed = 0
         if tested_mask and not errata_ignored():  # (else announcing would do nothing: not looked for)
             lanes_now = from_bytes(packed.tobytes(), "little")
@@ -768,9 +989,14 @@ def _lean_tail(config: Config, dspec: TileSpec, sspec: TileSpec, mode: CmpMode, 
         if changed or rest:
             announce_erratum(config, INSTR, "tcmps_repeat_tail",
                              "" if rest_in_valid or changed & in_valid_mask else detail)
-        held[...] = packed
-        if rest:
-            invert(now[:, lane_bytes:], out=now[:, lane_bytes:])
+        if not rest:
+            held[...] = packed
+        elif block is None:
+            held[...] = packed
+            invert(after, after)
+        else:
+            held[...] = invert(packed, packed)  # (packed: this call's own bytes, inverted back to EQ's)
+            invert(block, block)
 
     def run(dst: Tile, src0: Tile, src1: Any) -> None:
         scalar = scalar_of(src1)
@@ -817,9 +1043,17 @@ def _stream_lanes(predicate: Any, sspec: TileSpec, vr: int, vc: int, width: int,
     a number that type holds exactly or rounds to as the ufunc does, or an element of it). Where the valid
     region is whole rows of the stream, its bits are tested on the stream's bytes. The buffers (bool buffer,
     0-d scalar) are taken from a free list and given back after packing, so that calls in two threads never
-    share one. None where this form does not apply."""
+    share one. None where this form does not apply.
+
+    A half or bfloat16 source compared by `compare` (a partial of it, as `_predicate_of` gives past
+    `_HALF_NATIVE` elements) is compared the same way, by `compare_bits16` into the bool buffer (its patterns
+    into a uint16 scratch): the exact comparison, as `compare`'s own routes are."""
     cols, numel = sspec.cols, sspec.numel
-    if cols % 8 or not vr or not isinstance(predicate, np.ufunc):
+    bits16 = None
+    if isinstance(predicate, partial) and predicate.func is compare \
+            and predicate.keywords.get("dtype") in INF_BITS_16:
+        bits16 = (predicate.keywords["mode"], INF_BITS_16[predicate.keywords["dtype"]])
+    if cols % 8 or not vr or not (isinstance(predicate, np.ufunc) or bits16):
         return None
     reach = (vr - 1) * cols + width  # storage elements the repeats read (a multiple of 8)
     head = min(reach, numel)
@@ -827,21 +1061,27 @@ def _stream_lanes(predicate: Any, sspec: TileSpec, vr: int, vc: int, width: int,
     byte_index = np.arange(vr)[:, None] * (cols // 8) + np.arange(width // 8)[None, :]
     rows_valid = count_valid and vc == cols  # the valid region: the stream's first vr * Cols / 8 bytes
     valid_bytes, no_bytes = vr * cols // 8, bytes(vr * cols // 8)
-    free: list[tuple[np.ndarray, np.ndarray, Any, np.ndarray]] = []
+    free: list[tuple[np.ndarray, np.ndarray, Any, np.ndarray, Any]] = []
     packbits, count_nonzero, bit_not, stype = np.packbits, np.count_nonzero, np.invert, sspec.np_dtype
 
-    def fresh() -> tuple[np.ndarray, np.ndarray, Any, np.ndarray]:
+    def fresh() -> tuple[np.ndarray, np.ndarray, Any, np.ndarray, Any]:
         bits = np.zeros(reach, bool)
         valid = None  # (the lanes may stop short of the last row's end: the valid rows seen Cols apart)
         if count_valid and not rows_valid:
             valid = np.ndarray((vr, vc), bool, bits, 0, (cols, 1))
-        return bits, bits[:head], valid, np.zeros((), stype)
+        return bits, bits[:head], valid, np.zeros((), stype), np.empty(head, np.uint16) if bits16 else None
+
+    u16, (mode16, inf16) = np.uint16, bits16 or (None, None)
 
     def lanes(storage: np.ndarray, scalar: Any) -> tuple[np.ndarray, bool]:
         held = free.pop() if free else fresh()
-        bits, into, valid, box = held
+        bits, into, valid, box, scratch = held
         box[()] = scalar
-        predicate(storage if whole else storage[:head], box, into)
+        if bits16:
+            compare_bits16((storage if whole else storage[:head]).view(u16), box.view(u16), mode16, inf16, into,
+                           scratch)
+        else:
+            predicate(storage if whole else storage[:head], box, into)
         equal = bool(count_nonzero(valid)) if valid is not None else False
         stream = packbits(bits, None, "little")
         free.append(held)

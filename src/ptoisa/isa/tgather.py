@@ -39,14 +39,12 @@ _PICKED = {p: slice(p.phase, None, p.period) for p in MaskPattern}  # the select
 # --- index form ---------------------------------------------------------------------------------------------
 def tgather_index(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) -> None:
     if type(dst) is Tile and type(src0) is Tile and type(indices) is Tile and (tmp is None or type(tmp) is Tile):
-        key = (config, dst.spec, src0.spec, indices.spec, None if tmp is None else tmp.spec)
+        # one key for the tile types, the target and the dst and indices valid shapes the call meets (the
+        # types' own, unless they take theirs at run time): compiled per tuple of them
+        key = (config, dst.spec, src0.spec, indices.spec, None if tmp is None else tmp.spec, dst._valid_row,
+               dst._valid_col, indices._valid_row, indices._valid_col)
         run = _COMPILED.get(key, _UNSET)
-        if type(run) is _PerShape:  # run-time valid shapes: compiled per (dst, indices) valid shape
-            shapes = (dst._valid_row, dst._valid_col, indices._valid_row, indices._valid_col)
-            per, run = run, run.get(shapes, _UNSET)
-            if run is _UNSET:
-                run = _compile_index(key, dst, indices, tmp, per, shapes)
-        elif run is _UNSET:
+        if run is _UNSET:
             run = _compile_index(key, dst, indices, tmp)
         if run is not None:
             run(dst, src0, indices)
@@ -65,22 +63,20 @@ class _PerShape(dict):  # type: ignore[type-arg]
     __slots__ = ()
 _FUSED_BELOW = 4096
 """Valid regions of fewer elements gather with NumPy's range-checked take (one call, dst buffered by NumPy);
-larger ones check the indices with one max() and take with mode="clip", which is faster there (16x16 f32:
-0.8 against 1.3 us; 64x64 about even; 256x256: 52 against 42 us)."""
+larger ones check the indices with one max() and take with mode="wrap", which is faster there (16x16 f32:
+0.8 against 1.3 us; 64x64 about even; 256x256: 52 against 42 us). Every index being in range after the check,
+"wrap" gives the bytes of "clip" and "raise", and is the cheapest of the three (256x256 f32: NumPy 2.4's take
+57 us against 65 for "clip", 73 for "raise")."""
 
 
-def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | None, per: _PerShape | None = None,
-                   shapes: tuple[int, ...] | None = None) -> Any:
-    """The index form compiled once per tile types and target: the checks run here, and a call whose indices
-    are all in range gathers ND src0 straight into dst. None (remembered) where the general path decides per
-    call (a non-ND src0, layouts or index widths with their own NPU errata); a refusal is left to the general
-    path and not remembered. Tile types with run-time valid shapes keep a `_PerShape` under their key and compile
-    per tuple of valid shapes into it."""
-    config, dspec, sspec, ispec, tspec = key
-    if per is None and _run_time_valid(key[1:]):
-        per, shapes = _per_valid_shape(_COMPILED, key), (dst._valid_row, dst._valid_col, indices._valid_row,
-                                                          indices._valid_col)
-    cache, key = (_COMPILED, key) if per is None else (per, shapes)  # type: ignore[assignment]
+def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | None) -> Any:
+    """The index form compiled once per tile types, target and dst and indices valid shapes (`key`, the shapes
+    last): the checks run here, and a call whose indices are all in range gathers ND src0 straight into dst.
+    None (remembered while the cache holds fewer than 4096 calls) where the general path decides per call (a
+    non-ND src0, layouts or index widths with their own NPU errata); a refusal is left to the general path and
+    not remembered."""
+    config, dspec, sspec, ispec, tspec = key[:5]
+    cache = _COMPILED
     check = Check(INSTR, config.name)
     try:
         _static_index(dspec, sspec, ispec, tspec, config)
@@ -93,7 +89,8 @@ def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | N
             and not (dspec.dtype.itemsize == 4 and ispec.dtype.itemsize == 2
                      and config.erratum("tgather_index_b32_idx16")):
         run = _index_run(check, config, dst.valid_shape, dspec, sspec, ispec)
-    cache[key] = run
+    if len(cache) < 4096:
+        cache[key] = run
     return run
 
 
@@ -106,34 +103,46 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
     numel = sspec.numel
     unsigned = _UNSIGNED[ispec.dtype.itemsize]
     whole = (vr, vc) == (dspec.rows, dspec.cols) == (ispec.rows, ispec.cols)  # no slicing: the flat storages
+    shares, largest = np.may_share_memory, np.maximum.reduce
+
+    def views(dst: Tile, src0: Tile, indices: Tile) -> tuple[Any, ...]:
+        """(indices as unsigned, dst's valid region, src0's take, whether dst overlaps a source's memory): what
+        the call reads off these three storages, made once for them (and kept while the call meets them)."""
+        out = dst.storage
+        overlap = not certainly_apart(out, src0.storage, indices.storage) \
+            and (shares(out, src0.storage) or shares(out, indices.storage))
+        if whole:
+            return indices.storage.view(unsigned), out, src0.storage.take, overlap
+        return indices.view[:vr, :vc].view(unsigned), dst.view[:vr, :vc], src0.storage.take, overlap
+
+    last: tuple[Any, ...] = (None, None, None, None)
     if vr * vc < _FUSED_BELOW:
         # take(mode="raise") checks every index against src0's size and writes dst only when all are in range
         # (NumPy buffers `out` in that mode, so dst may also overlap src0: the gather reads src0 first); the
         # indices are read through their conversion to intp, a copy, so dst may overlap them too.
-        if whole:
-            def run(dst: Tile, src0: Tile, indices: Tile) -> None:
-                try:
-                    src0.storage.take(indices.storage.view(unsigned), out=dst.storage, mode="raise")
-                except IndexError:
-                    _gather_index(check, config, dst, src0, indices)
-        else:
-            def run(dst: Tile, src0: Tile, indices: Tile) -> None:
-                try:
-                    src0.storage.take(indices.view[:vr, :vc].view(unsigned), out=dst.view[:vr, :vc], mode="raise")
-                except IndexError:
-                    _gather_index(check, config, dst, src0, indices)
-        return run
-    shares = np.may_share_memory
+        def checked(dst: Tile, src0: Tile, indices: Tile) -> None:
+            nonlocal last
+            held = last
+            if held[0] is not dst.storage or held[1] is not src0.storage or held[2] is not indices.storage:
+                held = last = (dst.storage, src0.storage, indices.storage, views(dst, src0, indices))
+            raw, out, take, _ = held[3]
+            try:
+                take(raw, out=out, mode="raise")
+            except IndexError:
+                _gather_index(check, config, dst, src0, indices)
+
+        return checked
 
     def run(dst: Tile, src0: Tile, indices: Tile) -> None:
-        raw = indices.view[:vr, :vc].view(unsigned)
-        out = dst.storage
-        if int(raw.max()) >= numel \
-                or not certainly_apart(out, src0.storage, indices.storage) \
-                and (shares(out, src0.storage) or shares(out, indices.storage)):
-            _gather_index(check, config, dst, src0, indices)  # out of range, or overlapping tiles
+        nonlocal last
+        held = last
+        if held[0] is not dst.storage or held[1] is not src0.storage or held[2] is not indices.storage:
+            held = last = (dst.storage, src0.storage, indices.storage, views(dst, src0, indices))
+        raw, out, take, overlap = held[3]
+        if overlap or int(largest(raw, None)) >= numel:
+            _gather_index(check, config, dst, src0, indices)  # overlapping tiles, or out of range
         else:
-            src0.storage.take(raw, out=dst.view[:vr, :vc], mode="clip")
+            take(raw, out=out, mode="wrap")  # (in range: "clip"'s bytes)
     return run
 
 
@@ -344,14 +353,12 @@ def _out_of_range(check: Check, config: Config, src0: Tile, raw: np.ndarray, out
 # --- mask form ---------------------------------------------------------------------------------------------
 def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) -> None:
     if type(dst) is Tile and type(src) is Tile and type(pattern) is MaskPattern and type(axis) is GatherAxis:
-        key = (config, dst.spec, src.spec, pattern, axis)
+        # one key for the tile types, pattern, axis, target and the valid shapes the call meets (the types' own,
+        # unless they take theirs at run time): compiled per tuple of them
+        key = (config, dst.spec, src.spec, pattern, axis, dst._valid_row, dst._valid_col, src._valid_row,
+               src._valid_col)
         run = _MASK_COMPILED.get(key, _UNSET)
-        if type(run) is _PerShape:  # run-time valid shapes: compiled per (dst, src) valid shape
-            shapes = (dst._valid_row, dst._valid_col, src._valid_row, src._valid_col)
-            per, run = run, run.get(shapes, _UNSET)
-            if run is _UNSET:
-                run = _compile_mask(key, dst, src, per, shapes)
-        elif run is _UNSET:
+        if run is _UNSET:
             run = _compile_mask(key, dst, src)
         if run is not None:
             run(dst, src)
@@ -362,18 +369,14 @@ def tgather_mask(config: Config, dst: Any, src: Any, pattern: Any, axis: Any) ->
 _MASK_COMPILED: dict[tuple[Any, ...], Any] = {}
 
 
-def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile, per: _PerShape | None = None,
-                  shapes: tuple[int, ...] | None = None) -> Any:
-    """The mask form compiled once per tile types, pattern, axis and target (and valid shapes, for tile types
-    with run-time ones): the checks run here; ND tiles without an NPU erratum in play copy the selected columns
-    or rows with one strided assignment (NumPy assigns overlapping operands as if it read src first, as the
-    general path's copy does). None (remembered) sends the type to the general path; a refusal is left to it
-    and not remembered."""
-    config, dspec, sspec, pattern, axis = key
-    if per is None and _run_time_valid((dspec, sspec)):
-        per, shapes = _per_valid_shape(_MASK_COMPILED, key), (dst._valid_row, dst._valid_col, src._valid_row,
-                                                               src._valid_col)
-    cache, key = (_MASK_COMPILED, key) if per is None else (per, shapes)  # type: ignore[assignment]
+def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile) -> Any:
+    """The mask form compiled once per tile types, pattern, axis, target and valid shapes (`key`, the shapes
+    last): the checks run here; ND tiles without an NPU erratum in play copy the selected columns or rows with
+    one strided assignment (NumPy assigns overlapping operands as if it read src first, as the general path's
+    copy does). None (remembered while the cache holds fewer than 4096 calls) sends the call to the general
+    path; a refusal is left to it and not remembered."""
+    config, dspec, sspec, pattern, axis = key[:5]
+    cache = _MASK_COMPILED
     check = Check(INSTR, config.name)
     try:
         _static_mask(dspec, sspec, config)
@@ -388,7 +391,8 @@ def _compile_mask(key: tuple[Any, ...], dst: Tile, src: Tile, per: _PerShape | N
             run = _mask_col_run(dspec, sspec, src.valid_shape, pattern)
         else:
             run = _mask_col_npu_run(config, dspec, sspec, src.valid_shape, pattern)
-    cache[key] = run
+    if len(cache) < 4096:
+        cache[key] = run
     return run
 
 
@@ -399,18 +403,35 @@ def _mask_row_run(dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int], patt
     rows, cols = slice(0, vr), slice(pattern.phase, vc, pattern.period)
     count, size = len(range(pattern.phase, vc, pattern.period)), vr * len(range(pattern.phase, vc, pattern.period))
     stype = sspec.np_dtype
-    picks = (rows, cols)  # built once: the call indexes with it (and dst whole with ..., no view of it made)
+    picks = (rows, cols)
     if dspec.np_dtype == stype and count == dspec.cols:
         into = Ellipsis if vr == dspec.rows else rows
 
-        def run(dst: Tile, src: Tile) -> None:
-            dst.view[into] = src.view[picks]  # type: ignore[index]
+        def views(dst: Tile, src: Tile) -> tuple[np.ndarray, np.ndarray]:
+            return dst.view[into], src.view[picks]  # type: ignore[index]
     elif dspec.np_dtype == stype:
-        def run(dst: Tile, src: Tile) -> None:
-            dst.storage[:size].reshape(vr, count)[...] = src.view[picks]
+        def views(dst: Tile, src: Tile) -> tuple[np.ndarray, np.ndarray]:
+            return dst.storage[:size].reshape(vr, count), src.view[picks]
     else:  # a bit copy between types of one size
-        def run(dst: Tile, src: Tile) -> None:
-            dst.storage[:size].view(stype).reshape(vr, count)[...] = src.view[picks]
+        def views(dst: Tile, src: Tile) -> tuple[np.ndarray, np.ndarray]:
+            return dst.storage[:size].view(stype).reshape(vr, count), src.view[picks]
+    return _kept_copy(views)
+
+
+def _kept_copy(views: Any) -> Any:
+    """run(dst, src): `into[...] = picked` for (into, picked) = views(dst, src), the two views kept for the two
+    storages they were made from and made again for others (a view of a storage is the same for every tile of
+    the type over it; slicing them per call cost about as much as the copy at 16x16). NumPy assigns overlapping
+    operands as if it read the source first, as before. The call holds references to the last two storages."""
+    last: tuple[Any, Any, Any, Any] = (None, None, None, None)
+
+    def run(dst: Tile, src: Tile) -> None:
+        nonlocal last
+        held = last
+        if held[0] is not dst.storage or held[1] is not src.storage:
+            held = last = (dst.storage, src.storage, *views(dst, src))
+        held[2][...] = held[3]
+
     return run
 
 
@@ -422,17 +443,17 @@ def _mask_col_run(dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int], patt
     head, cols = slice(0, count), slice(0, vc)
     stype = sspec.np_dtype
     if dspec.np_dtype == stype and vc == sspec.cols == dspec.cols:  # whole rows: one slice each side
-        into = Ellipsis if count == dspec.rows else head  # dst whole: assigned with ..., no view of it made
+        into = Ellipsis if count == dspec.rows else head
 
-        def run(dst: Tile, src: Tile) -> None:
-            dst.view[into] = src.view[picked]  # type: ignore[index]
+        def views(dst: Tile, src: Tile) -> tuple[np.ndarray, np.ndarray]:
+            return dst.view[into], src.view[picked]  # type: ignore[index]
     elif dspec.np_dtype == stype:
-        def run(dst: Tile, src: Tile) -> None:
-            dst.view[head, cols] = src.view[picked, cols]
+        def views(dst: Tile, src: Tile) -> tuple[np.ndarray, np.ndarray]:
+            return dst.view[head, cols], src.view[picked, cols]
     else:  # a bit copy between types of one size
-        def run(dst: Tile, src: Tile) -> None:
-            dst.view.view(stype)[head, cols] = src.view[picked, cols]
-    return run
+        def views(dst: Tile, src: Tile) -> tuple[np.ndarray, np.ndarray]:
+            return dst.view.view(stype)[head, cols], src.view[picked, cols]
+    return _kept_copy(views)
 
 
 def _mask_col_npu_run(config: Config, dspec: TileSpec, sspec: TileSpec, valid: tuple[int, int],

@@ -84,7 +84,10 @@ def _compile(key: tuple[Any, ...], count: int) -> Any:
             kind = type(start)
             value = start if kind is np_type or kind is int and low <= start <= high else _start(check, start, dst)
             out = dst.storage if whole else dst.view[0, :count]
-            box = boxes.pop() if boxes else zeros((), np_dtype)
+            try:  # (not `if boxes`: another thread may take the last one between the test and the pop)
+                box = boxes.pop()
+            except IndexError:
+                box = zeros((), np_dtype)
             box[()] = value
             if descending:
                 subtract(box, ramp, out)

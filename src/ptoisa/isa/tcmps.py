@@ -1074,7 +1074,10 @@ def _stream_lanes(predicate: Any, sspec: TileSpec, vr: int, vc: int, width: int,
     u16, (mode16, inf16) = np.uint16, bits16 or (None, None)
 
     def lanes(storage: np.ndarray, scalar: Any) -> tuple[np.ndarray, bool]:
-        held = free.pop() if free else fresh()
+        try:  # (not `if free`: another thread may take the last one between the test and the pop)
+            held = free.pop()
+        except IndexError:
+            held = fresh()
         bits, into, valid, box, scratch = held
         box[()] = scalar
         if bits16:

@@ -1228,7 +1228,10 @@ def _fast_image(config: Config, lean: Any, made: dict[str, Any]) -> Any:
     def fast(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
         if tmp.binding is not None or (k_value.binding is not None and not inside_k) or not _A2A3_ROWS_AT_ONCE:
             return lean(dst, src0, k_value, cdst, tmp, offset)  # type: ignore[no-any-return]
-        held = images.pop() if images else fresh()
+        try:  # (not `if images`: another thread may take the last one between the test and the pop)
+            held = images.pop()
+        except IndexError:
+            held = fresh()
         image32, image, k = held
         name = None
         token = quiet_set()

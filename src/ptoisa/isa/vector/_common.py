@@ -262,7 +262,10 @@ class Spare:
         return array
 
     def take(self) -> np.ndarray:
-        return self.free.pop() if self.free else aligned_empty(self.shape, self.dtype)
+        try:  # (not `if self.free`: another thread may take the last one between the test and the pop)
+            return self.free.pop()
+        except IndexError:
+            return aligned_empty(self.shape, self.dtype)
 
     def give(self, array: np.ndarray) -> None:
         self.free.append(array)

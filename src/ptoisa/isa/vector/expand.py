@@ -278,7 +278,10 @@ def _row_compiled_small(fn: np.ufunc, specs: Any, shape: tuple[Any, Any], a_full
 
     def run(args: tuple) -> None:
         out, first, second = args[d].view, args[a].view, args[b].view
-        block = free.pop() if free else fresh()
+        try:  # (not `if free`: another thread may take the last one between the test and the pop)
+            block = free.pop()
+        except IndexError:
+            block = fresh()
         QUIET.run(step, out if d_whole else out[region], first if a_whole else first[a_cut],
                   second if b_whole else second[b_cut], block)
         free.append(block)

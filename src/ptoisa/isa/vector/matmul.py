@@ -474,7 +474,10 @@ def _matmul_compiled(plan: Plan, positions: dict[str, int]) -> Any:
     def run(args: tuple) -> None:
         at = a_float.take(args[pa].storage.view(a_bits).take(a_at))
         fb = b_float.take(args[pb].storage.view(b_bits).take(b_at))
-        products = free.pop() if free else fresh()
+        try:  # (not `if free`: another thread may take the last one between the test and the pop)
+            products = free.pop()
+        except IndexError:
+            products = fresh()
         total = QUIET.run(sums, at, fb, products)
         free.append(products)
         args[pc].storage[c_at] = total

@@ -326,7 +326,10 @@ def _in_double_for(steps: Callable[[np.ndarray], None]) -> Callable[[np.dtype], 
             if not lowest(x) >= 0:
                 return False
             free = buffers.setdefault(x.shape, [])
-            wide = free.pop() if free else aligned_empty(x.shape, f64)
+            try:  # (not `if free`: another thread may take the last one between the test and the pop)
+                wide = free.pop()
+            except IndexError:
+                wide = aligned_empty(x.shape, f64)
             copyto(wide, x)
             steps(wide)
             copyto(y, wide, casting="unsafe")
@@ -435,7 +438,10 @@ def _exp_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], No
         else:
             x, y = source.view[part], out.view[part]
         if staged:
-            wide = free.pop() if free else fresh()
+            try:  # (not `if free`: another thread may take the last one between the test and the pop)
+                wide = free.pop()
+            except IndexError:
+                wide = fresh()
             done = QUIET.run(step, source.storage, x, y, wide)
             free.append(wide)
         else:

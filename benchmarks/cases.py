@@ -495,15 +495,21 @@ def trowexpandmul_f32(target: str, n: int) -> Bench:
                  note="floor: the column spread into a block, then a flat multiply")
 
 
-def tmatmul_f16(target: str, n: int) -> Bench:
-    """Left x Right -> Acc (half in, float out) next to NumPy's float32 matmul of the same values (BLAS: a
-    different order of additions; ptoisa sums over k in order, one float rounding per step, as the simulator)."""
+def _matmul_tiles(n: int) -> tuple[Any, Any, Any, np.ndarray, np.ndarray]:
+    """Left and Right half tiles holding random values x and y (n x n) and the float Acc tile of their product."""
     a = _place(Tile[TileType.Left, half, n, n, BLayout.ColMajor, n, n, SLayout.RowMajor]())
     b = _place(Tile[TileType.Right, half, n, n, BLayout.RowMajor, n, n, SLayout.ColMajor]())
     c = _place(Tile[TileType.Acc, float, n, n, BLayout.ColMajor, n, n, SLayout.RowMajor, 1024]())
     x, y = _random_f32(n).astype(np.float16), _random_f32(n).astype(np.float16)
     a.set_logical(x)
     b.set_logical(y)
+    return a, b, c, x, y
+
+
+def tmatmul_f16(target: str, n: int) -> Bench:
+    """Left x Right -> Acc (half in, float out) next to NumPy's float32 matmul of the same values (BLAS: a
+    different order of additions; ptoisa sums over k in order, one float rounding per step, as the simulator)."""
+    a, b, c, x, y = _matmul_tiles(n)
     x32, y32, out = x.astype(np.float32), y.astype(np.float32), np.empty((n, n), np.float32)
     # np.dot, not np.matmul: the same sgemm (the same bytes here), ~0.45 us less per call at 16x16
     return Bench(bind(ptoisa.TMATMUL, c, a, b), bind(np.dot, x32, y32, out),
@@ -559,12 +565,7 @@ def fractal_rows(storage: np.ndarray, n: int) -> np.ndarray:
 def tmatmul_f16_exact(target: str, n: int) -> Bench:
     """TMATMUL next to the cheapest NumPy route we know to the simulator's bits for half inputs (`inorder_matmul`,
     then the result written into the Acc tile's fractals, as ptoisa writes it)."""
-    a = _place(Tile[TileType.Left, half, n, n, BLayout.ColMajor, n, n, SLayout.RowMajor]())
-    b = _place(Tile[TileType.Right, half, n, n, BLayout.RowMajor, n, n, SLayout.ColMajor]())
-    c = _place(Tile[TileType.Acc, float, n, n, BLayout.ColMajor, n, n, SLayout.RowMajor, 1024]())
-    x, y = _random_f32(n).astype(np.float16), _random_f32(n).astype(np.float16)
-    a.set_logical(x)
-    b.set_logical(y)
+    a, b, c, x, y = _matmul_tiles(n)
     at, y32 = np.ascontiguousarray(x.astype(np.float32).T), y.astype(np.float32)
     products, total = inorder_scratch(n, n, n), np.empty((n, n), np.float32)
     into = fractal_rows(c.storage, n)

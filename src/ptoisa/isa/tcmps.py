@@ -494,44 +494,10 @@ def _fused(predicate: Any, dtype: DType, check: Check, tile_form: bool, sspec: T
         give_back(held)
         return packed
 
-    if tail is None:
-        def run(dst: Tile, src0: Tile, src1: Any) -> None:
-            nonlocal last
-            if direct:
-                if tile_form:
-                    value = src1.storage[0]
-                elif type(src1) is kind and low <= src1 <= high:
-                    value = src1
-                elif isinstance(src1, Tile):
-                    raise _TileForm
-                else:
-                    value = to_element(src1, dtype, check, "scalar")
-                try:
-                    bits, box, scratch = pop()
-                except IndexError:
-                    bits, box, scratch = empty(size, bool), zeros((), stype), None
-                box[()] = value
-                predicate(src0.storage if whole else src0.view[:vr, :vc], box, bits)
-                packed = packbits(bits, axis, "little")
-                give_back((bits, box, scratch))
-            else:
-                packed = packed_of(src0, src1)
-            storage = dst.storage
-            held = last
-            if held[0] is not storage:
-                held = last = (storage, *_landing(where(dst), typed))
-            if fill:
-                storage.fill(0)
-            if held[2] is None:
-                held[1][...] = packed.reshape(shape)
-            else:
-                held[1][...] = packed.view(held[2])
-
-        return run
-    chunk_bytes, announce = tail
+    chunk_bytes, announce = tail if tail is not None else (0, None)
     count_nonzero = np.count_nonzero
 
-    def chunked(dst: Tile, src0: Tile, src1: Any) -> None:
+    def run(dst: Tile, src0: Tile, src1: Any) -> None:
         nonlocal last
         if direct:
             if tile_form:
@@ -554,7 +520,17 @@ def _fused(predicate: Any, dtype: DType, check: Check, tile_form: bool, sspec: T
             packed = packed_of(src0, src1)
         storage = dst.storage
         held = last
-        if held[0] is not storage:
+        if announce is None:  # dst's rows (or its stream) take the packed bytes
+            if held[0] is not storage:
+                held = last = (storage, *_landing(where(dst), typed))
+            if fill:
+                storage.fill(0)
+            if held[2] is None:
+                held[1][...] = packed.reshape(shape)
+            else:
+                held[1][...] = packed.view(held[2])
+            return
+        if held[0] is not storage:  # a5's chunk tail: the bytes past each row's predicate bytes are looked at first
             rows = where(dst)
             held = last = (storage, (rows[:, :row_bytes], rows[:, row_bytes:chunk_bytes]))
         head, after = held[1]
@@ -563,7 +539,7 @@ def _fused(predicate: Any, dtype: DType, check: Check, tile_form: bool, sspec: T
             after.fill(0)
         head[...] = packed.reshape(shape)
 
-    return chunked
+    return run
 
 
 _WORDS = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}

@@ -64,3 +64,22 @@ def test_a_keyword_no_form_has_is_still_refused():
     s1 = Tile[TileType.Vec, np.float32, 16, 8]()
     with pytest.raises(ptoisa.PtoError, match="has no parameter 'scratch'"):
         ptoisa.TROWEXPANDMUL(d, s0, s1, scratch=s1, target="cpu")
+
+
+@pytest.mark.parametrize("given, missing", [(("cMatrix", "aMatrix"), "bMatrix"), (("cMatrix", "bMatrix"), "aMatrix")])
+def test_a_form_named_by_keywords_reports_what_it_misses(given, missing):
+    """Keywords that only the three-tile TMATMUL_ACC form has, one operand short: the refusal names the operand
+    that form misses (not "no parameter 'cMatrix'", the four-tile form's view), and no byte changes."""
+    from ptoisa import BLayout, SLayout, half
+
+    tiles = {"cMatrix": Tile[TileType.Acc, float, 16, 16, BLayout.ColMajor, 16, 16, SLayout.RowMajor, 1024](),
+             "aMatrix": Tile[TileType.Left, half, 16, 16, BLayout.ColMajor, 16, 16, SLayout.RowMajor](),
+             "bMatrix": Tile[TileType.Right, half, 16, 16, BLayout.RowMajor, 16, 16, SLayout.ColMajor]()}
+    rng = np.random.default_rng(5)
+    for t in tiles.values():
+        t.storage[...] = rng.integers(-3, 4, t.storage.shape).astype(t.storage.dtype)
+    before = {n: t.tobytes() for n, t in tiles.items()}
+    with pytest.raises(ptoisa.IllegalInstructionError) as info:
+        ptoisa.TMATMUL_ACC(**{n: tiles[n] for n in given}, target="cpu")
+    assert str(info.value).startswith(f"TMATMUL_ACC on cpu: {missing} is missing: ")
+    assert {n: t.tobytes() for n, t in tiles.items()} == before

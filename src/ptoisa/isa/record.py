@@ -281,8 +281,12 @@ class Instruction:
         attributes); refuse anything else."""
         check = Check(self.name, config.name)
         form = self.form_of(args)
-        if kwargs and not self._takes(form, args, kwargs):  # keywords may name another overload's operands
-            form = next((i for i in range(len(self.forms)) if self._takes(i, args, kwargs)), form)
+        if kwargs and not self._takes(form, args, kwargs):  # keywords may name another overload's operands:
+            # the first form that binds the call, else the first whose parameters the keywords name (the refusal
+            # then says what that form misses, not that the positional form has no such parameter)
+            forms = range(len(self.forms))
+            form = next((i for i in forms if self._takes(i, args, kwargs)),
+                        next((i for i in forms if self._names(i, args, kwargs)), form))
         values: dict[str, Any] = {}
         names_in_order = [o.name for o in self.forms[form]] + [a.name for a in self.attrs]
         if len(args) > len(names_in_order):
@@ -318,7 +322,7 @@ class Instruction:
         every keyword one of its parameters not given positionally, every operand it requires given."""
         operands = self.forms[form]
         names = [o.name for o in operands] + [a.name for a in self.attrs]
-        if len(args) > len(names) or any(k not in names[len(args):] for k in kwargs):
+        if not self._names(form, args, kwargs):
             return False
         if not all((o.kind == "tile") == isinstance(a, Tile) or (a is None and o.optional)
                    for o, a in zip(operands, args, strict=False)):
@@ -326,6 +330,12 @@ class Instruction:
         given = {n for n, a in zip(names, args, strict=False) if a is not None} | \
             {k for k, v in kwargs.items() if v is not None}
         return all(o.optional or o.name in given for o in operands)
+
+    def _names(self, form: int, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> bool:
+        """Whether every keyword names a parameter of overload `form` past the positional arguments (which it
+        takes no more of than it has)."""
+        names = [o.name for o in self.forms[form]] + [a.name for a in self.attrs]
+        return len(args) <= len(names) and all(k in names[len(args):] for k in kwargs)
 
     @property
     def text_forms(self) -> tuple[tuple[int, tuple[Operand, ...]], ...]:

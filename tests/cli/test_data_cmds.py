@@ -121,6 +121,30 @@ def test_compare_reads_a_golden_bin_through_its_manifest(tmp_path, capsys):
     assert code == 0 and "identical: 1024 elements of float32" in out, err
 
 
+def test_a_raw_output_without_a_type_takes_the_golden_files(tmp_path, capsys):
+    """A device's raw output (no dtype anywhere) against `run --golden`'s data or a .npy: it is read with the
+    other file's element type and shape, and a line says so; two untyped raw files remain an error."""
+    import ml_dtypes
+
+    golden = np.array([[1.5, -2.0], [3.25, 0.5]], dtype=np.float32)
+    np.save(tmp_path / "golden.npy", golden)
+    device = golden.copy()
+    device[1, 0] = 3.5
+    device.tofile(tmp_path / "device.bin")
+    code, out, err = _run(capsys, "compare", str(tmp_path / "device.bin"), str(tmp_path / "golden.npy"))
+    assert code == 1, err
+    assert out.splitlines()[0] == f"{tmp_path / 'device.bin'}: read as float32, the element type of " \
+                                  f"{tmp_path / 'golden.npy'}"
+    assert "at [1, 0]: actual 3.5, expected 3.25" in out
+    half = golden.astype(ml_dtypes.bfloat16)  # 2-byte elements: read as f32 it would be half as many
+    np.save(tmp_path / "bf.npy", half)
+    half.tofile(tmp_path / "bf.bin")
+    code, out, _ = _run(capsys, "compare", str(tmp_path / "bf.npy"), str(tmp_path / "bf.bin"))
+    assert code == 0 and "identical: 4 elements of bfloat16" in out
+    code, out, err = _run(capsys, "compare", str(tmp_path / "device.bin"), str(tmp_path / "bf.bin"))
+    assert code == 2 and out == "" and "a raw file needs its element type" in err and "--dtype" in err
+
+
 def test_compare_says_how_to_compare_with_a_float64_reference(tmp_path, capsys):
     np.save(tmp_path / "a.npy", np.ones((2, 3), np.float32))
     np.save(tmp_path / "b.npy", np.ones((2, 3)))

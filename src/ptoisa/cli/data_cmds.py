@@ -22,10 +22,12 @@ Compare two arrays element by element. Exit 0 when they are bit-identical, or wi
 Files: FILE.npy (dtype and shape from the file; a 2-byte raw-void array, which is how NumPy stores bfloat16, is
 read as bfloat16; fp8 arrays need --dtype), or FILE.bin[:DTYPE[:SHAPE]] raw little-endian data as NPU test
 suites store golden data (--dtype and --shape apply to both when the spec does not say; a .bin written by
-`ptoisa run --golden` takes them from the manifest.json beside it).
+`ptoisa run --golden` takes them from the manifest.json beside it; a raw .bin that still has no element type
+takes the other file's, and a line says so).
 
 examples:
   ptoisa compare out/scaled.npy golden/scaled.npy
+  ptoisa compare npu_output.bin golden/scaled.bin          (dtype and shape from golden/manifest.json)
   ptoisa compare out/mask.bin:u8:64x2 golden.bin --first 5
   ptoisa compare a.npy b.npy --atol 1e-6 --rtol 1e-3 --ulp 2"""
 
@@ -91,6 +93,10 @@ class DataError(Exception):
     """A file that cannot be read as the array it claims to be."""
 
 
+class NoElementType(DataError):
+    """A raw file whose element type nothing gave (no FILE.bin:DTYPE, no --dtype, no manifest beside it)."""
+
+
 def load_array(spec: str, dtype: str | None = None, shape: str | None = None) -> Any:
     """An array from FILE.npy or FILE.bin[:DTYPE[:SHAPE]] (DataError when it cannot be read as such)."""
     import numpy as np
@@ -130,7 +136,7 @@ def load_array(spec: str, dtype: str | None = None, shape: str | None = None) ->
                 raise DataError(f"{path} holds {array.dtype}, not {np_dtype}")
     else:
         if np_dtype is None:
-            raise DataError(f"{path}: a raw file needs its element type (FILE.bin:DTYPE or --dtype)")
+            raise NoElementType(f"{path}: a raw file needs its element type (FILE.bin:DTYPE or --dtype)")
         size = os.path.getsize(path)
         if size % np_dtype.itemsize:
             raise DataError(f"{path} holds {size} bytes, not a whole number of {np_dtype} elements")
@@ -156,8 +162,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     import numpy as np
 
     try:
-        actual = load_array(args.actual, args.dtype, args.shape)
-        expected = load_array(args.expected, args.dtype, args.shape)
+        actual, expected = _load_pair(args, out)
     except DataError as exc:
         sys.stderr.write(f"ptoisa: error: {exc}\n")
         return EXIT_USAGE
@@ -210,6 +215,27 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
         key = tuple(int(x) for x in where)
         out.write(f"  at {list(key)}: actual {str(actual[key])}, expected {str(expected[key])}\n")
     return EXIT_DIFFERENT
+
+
+def _load_pair(args: argparse.Namespace, out: TextIO) -> tuple[Any, Any]:
+    """ACTUAL and EXPECTED. A raw .bin that says nothing of its element type takes the other file's (a device's
+    raw output against `run --golden`'s data or a .npy), and a line says so; when neither says, it is an error."""
+    specs = (args.actual, args.expected)
+    arrays: list[Any] = [None, None]
+    untyped: dict[int, NoElementType] = {}
+    for side, spec in enumerate(specs):
+        try:
+            arrays[side] = load_array(spec, args.dtype, args.shape)
+        except NoElementType as exc:
+            untyped[side] = exc
+    if len(untyped) == 2:
+        raise NoElementType(f"{specs[0]}: a raw file needs its element type: FILE.bin:DTYPE, --dtype, or on the "
+                            f"other side a .npy or a `run --golden` .bin, whose element type it then takes")
+    for side in untyped:
+        other = arrays[1 - side]
+        arrays[side] = load_array(specs[side], str(other.dtype), args.shape)
+        out.write(f"{specs[side]}: read as {other.dtype}, the element type of {specs[1 - side]}\n")
+    return arrays[0], arrays[1]
 
 
 def _numeric(dtype: Any) -> bool:

@@ -116,6 +116,15 @@ def test_help_teaches_with_examples(capsys):
     assert "ptoisa vectors run" in out and "PTOISA_TARGET" in out
 
 
+def test_a_bare_ptoisa_prints_the_commands_not_one_error_line(capsys):
+    """`ptoisa` alone shows what there is to do (the help, on stderr, exit 2 as any bad usage), where argparse
+    alone says 'the following arguments are required: COMMAND'."""
+    code, out, err = run(capsys)
+    assert code == 2 and out == ""
+    assert "required" not in err and err.startswith("usage: ptoisa")
+    assert all(f"    {command} " in err for command in ("run", "check", "convert", "compare", "targets"))
+
+
 def test_vectors_results_never_overwrite_an_input_and_are_written_whole(capsys, tmp_path):
     source = tmp_path / "tci.jsonl"
     source.write_bytes((DATA / "tci.jsonl").read_bytes())

@@ -35,13 +35,20 @@ TGATHER, and the vector instructions PTOAS kernels use: TADD, TCVT, TROWSUM, ...
 --instructions` lists them) for the a2a3 and a5 NPU targets and the reference C++ CPU simulator (cpu)."""
 
 EPILOG = f"""\
-examples:
+examples (from a clone's root; `ptoisa COMMAND --help` explains each command's arguments):
+  ptoisa run examples/pto/run_softmax.pto examples/pto/data/x_8x64_f16.npy zeros:8x64
+                                              run a kernel on NumPy data, print what it wrote
+  ptoisa check examples/pto/*.pto             diagnostics, as a compiler prints them
+  ptoisa convert examples/pto/ssa_kernel.pto --to dps
+                                              SSA (Level 1) text to PTOAS's DPS form (Level 2)
+  ptoisa compare out/y.npy golden/y.bin       bit-exact, else where and by how much
   ptoisa example --list                       list the seed pages' examples
   ptoisa example tcmps_auto --target a5       run one on the A5 profile
   ptoisa vectors run tests/data/conformance/*.jsonl --results out.jsonl
   ptoisa targets                              what each target allows, its buffers and errata
 
-The target is --target, else ${ENV_VAR}, else {DEFAULT_TARGET_NAME}. Every output names the target used.
+The target is --target, else (run, check, convert) the module's pto.target_arch, else ${ENV_VAR}, else
+{DEFAULT_TARGET_NAME} (cpu for `vectors`, whose vectors come from the simulator). Every output names the target used.
 Exit status: 0 success, 1 problems found (diagnostics, mismatches, a refused kernel), 2 bad usage or unreadable
 input, 3 a bug in ptoisa (rerun with PTOISA_DEBUG=1 and report the traceback)."""
 
@@ -389,6 +396,9 @@ def _start_up(modules: Iterable[str]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    if not (sys.argv[1:] if argv is None else argv):  # a bare `ptoisa`: the commands, not one missing-argument line
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
     args = _parse(parser, argv)
     out = _PipeSafe(sys.stdout)
     try:

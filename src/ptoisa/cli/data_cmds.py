@@ -3,7 +3,7 @@
 compare: two arrays (.npy, or raw .bin with a dtype and shape) bit for bit first; when they differ, the mismatch
 count, the first mismatching elements with their coordinates, and the largest absolute, relative and ULP
 differences, judged against optional tolerances.
-show: an array as text, with a predicate mask (uint8 packed bits) optionally unpacked into a grid of 0/1.
+show: an array as text, with a predicate mask (uint8 packed bits) optionally unpacked into a grid of 1 and .
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ examples:
 
 SHOW_DOC = """\
 Print an array (.npy, or FILE.bin:DTYPE[:SHAPE]) as text. --bits unpacks a packed predicate mask (8 elements per
-byte, element 0 in the lowest bit, as TCMPS writes it) into a grid of 0 and 1.
+byte, element 0 in the lowest bit, as TCMPS writes it) into a grid: one character per element, 1 for a set
+bit and . for a clear one, each row led by its row number.
 
 examples:
   ptoisa show out/scaled.npy
@@ -53,12 +54,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     cmp.add_argument("--first", type=_count, default=10, metavar="N", help="how many mismatches to list (default 10)")
     cmp.set_defaults(func=cmd_compare, loads=("numpy",))
 
-    show = sub.add_parser("show", help="print an array, or a packed predicate mask as 0/1",
+    show = sub.add_parser("show", help="print an array, or a packed predicate mask as a grid of bits",
                           description=SHOW_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
     show.add_argument("file", metavar="FILE")
     show.add_argument("--dtype", help="element type for a raw .bin file")
     show.add_argument("--shape", help="shape for a raw .bin file, e.g. 16x16")
-    show.add_argument("--bits", action="store_true", help="unpack uint8 predicate bytes into 0/1 per element")
+    show.add_argument("--bits", action="store_true", help="unpack uint8 predicate bytes: 1 (set) or . (clear) per element")
     show.add_argument("--image", metavar="FILE.png",
                       help="also draw the array (or, with --bits, the mask) as an image (needs matplotlib)")
     show.set_defaults(func=cmd_show, loads=("numpy",))
@@ -289,7 +290,7 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
         sys.stderr.write("ptoisa: error: --bits needs integer predicate bytes\n")
         return EXIT_USAGE
     if args.image and not _have_matplotlib():  # say so before printing anything
-        sys.stderr.write("ptoisa: error: --image needs matplotlib (pip install 'ptoisa[image]')\n")
+        sys.stderr.write("ptoisa: error: --image needs matplotlib (pip install matplotlib)\n")
         return EXIT_USAGE
     out.write(f"{args.file}: {array.dtype}{list(array.shape)}\n")
     if args.bits:

@@ -240,3 +240,27 @@ def test_check_takes_the_run_flags_for_undefined_behaviour_and_errata(tmp_path):
         if status:
             assert "(--emulate-undefined reproduces what the target does)" in out.getvalue()
             assert "undefined='emulate'" not in out.getvalue()
+
+
+def test_a_ptoas_run_line_naming_another_arch_is_pointed_out(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch) -> None:
+    """PTOAS's samples name their target on a `// RUN: ptoas --pto-arch a5 %s` line, not in the module; checked
+    for the default a2a3 they fail, and a note says which --target to give. No note when a target was named
+    (flag, environment, module), when the RUN line names the target used, or when there is no RUN line."""
+    monkeypatch.delenv("PTOISA_TARGET", raising=False)
+    text = "// RUN: ptoas --pto-arch a5 --pto-level=level3 %s\n" + module(TCMPS_I8, None, TCMPS_ARGS)
+    path = write(tmp_path, "k.pto", text)
+    note = (f"note: {path} was verified for a2a3, the default (no --target, $PTOISA_TARGET or pto.target_arch "
+            f"named a target), but its RUN line gives ptoas --pto-arch a5: give --target a5\n")
+    status, out, err = run(capsys, "check", path)
+    assert (status, err) == (1, note) and out.endswith(f"{path}: 1 error (target a2a3)\n")
+    status, _, err = run(capsys, "run", path, "--entry", "k")
+    assert status == 1 and err.endswith(f"ptoisa: error: {path} does not verify for target a2a3\n{note}")
+    assert run(capsys, "check", path, "--target", "a5") == (0, f"{path}: ok (target a5)\n", "")
+    assert run(capsys, "check", path, "--target", "a2a3")[2] == ""
+    for other in (text.replace("a5 --pto", "a3 --pto"), module(TCMPS_I8, None, TCMPS_ARGS)):
+        path = write(tmp_path, "k.pto", other)
+        assert run(capsys, "check", path)[::2] == (1, "")
+    monkeypatch.setenv("PTOISA_TARGET", "a2a3")
+    path = write(tmp_path, "k.pto", text)
+    assert run(capsys, "check", path)[::2] == (1, "")

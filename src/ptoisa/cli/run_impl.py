@@ -252,6 +252,10 @@ def _report_invalid(args: argparse.Namespace, exc: Exception) -> int:
         return _error(exc, EXIT_PROBLEMS)
     sys.stderr.writelines(result.source.render(d) + "\n" for d in result.diagnostics)
     sys.stderr.write(f"ptoisa: error: {args.file} does not verify for target {result.target}\n")
+    from .text_cmds import default_target_note
+
+    note = default_target_note(args, result, text)
+    sys.stderr.write(f"{note}\n" if note else "")
     return EXIT_PROBLEMS
 
 

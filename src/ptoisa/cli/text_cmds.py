@@ -12,18 +12,23 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from .._names import TARGET_NAMES
 from .wording import for_cli
+
+if TYPE_CHECKING:
+    from ..ir.diagnostics import CheckResult
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 FORMS = ("dps", "ssa", "asm", "generic")
 
 CHECK_EPILOG = """\
 examples:
-  ptoisa check examples/pto/*.pto --target a2a3
+  ptoisa check examples/pto/*.pto         each file for the target it names
+  ptoisa check kernel.pto --target a5     for A5, whatever the file names
   ptoisa check kernel.ptoas --format json
 
 Diagnostics read `file:line:col: error: message`, then the source line and a caret. Parse errors stop a file;
@@ -113,9 +118,37 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
             errors = sum(d.severity == "error" for d in result.diagnostics)
             verdict = "ok" if not errors else f"{errors} error{'s' if errors != 1 else ''}"
             out.write(f"{path}: {verdict} (target {result.target})\n")
+            note = default_target_note(args, result, text) if errors else None
+            if note:
+                out.flush()  # after its summary line when both streams go to one terminal
+                sys.stderr.write(note + "\n")
         if not result.ok and status == EXIT_OK:
             status = EXIT_PROBLEMS
     return status
+
+
+_PTOAS_ARCH = re.compile(r"--pto-arch[= ]+([A-Za-z0-9]+)")
+
+
+def default_target_note(args: argparse.Namespace, result: CheckResult, text: str) -> str | None:
+    """For a file that parsed but failed verification for the default target, nothing having named one, while
+    a `// RUN: ptoas --pto-arch a5 %s` line (how PTOAS's samples name theirs: a command line, which ptoisa does
+    not obey) names another: say so and which --target to give. No note otherwise (a parse error, a rule no
+    target changes)."""
+    from .._names import ENV_VAR
+    from ..ir.legality import module_target
+
+    if args.target or os.environ.get(ENV_VAR) or result.module is None or module_target(result.module):
+        return None
+    run = _PTOAS_ARCH.search(text)
+    if run is None:
+        return None
+    named = run[1].lower() if run[1].lower() in ("a5", "cpu") else "a2a3"
+    if named == result.target:
+        return None
+    return (f"note: {result.path} was verified for {result.target}, the default (no --target, ${ENV_VAR} or "
+            f"pto.target_arch named a target), but its RUN line gives ptoas --pto-arch {run[1]}: give --target "
+            f"{named}")
 
 
 # --- convert -------------------------------------------------------------------------------------------------

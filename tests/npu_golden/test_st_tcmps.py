@@ -76,6 +76,9 @@ def test_a2a3_configuration_reproduces_its_golden(dtype, g_rows, g_cols, rows, c
     assert dst.valid.tobytes() == _golden(src_values, scalar, mode).tobytes()
 
 
+# the backend's golden data holds what its chunked stores leave (the erratum is reproduced, as on the device); its
+# announcement is expected here, not a warning for whoever runs the suite
+@pytest.mark.filterwarnings("ignore:TCMPS on a5. erratum tcmps_chunk_tail:ptoisa.errors.ErratumWarning")
 @pytest.mark.parametrize("dtype,rows,cols,v_rows,v_cols,mode,tile_form", A5,
                          ids=[f"{np.dtype(c[0]).name}-{c[1]}x{c[2]}-v{c[3]}x{c[4]}-{c[5].name}"
                               f"{'-tile' if c[6] else ''}" for c in A5])

@@ -154,6 +154,7 @@ def test_cli_argument_errors(tmp_path: Path, capsys) -> None:
     example = str(EXAMPLES / "run_scale_compare.pto")
     status, _, err = _cli(capsys, example, "zeros:64x16")
     assert status == 2 and "missing argument(s) %scaled, %mask, %scale, %threshold" in err
+    assert "zeros:SHAPE for an output tensor" in err and "(ptoisa run --help)" in err  # what to give
     status, _, err = _cli(capsys, example, "x.txt", "zeros:64x16", "zeros:64x2", "1", "2")
     assert status == 2 and "needs FILE.npy" in err
     np.zeros(10, np.float32).tofile(tmp_path / "x.bin")

@@ -299,7 +299,9 @@ def _bind(params: list[Any], specs: list[str], max_bytes: int | None = None
         origins[name] = text
     missing = [p.name for p in params if p.name not in bound]
     if missing:
-        raise _Usage(f"missing argument(s) {', '.join('%' + m for m in missing)} (arguments: {_list(params)})")
+        raise _Usage(f"missing argument(s) {', '.join('%' + m for m in missing)} (arguments: {_list(params)}); "
+                     f"give one per argument, in order or as NAME=SPEC: FILE.npy, FILE.bin:DTYPE[:SHAPE], "
+                     f"zeros:SHAPE for an output tensor, or a scalar's value (ptoisa run --help)")
     return bound, origins
 
 

@@ -103,3 +103,52 @@ def test_prose_names_only_files_the_repository_has(doc):
         if not (ROOT / path).exists() and not list(ROOT.glob(path + "*")):
             missing.append(path)
     assert not missing, missing
+
+
+SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.S | re.M)
+
+
+def _readme_commands() -> list[list[str]]:
+    """The `ptoisa` commands of README.md's shell blocks, in order, as argv lists: the set-up command's run (the
+    part after its last `&&`) and every line of the Command line block; comments dropped, `\\` lines joined."""
+    import shlex
+
+    commands = []
+    for block in SH_BLOCK.findall((ROOT / "README.md").read_text(encoding="utf-8")):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("&&")[-1].split(" # ")[0].strip()
+            for prefix in (".venv/bin/ptoisa ", "ptoisa "):
+                if line.startswith(prefix):
+                    commands.append(shlex.split(line[len(prefix):]))
+    return commands
+
+
+def test_the_readme_commands_run_as_written(tmp_path, monkeypatch, capsys):
+    """A newcomer's first session: the README's commands, in order, from a checkout's root (here a scratch folder
+    that sees the checkout's examples/ and tests/, so that out/, golden/ and the other outputs land in it), each
+    with the exit status the README gives (0, but 1 for checking the invalid_* examples, and 2 for an image
+    without matplotlib)."""
+    import glob
+    import importlib.util
+
+    from ptoisa.cli.main import main
+
+    for folder in ("examples", "tests"):
+        (tmp_path / folder).symlink_to(ROOT / folder)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PTOISA_TARGET", raising=False)
+    commands = _readme_commands()
+    assert len(commands) >= 11 and commands[0][0] == "run"
+    for argv in commands:
+        argv = [p for a in argv for p in (sorted(glob.glob(a)) if "*" in a else [a])]
+        expected = 0
+        if argv[0] == "check":
+            expected = 1
+        if "--image" in argv and importlib.util.find_spec("matplotlib") is None:
+            expected = 2
+        status = main(argv)
+        out, err = capsys.readouterr()
+        assert status == expected, (argv, out[-2000:], err[-2000:])
+        if argv[0] == "check":  # only the invalid_* files fail: every other one verifies for the target it names
+            failing = {line.split(":")[0] for line in out.splitlines() if ": error:" in line}
+            assert failing and all("/invalid_" in path for path in failing), failing

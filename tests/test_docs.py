@@ -152,3 +152,55 @@ def test_the_readme_commands_run_as_written(tmp_path, monkeypatch, capsys):
         if argv[0] == "check":  # only the invalid_* files fail: every other one verifies for the target it names
             failing = {line.split(":")[0] for line in out.splitlines() if ": error:" in line}
             assert failing and all("/invalid_" in path for path in failing), failing
+
+
+def _help_commands() -> list[list[str]]:
+    """The example command lines of `ptoisa --help` and every command's --help that name only shipped files
+    (examples/..., tests/...; a template such as `kernel.pto in.npy` is left out), as argv lists."""
+    import argparse
+    import shlex
+
+    from ptoisa.cli.main import build_parser
+
+    texts = []
+
+    def walk(parser: argparse.ArgumentParser) -> None:
+        texts.append(parser.format_help())
+        for action in parser._actions:  # noqa: SLF001 - argparse keeps its subparsers there
+            if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+                for child in action.choices.values():
+                    walk(child)
+
+    walk(build_parser())
+    commands = []
+    for text in texts:
+        for line in re.sub(r"\s*\\\n\s*", " ", text).splitlines():
+            line = line.strip()
+            if not line.startswith("ptoisa "):
+                continue
+            argv = shlex.split(re.split(r"\s{2,}", line)[0])[1:]
+            files = [a.split(":")[0] for a in argv if re.search(r"\.(pto|ptoas|npy|bin)(:|$)", a)]
+            if all(f.startswith(("examples/", "tests/")) for f in files):
+                commands.append(argv)
+    return commands
+
+
+def test_the_help_examples_run_as_written(tmp_path, monkeypatch, capsys):
+    """What `--help` shows runs: each example line that names shipped files, from a scratch root that sees the
+    checkout's examples/ and tests/, exits 0 (1 for checking all of examples/pto, whose invalid_* files fail)."""
+    import glob
+
+    from ptoisa.cli.main import main
+
+    for folder in ("examples", "tests"):
+        (tmp_path / folder).symlink_to(ROOT / folder)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PTOISA_TARGET", raising=False)
+    commands = _help_commands()
+    assert sum(argv[0] == "run" for argv in commands) >= 3 and any(argv[0] == "convert" for argv in commands)
+    for argv in commands:
+        argv = [p for a in argv for p in (sorted(glob.glob(a)) if "*" in a else [a])]
+        expected = 1 if argv[0] == "check" and any("/invalid_" in a for a in argv) else 0
+        status = main(argv)
+        out, err = capsys.readouterr()
+        assert status == expected, (argv, out[-2000:], err[-2000:])

@@ -106,8 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Describe each target profile: its on-chip buffers, the element types the seed "
                                     "instructions take, how many instructions it has and every erratum it "
                                     "reproduces, with the backend source that shows it.",
-                        epilog="examples:\n  ptoisa targets                   every target\n"
-                               "  ptoisa targets a5 --instructions every instruction's element types on A5",
+                        epilog="examples:\n  ptoisa targets                     every target\n"
+                               "  ptoisa targets a5 --instructions   every instruction's element types on A5",
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     tg.add_argument("names", nargs="*", metavar="TARGET", type=str.lower,
                     help=f"targets to describe: {', '.join(TARGET_NAMES)} (default: all)")

@@ -28,8 +28,11 @@ pto.alloc_tile are zero-filled (--fill nan fills them with 0xFF bytes: NaN in fl
 Exit status: 0 ran, 1 the kernel failed (the error names the op and file:line:col), 2 bad usage or input."""
 
 EPILOG = """\
-examples:
-  ptoisa run examples/pto/run_scale_compare.pto x.npy zeros:64x16 zeros:64x2 2.0 100.0 --out results/
+examples (the first two as they are from a clone's root, with its shipped data):
+  ptoisa run examples/pto/run_scale_compare.pto examples/pto/data/x_64x16_f32.npy zeros:64x16 zeros:64x2 2.0 100.0 \\
+      --out results/
+  ptoisa run examples/pto/run_select_count.pto examples/pto/data/scores_16x16_f32.npy zeros:16x16 zeros:2x8 \\
+      zeros:2 3.0 5 --grid 2
   ptoisa run kernel.pto --entry tcmps_gt --arg in=in.bin:f32:16x16 --arg out=zeros:16x32 --arg threshold=0.5
   ptoisa run kernel.pto in.npy out.npy 0.5 --target a5 --fill nan --block 3/8"""
 

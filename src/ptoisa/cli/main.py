@@ -35,7 +35,7 @@ TGATHER, and the vector instructions PTOAS kernels use: TADD, TCVT, TROWSUM, ...
 --instructions` lists them) for the a2a3 and a5 NPU targets and the reference C++ CPU simulator (cpu)."""
 
 EPILOG = f"""\
-examples (from a clone's root; `ptoisa COMMAND --help` explains each command's arguments):
+examples: from a clone's root (`ptoisa COMMAND --help` explains each command's arguments)
   ptoisa run examples/pto/run_softmax.pto examples/pto/data/x_8x64_f16.npy zeros:8x64
                                               run a kernel on NumPy data, print what it wrote
   ptoisa check examples/pto/*.pto             diagnostics, as a compiler prints them

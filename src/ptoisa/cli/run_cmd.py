@@ -28,7 +28,7 @@ pto.alloc_tile are zero-filled (--fill nan fills them with 0xFF bytes: NaN in fl
 Exit status: 0 ran, 1 the kernel failed (the error names the op and file:line:col), 2 bad usage or input."""
 
 EPILOG = """\
-examples (the first two as they are from a clone's root, with its shipped data):
+examples: the first two run as they are from a clone's root, on its shipped data
   ptoisa run examples/pto/run_scale_compare.pto examples/pto/data/x_64x16_f32.npy zeros:64x16 zeros:64x2 2.0 100.0 \\
       --out results/
   ptoisa run examples/pto/run_select_count.pto examples/pto/data/scores_16x16_f32.npy zeros:16x16 zeros:2x8 \\

@@ -132,3 +132,40 @@ def test_every_example_kernel_runs_as_its_header_says(tmp_path, capsys):
             assert main([*argv, "-q"]) == 0, argv
     finally:
         os.chdir(cwd)
+
+
+def test_random_inputs_are_made_up_the_same_way_every_time(tmp_path, capsys):
+    """`random:SHAPE[:SEED]` gives a kernel input with no file to write first: NumPy's default_rng(SEED), seed 0
+    unless given, floats uniform in [-1, 1) rounded to the element type, integers in [-8, 8) ([0, 16) unsigned);
+    the same spec gives the same data, another seed other data."""
+    from types import SimpleNamespace
+
+    import ml_dtypes
+
+    from ptoisa.cli import run_impl
+
+    kernel = str(EXAMPLES / "run_scale_compare.pto")
+
+    def scaled(spec, name):
+        assert main(["run", kernel, spec, "zeros:64x16", "zeros:64x2", "2.0", "100.0", "-q",
+                     "--out", str(tmp_path / name)]) == 0
+        return np.load(tmp_path / name / "scaled.npy")
+
+    first, again, other = scaled("random:64x16", "a"), scaled("random:64x16:0", "b"), scaled("random:64x16:7", "c")
+    expected = np.random.default_rng(0).uniform(-1.0, 1.0, (64, 16)).astype(np.float32)
+    assert np.array_equal(first, expected * np.float32(2)) and np.array_equal(again, first)
+    assert not np.array_equal(other, first)
+
+    def made(dtype, spec):
+        param = SimpleNamespace(kind="tensor", name="t", dtype=np.dtype(dtype), type_text="!pto.ptr<...>")
+        return run_impl._tensor(param, spec)
+
+    ints, uints = made(np.int16, "random:1000"), made(np.uint8, "random:1000:3")
+    assert ints.dtype == np.int16 and ints.min() == -8 and ints.max() == 7
+    assert uints.dtype == np.uint8 and uints.min() == 0 and uints.max() == 15
+    half = made(ml_dtypes.bfloat16, "random:4x8")
+    assert half.shape == (4, 8) and np.all(np.abs(half.astype(np.float32)) <= 1)
+    scales = made(ml_dtypes.float8_e8m0fnu, "random:64").astype(np.float32)
+    assert set(np.log2(scales).tolist()) <= set(range(-4, 5))
+    with pytest.raises(run_impl._Usage, match=r"bad seed 'x' \(write random:SHAPE\[:SEED\]"):
+        made(np.float32, "random:4x4:x")

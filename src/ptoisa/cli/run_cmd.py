@@ -20,6 +20,9 @@ Arguments (ARG, or --arg ARG) bind in the entry's argument order, or by name as 
   FILE.bin[:DTYPE[:SHAPE]]      raw little-endian data, as PTO test suites store golden data; DTYPE defaults
                                 to the pointer's element type, SHAPE (e.g. 16x16) to one dimension
   zeros:SHAPE                   a zero-filled tensor of the pointer's element type (an output buffer)
+  random:SHAPE[:SEED]           made-up input of the pointer's element type, the same for the same command:
+                                floats uniform in [-1, 1), integers in [-8, 8) (unsigned: [0, 16)); another
+                                SEED (default 0) gives other values
   VALUE                         a scalar: 3, -1, 0x10, 0.5, inf, nan, true/false
 
 The target is --target, else the module's pto.target_arch, else $PTOISA_TARGET, else a2a3. Tiles made by
@@ -34,7 +37,7 @@ examples: the first two run as they are from a clone's root, on its shipped data
   ptoisa run examples/pto/run_select_count.pto examples/pto/data/scores_16x16_f32.npy zeros:16x16 zeros:2x8 \\
       zeros:2 3.0 5 --grid 2
   ptoisa run kernel.pto --entry tcmps_gt --arg in=in.bin:f32:16x16 --arg out=zeros:16x32 --arg threshold=0.5
-  ptoisa run kernel.pto in.npy out.npy 0.5 --target a5 --fill nan --block 3/8"""
+  ptoisa run kernel.pto random:64x64:1 zeros:64x64 0.5 --target a5 --fill nan --block 3/8"""
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -73,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     limits.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
                         help="wall-clock seconds a run may take (default: none)")
     limits.add_argument("--max-bytes", type=_byte_size, default=1 << 30, metavar="SIZE",
-                        help="bytes of any one tile or zeros: tensor (default 1G; K, M, G suffixes)")
+                        help="bytes of any one tile or zeros:/random: tensor (default 1G; K, M, G suffixes)")
     run.set_defaults(func=cmd_run, loads=("ptoisa.cli.run_impl", "ptoisa.interp"))
 
 

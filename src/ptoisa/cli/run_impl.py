@@ -301,7 +301,8 @@ def _bind(params: list[Any], specs: list[str], max_bytes: int | None = None
     if missing:
         raise _Usage(f"missing argument(s) {', '.join('%' + m for m in missing)} (arguments: {_list(params)}); "
                      f"give one per argument, in order or as NAME=SPEC: FILE.npy, FILE.bin:DTYPE[:SHAPE], "
-                     f"zeros:SHAPE for an output tensor, or a scalar's value (ptoisa run --help)")
+                     f"zeros:SHAPE for an output tensor, random:SHAPE for a made-up input, or a scalar's value "
+                     f"(ptoisa run --help)")
     return bound, origins
 
 
@@ -359,14 +360,18 @@ def _dtype(text: str, what: str) -> np.dtype:
 
 def _tensor(param: Any, text: str, max_bytes: int | None = None) -> np.ndarray:
     what = f"argument %{param.name}"
-    if text.startswith("zeros:"):
+    if text.startswith(("zeros:", "random:")):
         if param.dtype is None:
             raise _Usage(f"{what}: {param.type_text} has no NumPy element type")
-        shape = _shape(text[6:], what)
+        made, _, rest = text.partition(":")
+        shape_text, _, seed = rest.partition(":") if made == "random" else (rest, "", "")
+        shape = _shape(shape_text, what)
         nbytes = prod(shape) * param.dtype.itemsize
         if max_bytes is not None and nbytes > max_bytes:
-            raise _Usage(f"{what}: zeros:{text[6:]} needs {nbytes} bytes, over --max-bytes {max_bytes}")
-        return np.zeros(shape, dtype=param.dtype)
+            raise _Usage(f"{what}: {made}:{shape_text} needs {nbytes} bytes, over --max-bytes {max_bytes}")
+        if made == "zeros":
+            return np.zeros(shape, dtype=param.dtype)
+        return _random(param.dtype, shape, seed, what)
     if text.endswith(".npy"):
         _regular_file(text, what)
         try:
@@ -396,7 +401,30 @@ def _tensor(param: Any, text: str, max_bytes: int | None = None) -> np.ndarray:
                 raise _Usage(f"{what}: {path} holds {data.size} {dtype} elements, not {'x'.join(map(str, shape))}")
             data = data.reshape(shape)
         return data
-    raise _Usage(f"{what} ({param.type_text}) needs FILE.npy, FILE.bin[:DTYPE[:SHAPE]] or zeros:SHAPE (got {text!r})")
+    raise _Usage(f"{what} ({param.type_text}) needs FILE.npy, FILE.bin[:DTYPE[:SHAPE]], zeros:SHAPE or "
+                 f"random:SHAPE[:SEED] (got {text!r})")
+
+
+def _random(dtype: np.dtype, shape: tuple[int, ...], seed_text: str, what: str) -> np.ndarray:
+    """random:SHAPE[:SEED], made-up input for trying a kernel: NumPy's default_rng(SEED) (0 unless given), so the
+    same command gives the same data; floats uniform in [-1, 1) rounded to the element type (powers of two from
+    2**-4 to 2**4 for the e8m0 scale type, which has neither sign nor zero), integers in [-8, 8), unsigned ones
+    and bools in [0, 16) and [0, 2)."""
+    try:
+        seed = int(seed_text, 0) if seed_text else 0
+    except ValueError:
+        seed = -1
+    if seed < 0:
+        raise _Usage(f"{what}: bad seed {seed_text!r} (write random:SHAPE[:SEED], e.g. random:16x16:7)")
+    rng = np.random.default_rng(seed)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(dtype)
+    if dtype.kind in "iu":
+        low = 0 if dtype.kind == "u" else -8
+        return rng.integers(low, low + 16, shape).astype(dtype)
+    if "e8m0" in dtype.name:
+        return np.exp2(rng.integers(-4, 5, shape).astype(np.float64)).astype(dtype)
+    return rng.uniform(-1.0, 1.0, shape).astype(dtype)
 
 
 def _regular_file(path: str, what: str) -> None:

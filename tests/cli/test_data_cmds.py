@@ -62,12 +62,25 @@ def test_run_golden_writes_bin_npy_and_a_manifest(tmp_path, capsys):
                       "--out", str(out), "--golden", "-q")
     assert code == 0
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "mask.bin", "mask.npy", "scaled.bin",
-                                                      "scaled.npy"]
+                                                      "scaled.npy", "x.bin", "x.npy"]  # the input too
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["target"] == "a2a3" and manifest["outputs"]["scaled"]["shape"] == [64, 16]
     raw = np.fromfile(out / "scaled.bin", dtype=manifest["outputs"]["scaled"]["dtype"]).reshape(64, 16)
     assert np.array_equal(raw, np.load(out / "scaled.npy"))
     assert np.array_equal(raw, np.load(data) * np.float32(2.0))
+    assert manifest["inputs"] == {"x": {"dtype": "float32", "shape": [64, 16], "files": ["x.npy", "x.bin"],
+                                        "byte_order": "little"}}
+    assert manifest["scalars"] == {"scale": 2.0, "threshold": 100.0}
+    given = np.load(data).tobytes()
+    code, out_text, _ = _run(capsys, "compare", str(out / "x.bin"), str(out / "x.bin"))  # typed by the manifest
+    assert code == 0 and "identical: 1024 elements of float32" in out_text
+    assert np.fromfile(out / "x.bin", np.float32).tobytes() == given == np.load(out / "x.npy").tobytes()
+    # the folder's own input read back: its file is left as it is (not refused as writing over an input)
+    before = (out / "x.bin").stat().st_mtime_ns
+    code, _, err = _run(capsys, "run", str(kernel), f"{out / 'x.bin'}:f32:64x16", "zeros:64x16", "zeros:64x2", "2.0",
+                        "100.0", "--out", str(out), "--golden", "-q")
+    assert code == 0 and (out / "x.bin").stat().st_mtime_ns == before and "x.bin" not in err, err
+    assert np.array_equal(np.load(out / "scaled.npy"), raw)
     assert _run(capsys, "run", str(kernel), str(data), "zeros:64x16", "zeros:64x2", "2", "1", "--golden")[0] == 2
 
 

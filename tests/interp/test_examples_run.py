@@ -155,6 +155,9 @@ def test_random_inputs_are_made_up_the_same_way_every_time(tmp_path, capsys):
     expected = np.random.default_rng(0).uniform(-1.0, 1.0, (64, 16)).astype(np.float32)
     assert np.array_equal(first, expected * np.float32(2)) and np.array_equal(again, first)
     assert not np.array_equal(other, first)
+    assert main(["run", kernel, "random:64x16", "zeros:64x16", "zeros:64x2", "2.0", "100.0", "-q",
+                 "--out", str(tmp_path / "g"), "--golden"]) == 0
+    assert np.fromfile(tmp_path / "g" / "x.bin", np.float32).tobytes() == expected.tobytes()  # kept with --golden
 
     def made(dtype, spec):
         param = SimpleNamespace(kind="tensor", name="t", dtype=np.dtype(dtype), type_text="!pto.ptr<...>")

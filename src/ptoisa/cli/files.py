@@ -134,13 +134,14 @@ def read_npy(path: str) -> Any:
 
 
 def manifest_entry(path: str) -> dict[str, Any] | None:
-    """What `ptoisa run --golden` recorded for `path` in manifest.json beside it (dtype, shape), if anything."""
+    """What `ptoisa run --golden` recorded for `path` in manifest.json beside it (dtype, shape), if anything: an
+    output, or an input the kernel was given."""
     import json
 
     manifest = Path(path).parent / "manifest.json"
     try:
         doc = json.loads(manifest.read_text(encoding="utf-8"))
-        for entry in doc.get("outputs", {}).values():
+        for entry in [*doc.get("outputs", {}).values(), *doc.get("inputs", {}).values()]:
             if Path(path).name in entry.get("files", ()):
                 return entry  # type: ignore[no-any-return]
     except (OSError, ValueError, AttributeError, TypeError):

@@ -53,7 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                                                         "(and DIR/NAME.bin when it came from a .bin)")
     run.add_argument("--golden", action="store_true",
                      help="with --out: golden data as NPU test suites keep it: NAME.bin (raw little-endian) next "
-                          "to NAME.npy for every output, and manifest.json describing them")
+                          "to NAME.npy for every output and every input tensor (one the kernel read and did not "
+                          "write), and manifest.json describing them and the scalars")
     run.add_argument("--target", "-t", type=str.lower, choices=TARGET_NAMES,
                      help="target profile (default: the module's pto.target_arch, else $PTOISA_TARGET, else a2a3)")
     run.add_argument("--no-errata", action="store_true",

@@ -103,9 +103,13 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         return _error(_Usage("--golden needs --out DIR"), EXIT_USAGE)
     returned = _returned_tiles(result)
     try:
-        saved = _save({**result.outputs, **dict(returned.values())}, origins, args.out, inputs, args.golden)
+        read = {name: value for name, value in result.arguments.items()
+                if isinstance(value, np.ndarray) and name not in result.outputs} if args.golden else {}
+        saved, given = _save({**result.outputs, **dict(returned.values())}, origins, args.out, inputs, args.golden,
+                             read)
         if args.golden:
-            _manifest(Path(args.out), result, saved, config, args.file, inputs)
+            _manifest(Path(args.out), result, saved, given, config, args.file, inputs)
+        saved.update(given)
     except OutputRefused as exc:
         return _error(exc, EXIT_USAGE)
     except OSError as exc:
@@ -448,50 +452,76 @@ def _npy_dtype(array: np.ndarray, param: Any, what: str, path: str) -> np.ndarra
 
 # --- results -----------------------------------------------------------------------------------------------
 def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str | None,
-          inputs: list[str], golden: bool = False) -> dict[str, list[str]]:
-    """Write every output to OUT_DIR/NAME.npy (and .bin when it came from one): atomically, never over an input
-    of the run, saying on standard error which existing files were replaced."""
-    from .files import AtomicFile, refuse_inputs
+          inputs: list[str], golden: bool = False,
+          given: dict[str, np.ndarray] | None = None) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Write every output to OUT_DIR/NAME.npy (and .bin when it came from one, or with --golden), and with
+    --golden every input tensor in `given` (the tensors the kernel read and did not write) as NAME.npy and
+    NAME.bin, so that the folder holds a whole test case (an input made up with random: exists nowhere else):
+    atomically, never over an input of the run (an input file that is itself the file planned for it is left as
+    it is), every path checked before any is written, saying on standard error which existing files were
+    replaced. Returns the files of each output and of each input."""
+    from .files import AtomicFile, refuse_inputs, same_file
 
-    saved: dict[str, list[str]] = {}
     if not out_dir:
-        return saved
+        return {}, {}
+    given = given or {}
     directory = Path(out_dir)
     planned = {name: [directory / f"{name}.npy"]
                + ([directory / f"{name}.bin"] if golden or origins.get(name, "").split(":")[0].endswith(".bin")
                   else [])
                for name in outputs}
-    for files in planned.values():  # check them all before writing any
+    kept = {name: [directory / f"{name}.npy", directory / f"{name}.bin"] for name in given}
+    write = {**{name: (outputs[name], files) for name, files in planned.items()},
+             **{name: (given[name], [f for f in files if not _is_source(f, origins.get(name, ""), same_file)])
+                for name, files in kept.items()}}
+    for _, files in write.values():  # check them all before writing any
         for path in files:
             refuse_inputs(path, inputs)
     directory.mkdir(parents=True, exist_ok=True)
     replaced = []
-    for name, files in planned.items():
+    for array, files in write.values():
         for path in files:
             sink = AtomicFile(path, "wb")
             with sink as f:
                 if path.suffix == ".npy":
-                    np.save(f, outputs[name])
+                    np.save(f, array)
                 else:
-                    f.write(np.ascontiguousarray(outputs[name]).tobytes())
+                    f.write(np.ascontiguousarray(array).tobytes())
             if sink.replaced:
                 replaced.append(str(path))
-        saved[name] = [str(f) for f in files]
     if replaced:
         sys.stderr.write(f"replaced: {', '.join(replaced)}\n")
-    return saved
+    return ({name: [str(f) for f in files] for name, files in planned.items()},
+            {name: [str(f) for f in files] for name, files in kept.items()})
 
 
-def _manifest(directory: Path, result: Any, saved: dict[str, list[str]], config: Config, kernel: str,
-              inputs: list[str]) -> None:
-    """manifest.json: what produced the golden files and how to read each raw .bin back."""
+def _is_source(path: Path, origin: str, same_file: Any) -> bool:
+    """Whether `path` is the very file an input was read from (`x.bin:f32:16x16` names x.bin)."""
+    source = origin.split(":")[0]
+    return os.path.isfile(source) and path.exists() and same_file(path, source)
+
+
+def _manifest(directory: Path, result: Any, saved: dict[str, list[str]], given: dict[str, list[str]],
+              config: Config, kernel: str, inputs: list[str]) -> None:
+    """manifest.json: what produced the golden files, the inputs and scalars it was given, and how to read each
+    raw .bin back."""
     from .files import write_atomically
 
-    tensors = {name: {"dtype": str(result.outputs[name].dtype), "shape": list(result.outputs[name].shape),
-                      "files": [Path(f).name for f in files], "byte_order": "little"}
-               for name, files in saved.items()}
+    def entry(array: np.ndarray, files: list[str]) -> dict[str, Any]:
+        return {"dtype": str(array.dtype), "shape": list(array.shape), "files": [Path(f).name for f in files],
+                "byte_order": "little"}
+
+    def scalar(value: Any) -> Any:
+        value = value.item() if isinstance(value, np.generic) else value
+        return value if isinstance(value, (int, float, bool)) and value == value else str(value)
+
+    scalars = {name: scalar(value) for name, value in result.arguments.items()
+               if not isinstance(value, np.ndarray) and isinstance(value, (int, float, bool, np.generic))}
     doc = {"kernel": kernel, "entry": result.entry, "target": config.name,
-           "errata": sorted(config.errata), "undefined": config.undefined, "outputs": tensors}
+           "errata": sorted(config.errata), "undefined": config.undefined,
+           "outputs": {name: entry(result.outputs[name], files) for name, files in saved.items()},
+           "inputs": {name: entry(result.arguments[name], files) for name, files in given.items()},
+           "scalars": scalars}
     write_atomically(directory / "manifest.json", json.dumps(doc, indent=2) + "\n", inputs=inputs)
 
 
@@ -509,6 +539,8 @@ def _summary(out: TextIO, program: Any, result: Any, params: list[Any], origins:
             line = f"  %{p.name:<{width}} : {p.type_text} = {origins[p.name]} ({value.dtype}[{shape}])"
             if p.name in result.outputs:
                 line += " written" + (f" -> {', '.join(saved[p.name])}" if p.name in saved else "")
+            elif p.name in saved:
+                line += f" -> {', '.join(saved[p.name])}"
         else:
             line = f"  %{p.name:<{width}} : {p.type_text} = {value}"
         out.write(line + "\n")

@@ -225,3 +225,9 @@ def test_the_cli_saves_and_prints_the_tiles_an_ssa_kernel_returns(tmp_path):
                 cwd=tmp_path)
     (ret,) = json.loads(done.stdout)["returns"]
     assert ret["name"] == "return0" and ret["shape"] == [4, 16] and ret["saved"] == ["j/return0.npy"]
+    done = _cli("run", "k.pto", "a.npy", "b.npy", "2", "--target", "cpu", "--out", "g", "--golden", "-q",
+                cwd=tmp_path)  # the returned tile is an output of the manifest (it was a KeyError, exit 3)
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((tmp_path / "g" / "manifest.json").read_text())
+    assert manifest["outputs"]["return0"]["shape"] == [4, 16] and manifest["scalars"] == {"s": 2}
+    assert np.fromfile(tmp_path / "g" / "return0.bin", np.float32).tobytes() == expected.tobytes()

@@ -105,10 +105,10 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
     try:
         read = {name: value for name, value in result.arguments.items()
                 if isinstance(value, np.ndarray) and name not in result.outputs} if args.golden else {}
-        saved, given = _save({**result.outputs, **dict(returned.values())}, origins, args.out, inputs, args.golden,
-                             read)
+        written = {**result.outputs, **dict(returned.values())}
+        saved, given = _save(written, origins, args.out, inputs, args.golden, read)
         if args.golden:
-            _manifest(Path(args.out), result, saved, given, config, args.file, inputs)
+            _manifest(Path(args.out), result, written, saved, given, config, args.file, inputs)
         saved.update(given)
     except OutputRefused as exc:
         return _error(exc, EXIT_USAGE)
@@ -501,10 +501,10 @@ def _is_source(path: Path, origin: str, same_file: Any) -> bool:
     return os.path.isfile(source) and path.exists() and same_file(path, source)
 
 
-def _manifest(directory: Path, result: Any, saved: dict[str, list[str]], given: dict[str, list[str]],
-              config: Config, kernel: str, inputs: list[str]) -> None:
+def _manifest(directory: Path, result: Any, written: dict[str, np.ndarray], saved: dict[str, list[str]],
+              given: dict[str, list[str]], config: Config, kernel: str, inputs: list[str]) -> None:
     """manifest.json: what produced the golden files, the inputs and scalars it was given, and how to read each
-    raw .bin back."""
+    raw .bin back. `written` holds the outputs' arrays: the tensors the kernel wrote and the tiles it returned."""
     from .files import write_atomically
 
     def entry(array: np.ndarray, files: list[str]) -> dict[str, Any]:
@@ -519,7 +519,7 @@ def _manifest(directory: Path, result: Any, saved: dict[str, list[str]], given: 
                if not isinstance(value, np.ndarray) and isinstance(value, (int, float, bool, np.generic))}
     doc = {"kernel": kernel, "entry": result.entry, "target": config.name,
            "errata": sorted(config.errata), "undefined": config.undefined,
-           "outputs": {name: entry(result.outputs[name], files) for name, files in saved.items()},
+           "outputs": {name: entry(written[name], files) for name, files in saved.items()},
            "inputs": {name: entry(result.arguments[name], files) for name, files in given.items()},
            "scalars": scalars}
     write_atomically(directory / "manifest.json", json.dumps(doc, indent=2) + "\n", inputs=inputs)

@@ -39,6 +39,7 @@ def test_example_reports_the_a2a3_erratum_and_its_result(capsys):
     code, out, _ = run(capsys, "example", "tci_manual_tmp", "--target", "a2a3")
     assert code == 0
     assert "erratum tci_tmp_descending_negates" in out
+    assert "(--no-errata gives the contract's result instead)" in out and "ptoisa.target(" not in out  # CLI terms
     assert "[[-100 -101 -102" in out
     code, out, _ = run(capsys, "example", "tci_manual_tmp", "--target", "a2a3", "--no-errata")
     assert "warning" not in out and "[[100  99  98" in out

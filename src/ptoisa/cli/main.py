@@ -121,7 +121,11 @@ def _doc(name: str) -> str:
     return {
         "example": "Run the C++ examples of the seed pages, written in the Python API, and print their tiles.\n"
                    "The two TGATHER examples are defective in the seed pages and are refused as docs/decisions.md\n"
-                   "says (tgather_auto runs on a5 and cpu only; tgather_manual overflows its dst).",
+                   "says (tgather_auto runs on a5 and cpu only; tgather_manual overflows its dst).\n\n"
+                   "examples:\n"
+                   "  ptoisa example --list                                   one line on each\n"
+                   "  ptoisa example tcmps_auto tci_manual_tmp --target a2a3  two on A2/A3 (the second shows an "
+                   "erratum)",
         "vectors": "Run conformance vectors (the format of tests/data/conformance/README.md) through the public\n"
                    "API. Each case is built from params.tiles and the hex storage of inputs/initial_outputs, run,\n"
                    "and compared byte for byte with its expectation. A malformed line or case is an error of its\n"
@@ -158,7 +162,7 @@ def cmd_example(args: argparse.Namespace, out: TextIO) -> int:
             status = EXIT_PROBLEMS
             continue
         for w in caught:
-            out.write(f"warning: {w.message}\n")
+            out.write(f"warning: {for_cli(str(w.message))}\n")
         for role, tile in tiles.items():
             out.write(f"{role}: {tile.spec} valid {tile.valid_row}x{tile.valid_col}\n")
             out.write(_format_tile(tile) + "\n")

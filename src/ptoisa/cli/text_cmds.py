@@ -50,7 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                            description="Parse and verify PTO text files (PTOAS DPS, SSA or PTO-AS assembly) for a "
                                        "target: structure and the target's legality tables.",
                            epilog=CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    check.add_argument("files", nargs="+", metavar="FILE")
+    check.add_argument("files", nargs="+", metavar="FILE",
+                       help="PTO text: .pto (PTOAS's DPS form, or the SSA form) or .ptoas (PTO-AS assembly)")
     check.add_argument("--target", "-t", type=str.lower, choices=targets,
                        help="target profile (default: the module's pto.target_arch, else $PTOISA_TARGET or a2a3)")
     check.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
@@ -64,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     conv = sub.add_parser("convert", help="convert a .pto/.ptoas file between the DPS, SSA, asm and generic forms",
                           description="Convert PTO text between forms. The input is verified first (for --target).",
                           epilog=CONVERT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    conv.add_argument("file", metavar="FILE")
+    conv.add_argument("file", metavar="FILE", help="a .pto (DPS or SSA form) or .ptoas (PTO-AS assembly) file")
     conv.add_argument("--to", required=True, choices=FORMS, help="the form to write")
     conv.add_argument("--flavour", choices=("aug", "apr"), default="aug",
                       help="PTOAS spelling of DPS ops: August (default) or April")

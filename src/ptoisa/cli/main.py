@@ -41,7 +41,8 @@ examples: from a clone's root (`ptoisa COMMAND --help` explains each command's a
   ptoisa check examples/pto/*.pto             diagnostics, as a compiler prints them
   ptoisa convert examples/pto/ssa_kernel.pto --to dps
                                               SSA (Level 1) text to PTOAS's DPS form (Level 2)
-  ptoisa compare out/y.npy golden/y.bin       bit-exact, else where and by how much
+  ptoisa compare out/scaled.npy golden/scaled.bin
+                                              bit-exact, else where and by how much
   ptoisa example --list                       list the seed pages' examples
   ptoisa example tcmps_auto --target a5       run one on the A5 profile
   ptoisa vectors run tests/data/conformance/*.jsonl --results out.jsonl

@@ -28,7 +28,7 @@ from enum import Enum
 
 import numpy as np
 
-from ..._quiet import quiet, quiet_set, quiet_reset
+from ..._quiet import QUIET, quiet, quiet_set, quiet_reset
 
 from ...dtypes import DType as D
 from ...targets import Config
@@ -37,7 +37,7 @@ from ...tile.layout import plain_view, store
 from ...tile.spec import TileSpec
 from .._check import Check
 from ..record import TARGETS, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
-from ._common import Spare, valid_of
+from ._common import Spare, aligned_empty, valid_of
 
 _ROW_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
                       (D.I16, D.I16), (D.I16, D.I32), (D.I32, D.I32)})
@@ -168,14 +168,15 @@ def _widen(values: np.ndarray, out: np.ndarray) -> np.ndarray:
     return out
 
 
-_SPARES: dict[tuple[tuple[int, ...], np.dtype], Spare] = {}
+_SPARES: dict[tuple[tuple[int, ...], np.dtype, str], Spare] = {}
 _SPARES_KEPT = 32
 
 
-def _spare(shape: tuple[int, ...], acc: np.dtype) -> Spare:
+def _spare(shape: tuple[int, ...], acc: np.dtype, kind: str = "arrays") -> Spare:
     """The scratch arrays of a blocked copy (`_steps_outer`) of one shape and type, shared by the compiled calls
-    that need them (so that many signatures hold few arrays); past `_SPARES_KEPT` shapes, one of the call's own."""
-    key = (shape, acc)
+    that need them (so that many signatures hold few arrays); past `_SPARES_KEPT` shapes, one of the call's own.
+    `kind` keeps apart free lists that hold other things than the arrays (`_in_order_compiled_copy`'s pairs)."""
+    key = (shape, acc, kind)
     spare = _SPARES.get(key)
     if spare is None:
         spare = Spare(shape, acc)
@@ -314,6 +315,10 @@ def _in_order_compiled(axis: int, op: np.ufunc, acc_of: Callable[[Plan], np.dtyp
     # large half regions summed in float: `_steps_outer` widens them faster than NumPy's conversion
     contiguous = _steps_outer if steps_lanes.dtype == _HALF and acc == _FLOAT and steps_lanes.size >= _WIDEN_MIN \
         else np.ascontiguousarray
+    if not as_is and not blocked and steps_lanes.dtype == acc:
+        whole = (vr, vc) == (src_spec.rows, src_spec.cols)
+        pairs = _spare(steps_lanes.shape, acc, "turned pairs" if axis == 1 else "pairs")
+        return _in_order_compiled_copy(axis, reduce, pairs, part, whole, into, direct, s, d)
     spare = _spare(steps_lanes.shape, acc) if blocked else None
     halves = _spare(steps_lanes.shape, np.dtype(np.uint16)) if blocked and steps_lanes.dtype != acc \
         and steps_lanes.dtype in _WIDENED else None
@@ -339,6 +344,51 @@ def _in_order_compiled(axis: int, op: np.ufunc, acc_of: Callable[[Plan], np.dtyp
                 halves.give(bits)  # type: ignore[union-attr]  # bits come from halves
 
     return run
+
+
+def _in_order_compiled_copy(axis: int, reduce: Callable, spare: Spare, part: tuple, whole: bool, into: tuple,
+                            direct: bool, s: int, d: int) -> Callable[[tuple], None]:
+    """The compiled run of a float region of the accumulator's type that is copied whole into the (steps, lanes)
+    order (`_steps_outer`'s one-copy route: up to mid sizes, a row sum's region being a transposed view): the
+    copy goes into a kept C-ordered (steps, lanes) scratch (a row sum's region written through its transpose,
+    kept with it), and the copy and the reduce run in one `QUIET.run` call; src's view is not sliced when the
+    valid region is the whole tile (`whole`). The same reduce of the same C-ordered values as `run`'s
+    `np.ascontiguousarray` route, so the same bits, without a new array and without setting and resetting the
+    error state (64x64 float TROWSUM: 4.44 -> 3.9 us, interleaved minima; NumPy's own copy and reduce 3.5)."""
+    turned = axis == 1
+    free = spare.free  # (scratch, the view the region is copied into) pairs
+    pop, give = free.pop, free.append
+    shape, dtype = spare.shape, spare.dtype
+    copyto = np.copyto
+
+    if direct:
+        def copied(x: np.ndarray, line: np.ndarray, scratch: np.ndarray, target: np.ndarray) -> None:
+            target[...] = x  # (under QUIET.run: NumPy work only)
+            reduce(scratch, 0, None, line)
+    else:  # into a new line, cast into dst's (as `run` does)
+        def copied(x: np.ndarray, line: np.ndarray, scratch: np.ndarray, target: np.ndarray) -> None:
+            target[...] = x
+            copyto(line, reduce(scratch, 0), casting="unsafe")
+
+    last: tuple = (None, None, None, None)  # (src view, dst view, src's region, dst's line) of the last call
+
+    def run_copied(args: tuple) -> None:
+        nonlocal last
+        try:  # (not `if free`: another thread may take the last one between the test and the pop)
+            held = pop()
+        except IndexError:
+            scratch = aligned_empty(shape, dtype)
+            held = (scratch, scratch.T if turned else scratch)
+        views = last
+        if views[0] is not args[s].view or views[1] is not args[d].view:
+            x, y = args[s].view, args[d].view
+            views = last = (x, y, x if whole else x[part], y[into])
+        try:
+            QUIET.run(copied, views[2], views[3], *held)
+        finally:
+            give(held)
+
+    return run_copied
 
 
 def _extreme_kernel(axis: int, greater: bool) -> Callable[[Plan, Tiles, Scalars], None]:

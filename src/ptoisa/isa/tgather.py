@@ -61,12 +61,13 @@ class _PerShape(dict):  # type: ignore[type-arg]
     compiled calls per tuple of valid shapes met (the rows and columns of the tiles the form's checks read)."""
 
     __slots__ = ()
-_FUSED_BELOW = 4096
+_FUSED_BELOW = 1024
 """Valid regions of fewer elements gather with NumPy's range-checked take (one call, dst buffered by NumPy);
-larger ones check the indices with one max() and take with mode="wrap", which is faster there (16x16 f32:
-0.8 against 1.3 us; 64x64 about even; 256x256: 52 against 42 us). Every index being in range after the check,
-"wrap" gives the bytes of "clip" and "raise", and is the cheapest of the three (256x256 f32: NumPy 2.4's take
-57 us against 65 for "clip", 73 for "raise")."""
+larger ones find the largest index (raw.item(raw.argmax()): far cheaper than maximum.reduce, 64x64 0.3
+against 1.1 us) and take with mode="wrap", which is faster there (interleaved minima, f32, the bare NumPy
+steps: 32x32 1.48 against 1.64 us, 64x64 3.5 against 4.3, 256x256 117 against 147; 16x16 0.96 against 0.90).
+Every index being in range after the check, "wrap" gives the bytes of "clip" and "raise", and is the cheapest of
+the three (256x256 f32: NumPy 2.4's take 57 us against 65 for "clip", 73 for "raise")."""
 
 
 def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | None) -> Any:
@@ -103,17 +104,20 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
     numel = sspec.numel
     unsigned = _UNSIGNED[ispec.dtype.itemsize]
     whole = (vr, vc) == (dspec.rows, dspec.cols) == (ispec.rows, ispec.cols)  # no slicing: the flat storages
-    shares, largest = np.may_share_memory, np.maximum.reduce
+    shares = np.may_share_memory
 
     def views(dst: Tile, src0: Tile, indices: Tile) -> tuple[Any, ...]:
-        """(indices as unsigned, dst's valid region, src0's take, whether dst overlaps a source's memory): what
-        the call reads off these three storages, made once for them (and kept while the call meets them)."""
+        """(indices as unsigned, dst's valid region, src0's take, whether dst overlaps a source's memory, and the
+        indices' item and argmax): what the call reads off these three storages, made once for them (and kept
+        while the call meets them)."""
         out = dst.storage
         overlap = not certainly_apart(out, src0.storage, indices.storage) \
             and (shares(out, src0.storage) or shares(out, indices.storage))
         if whole:
-            return indices.storage.view(unsigned), out, src0.storage.take, overlap
-        return indices.view[:vr, :vc].view(unsigned), dst.view[:vr, :vc], src0.storage.take, overlap
+            raw = indices.storage.view(unsigned)
+            return raw, out, src0.storage.take, overlap, raw.item, raw.argmax
+        raw = indices.view[:vr, :vc].view(unsigned)
+        return raw, dst.view[:vr, :vc], src0.storage.take, overlap, raw.item, raw.argmax
 
     last: tuple[Any, ...] = (None, None, None, None)
     if vr * vc < _FUSED_BELOW:
@@ -125,9 +129,9 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
             held = last
             if held[0] is not dst.storage or held[1] is not src0.storage or held[2] is not indices.storage:
                 held = last = (dst.storage, src0.storage, indices.storage, views(dst, src0, indices))
-            raw, out, take, _ = held[3]
+            raw, out, take, _, _, _ = held[3]
             try:
-                take(raw, out=out, mode="raise")
+                take(raw, None, out, "raise")
             except IndexError:
                 _gather_index(check, config, dst, src0, indices)
 
@@ -138,11 +142,12 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
         held = last
         if held[0] is not dst.storage or held[1] is not src0.storage or held[2] is not indices.storage:
             held = last = (dst.storage, src0.storage, indices.storage, views(dst, src0, indices))
-        raw, out, take, overlap = held[3]
-        if overlap or int(largest(raw, None)) >= numel:
+        raw, out, take, overlap, item, argmax = held[3]
+        # the largest index (its first position, read back): argmax costs a fraction of maximum.reduce
+        if overlap or item(argmax()) >= numel:
             _gather_index(check, config, dst, src0, indices)  # overlapping tiles, or out of range
         else:
-            take(raw, out=out, mode="wrap")  # (in range: "clip"'s bytes)
+            take(raw, None, out, "wrap")  # (in range: "clip"'s bytes)
     return run
 
 

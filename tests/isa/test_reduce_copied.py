@@ -11,6 +11,7 @@ import os
 import sys
 import warnings
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -18,26 +19,26 @@ import ptoisa
 from ptoisa import BLayout, Tile, TileType
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _folds import assert_same_or_both_nan, loop_fold  # noqa: E402
+from _folds import assert_same_or_both_nan, bits, loop_fold  # noqa: E402
 from test_reduce_wide import order_sensitive  # noqa: E402
 
 FOLDS = {"TROWSUM": (np.add, 1), "TROWPROD": (np.multiply, 1), "TCOLSUM": (np.add, 0), "TCOLPROD": (np.multiply, 0)}
 # (rows, cols, valid rows, valid cols): whole tiles and partial regions below the blocked copy's sizes
-SHAPES = [(16, 16, 16, 16), (64, 64, 64, 64), (64, 128, 50, 99), (8, 64, 8, 64), (128, 96, 128, 96)]
+SHAPES = [(16, 16, 16, 16), (64, 64, 64, 64), (64, 128, 50, 99), (16, 64, 16, 64), (128, 96, 128, 96)]
 
 
-def _tiles(name, rows, cols, vr, vc, wide_dst):
+def _tiles(name, rows, cols, vr, vc, wide_dst, dtype=np.float32):
     """src (row-major for a row fold, column-major for a column fold: both are copied), dst, tmp."""
     axis = FOLDS[name][1]
     layout = BLayout.RowMajor if axis == 1 else BLayout.ColMajor
-    a = Tile[TileType.Vec, np.float32, rows, cols, layout, vr, vc]()
-    if axis == 1:  # dst's column 0: contiguous in a column-major (rows, 1) tile, 8 floats apart in a (rows, 8) one
-        d = Tile[TileType.Vec, np.float32, rows, 8, BLayout.RowMajor, vr, 1]() if wide_dst \
-            else Tile[TileType.Vec, np.float32, rows, 1, BLayout.ColMajor, vr, 1]()
+    a = Tile[TileType.Vec, dtype, rows, cols, layout, vr, vc]()
+    if axis == 1:  # dst's column 0: contiguous in a column-major (rows, 1) tile, 8 or 16 elements apart in a (rows, 16)
+        d = Tile[TileType.Vec, dtype, rows, 16, BLayout.RowMajor, vr, 1]() if wide_dst \
+            else Tile[TileType.Vec, dtype, rows, 1, BLayout.ColMajor, vr, 1]()
     else:
-        d = Tile[TileType.Vec, np.float32, 8, cols, BLayout.ColMajor, 1, vc]() if wide_dst \
-            else Tile[TileType.Vec, np.float32, 1, cols, BLayout.RowMajor, 1, vc]()
-    return a, d, Tile[TileType.Vec, np.float32, rows, cols]()
+        d = Tile[TileType.Vec, dtype, 16, cols, BLayout.ColMajor, 1, vc]() if wide_dst \
+            else Tile[TileType.Vec, dtype, 1, cols, BLayout.RowMajor, 1, vc]()
+    return a, d, Tile[TileType.Vec, dtype, rows, cols]()
 
 
 def _route(record, target, tiles):
@@ -46,28 +47,39 @@ def _route(record, target, tiles):
     return getattr(run, "__qualname__", repr(run))
 
 
+def _legal(record, target, dtype):
+    return any(np.dtype(s.np) == np.dtype(dtype) == np.dtype(d.np) for s, d in record.legality[target].pairs)
+
+
 @pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
 @pytest.mark.parametrize("name", list(FOLDS))
 @pytest.mark.parametrize("wide_dst", [False, True], ids=["line", "strided-dst"])
-def test_copied_folds_against_the_step_loop(name, target, wide_dst):
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16], ids=["f32", "f16", "bf16"])
+def test_copied_folds_against_the_step_loop(name, target, wide_dst, dtype):
+    """Float32, and half and bfloat16 where they fold in their own type (TROWSUM sums them in float: another
+    route, checked here too)."""
     op, axis = FOLDS[name]
     record = getattr(ptoisa, name)
+    if not _legal(record, target, dtype):
+        pytest.skip("not on this target")
+    acc = np.dtype(np.float32) if name == "TROWSUM" else np.dtype(dtype)
     rng = np.random.default_rng(len(name) * 7 + len(target) + wide_dst)
     for rows, cols, vr, vc in SHAPES:
-        a, d, tmp = _tiles(name, rows, cols, vr, vc, wide_dst)
+        a, d, tmp = _tiles(name, rows, cols, vr, vc, wide_dst, dtype)
         tiles = (d, a, tmp) if axis == 1 else (d, a)
         for _ in range(3):  # later calls reuse the scratch the first one filled
-            x = order_sensitive(np.float32, (rows, cols), rng, op is np.multiply)
+            x = order_sensitive(dtype, (rows, cols), rng, op is np.multiply)
             a.set_logical(x)
             with np.errstate(all="ignore"):
                 record(*tiles, target=target)
+                want = loop_fold(op, x[:vr, :vc], acc, axis).astype(dtype)
             got = d.data[:vr, 0] if axis == 1 else d.data[0, :vc]
-            assert_same_or_both_nan(got, loop_fold(op, x[:vr, :vc], np.dtype(np.float32), axis),
-                                    (name, target, rows, cols, vr, vc))
+            assert_same_or_both_nan(got, want, (name, target, rows, cols, vr, vc))
             rest = np.ones(d.data.shape, bool)  # nothing else of dst (zeros) changes
             rest[(slice(0, vr), 0) if axis == 1 else (0, slice(0, vc))] = False
-            assert not d.data.view(np.uint32)[rest].any()
-        assert "_in_order_compiled_copy" in _route(record, target, tiles), (name, rows, cols)
+            assert not bits(d.data)[rest].any()
+        if acc == np.dtype(dtype):
+            assert "_in_order_compiled_copy" in _route(record, target, tiles), (name, rows, cols)
 
 
 @pytest.mark.parametrize("target", ["cpu", "a5"])

@@ -592,7 +592,7 @@ def _into(predicate: Any, mode: CmpMode, dtype: DType) -> Any:
     bits16 = isinstance(exact, partial) and exact.func is compare and dtype in INF_BITS_16
     inf_bits, u16 = INF_BITS_16.get(dtype), np.uint16
 
-    plans: dict[float, tuple[np.ufunc, np.uint16]] = {}
+    plans: dict[float, tuple[np.ufunc, np.ndarray]] = {}  # a weak float: (ufunc, 0-d pattern), `one_test16`'s
 
     def exact_into(values: np.ndarray, value: Any, bits: np.ndarray, box: np.ndarray, scratch: Any) -> np.ndarray:
         box[()] = value

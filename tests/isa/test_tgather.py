@@ -1895,7 +1895,7 @@ def test_mask_compiled_calls_follow_each_calls_tiles(target, axis, dynamic):
 @pytest.mark.parametrize("target", ["a2a3", "a5", "cpu"])
 @pytest.mark.parametrize("n,dynamic", [(16, True), (16, False), (64, True), (64, False), (128, True)])
 def test_index_compiled_calls_follow_each_calls_tiles(target, n, dynamic):
-    """One index signature (below 4096 valid elements, NumPy's range-checked take; from 4096, one max() and the
+    """One index signature (below 1024 valid elements, NumPy's range-checked take; from 1024, one argmax and the
     take; either keeps what it reads off the three storages) called with changing tiles: dst alternating between two tiles, src0 among three, the indices among
     two, storages replaced by attach; each call writes its own dst (src0's elements at the indices, by NumPy's
     take here) and leaves every other tile alone; on cpu an index past src0 still takes the general path (0)."""

@@ -94,5 +94,17 @@ def _plan16(raw: int, mode: CmpMode, inf_bits: int) -> tuple[Any, ...]:
             *[np.uint16(n) for first, last in runs for n in (first, last - first)])
 
 
+def one_test16(raw: int, mode: CmpMode, inf_bits: int) -> tuple[np.ufunc, np.ndarray] | None:
+    """(ufunc, pattern) where `compare_bits16` against the scalar pattern `raw` is `ufunc(bits, pattern, out)`
+    (EQ or NE against a nonzero pattern that is no NaN), else None. The pattern is a read-only 0-d uint16 array:
+    NumPy's ufuncs take one faster than a NumPy scalar (256x256 EQ: 2.1 against 2.4 us)."""
+    plan = _plan16(raw, mode, inf_bits)
+    if plan[0] != "equal":
+        return None
+    pattern = np.array(plan[2], np.uint16)
+    pattern.setflags(write=False)
+    return plan[1], pattern
+
+
 def is_inf16(bits: np.ndarray, inf_bits: int) -> np.ndarray:
     return (bits & np.uint16(0x7FFF)) == np.uint16(inf_bits)

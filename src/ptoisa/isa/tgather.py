@@ -61,12 +61,13 @@ class _PerShape(dict):  # type: ignore[type-arg]
     compiled calls per tuple of valid shapes met (the rows and columns of the tiles the form's checks read)."""
 
     __slots__ = ()
-_FUSED_BELOW = 4096
+_FUSED_BELOW = 1024
 """Valid regions of fewer elements gather with NumPy's range-checked take (one call, dst buffered by NumPy);
-larger ones check the indices with one max() and take with mode="wrap", which is faster there (16x16 f32:
-0.8 against 1.3 us; 64x64 about even; 256x256: 52 against 42 us). Every index being in range after the check,
-"wrap" gives the bytes of "clip" and "raise", and is the cheapest of the three (256x256 f32: NumPy 2.4's take
-57 us against 65 for "clip", 73 for "raise")."""
+larger ones find the largest index (raw.item(raw.argmax()): far cheaper than maximum.reduce, 64x64 0.3
+against 1.1 us) and take with mode="wrap", which is faster there (interleaved minima, f32, the bare NumPy
+steps: 32x32 1.48 against 1.64 us, 64x64 3.5 against 4.3, 256x256 117 against 147; 16x16 0.96 against 0.90).
+Every index being in range after the check, "wrap" gives the bytes of "clip" and "raise", and is the cheapest of
+the three (256x256 f32: NumPy 2.4's take 57 us against 65 for "clip", 73 for "raise")."""
 
 
 def _compile_index(key: tuple[Any, ...], dst: Tile, indices: Tile, tmp: Tile | None) -> Any:
@@ -103,17 +104,20 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
     numel = sspec.numel
     unsigned = _UNSIGNED[ispec.dtype.itemsize]
     whole = (vr, vc) == (dspec.rows, dspec.cols) == (ispec.rows, ispec.cols)  # no slicing: the flat storages
-    shares, largest = np.may_share_memory, np.maximum.reduce
+    shares = np.may_share_memory
 
     def views(dst: Tile, src0: Tile, indices: Tile) -> tuple[Any, ...]:
-        """(indices as unsigned, dst's valid region, src0's take, whether dst overlaps a source's memory): what
-        the call reads off these three storages, made once for them (and kept while the call meets them)."""
+        """(indices as unsigned, dst's valid region, src0's take, whether dst overlaps a source's memory, and the
+        indices' item and argmax): what the call reads off these three storages, made once for them (and kept
+        while the call meets them)."""
         out = dst.storage
         overlap = not certainly_apart(out, src0.storage, indices.storage) \
             and (shares(out, src0.storage) or shares(out, indices.storage))
         if whole:
-            return indices.storage.view(unsigned), out, src0.storage.take, overlap
-        return indices.view[:vr, :vc].view(unsigned), dst.view[:vr, :vc], src0.storage.take, overlap
+            raw = indices.storage.view(unsigned)
+            return raw, out, src0.storage.take, overlap, raw.item, raw.argmax
+        raw = indices.view[:vr, :vc].view(unsigned)
+        return raw, dst.view[:vr, :vc], src0.storage.take, overlap, raw.item, raw.argmax
 
     last: tuple[Any, ...] = (None, None, None, None)
     if vr * vc < _FUSED_BELOW:
@@ -125,9 +129,9 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
             held = last
             if held[0] is not dst.storage or held[1] is not src0.storage or held[2] is not indices.storage:
                 held = last = (dst.storage, src0.storage, indices.storage, views(dst, src0, indices))
-            raw, out, take, _ = held[3]
+            raw, out, take, _, _, _ = held[3]
             try:
-                take(raw, out=out, mode="raise")
+                take(raw, None, out, "raise")
             except IndexError:
                 _gather_index(check, config, dst, src0, indices)
 
@@ -138,11 +142,12 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
         held = last
         if held[0] is not dst.storage or held[1] is not src0.storage or held[2] is not indices.storage:
             held = last = (dst.storage, src0.storage, indices.storage, views(dst, src0, indices))
-        raw, out, take, overlap = held[3]
-        if overlap or int(largest(raw, None)) >= numel:
+        raw, out, take, overlap, item, argmax = held[3]
+        # the largest index (its first position, read back): argmax costs a fraction of maximum.reduce
+        if overlap or item(argmax()) >= numel:
             _gather_index(check, config, dst, src0, indices)  # overlapping tiles, or out of range
         else:
-            take(raw, out=out, mode="wrap")  # (in range: "clip"'s bytes)
+            take(raw, None, out, "wrap")  # (in range: "clip"'s bytes)
     return run
 
 
@@ -936,11 +941,11 @@ _ONE_IMAGE = True  # tests switch it off to hold the image form of `_lean_scratc
 
 
 def _write_picks(out: Any, slots: np.ndarray, index: np.ndarray, dst: Tile, cdst: Tile, vr: int,
-                 counts: np.ndarray) -> None:
+                 counts: np.ndarray, shared: bool | None = None) -> None:
     """The comparison form's writes: the picked indices into their dst slots and each row's count into cdst's
-    first `vr` elements; where cdst shares bytes with dst, the counts land after the picks (cdst's other bytes
-    as they were before either write)."""
-    if np.may_share_memory(dst.storage, cdst.storage):
+    first `vr` elements; where cdst shares bytes with dst (`shared`, when the caller knows it), the counts land
+    after the picks (cdst's other bytes as they were before either write)."""
+    if np.may_share_memory(dst.storage, cdst.storage) if shared is None else shared:
         new_cdst = cdst.storage.copy()
         new_cdst[:vr] = counts
         out[slots] = index
@@ -1189,12 +1194,15 @@ def _fast_image(config: Config, lean: Any, made: dict[str, Any]) -> Any:
     (validCol a multiple of 8), and the front rows' repeats inside src0's storage: the same bytes, warnings and
     refusals in fewer NumPy calls. The kernel's compares of a row (its valid elements against its threshold, and
     the whole repeat the front rows' bitmaps hold, the elements after the row's included) are the same element
-    compares whatever order they are made in, so both sets are made as one compare of two gathered operands
-    (src0's elements at positions worked out here, k's thresholds at their rows), packed once: the valid rows'
-    bits first (whole bytes per row: for 8, 16, 32 or 64 valid columns the matches per row are the bit counts of
-    each row's bytes read as one unsigned integer), the front rows' repeats after. The image comes from a free
-    list with its views made once (two threads never share one). Left to `lean`: a placed tmp, a placed k read
-    past its storage, and the row loop under test."""
+    compares whatever order they are made in, so both sets are made as one compare: src0's valid elements and
+    the front rows' repeats (a window of src0's storage whose rows overlap) copied into one kept operand, k's
+    thresholds taken at their rows into another (a compare reading the overlapping window, or broadcasting a
+    column of k, costs several times more: 16x16 float, 1.8 against 0.3 us), packed once: the valid rows' bits
+    first (whole bytes per row: for 8, 16, 32 or 64 valid columns the matches per row are the bit counts of each
+    row's bytes read as one unsigned integer), the front rows' repeats after. The image and the compare's buffers
+    come from a free list with their views made once (two threads never share one); the window, dst's rows,
+    whether dst and cdst share bytes and tmp's bytes are kept for the storages of the last call (made again for
+    others). Left to `lean`: a placed tmp, a placed k read past its storage, and the row loop under test."""
     numel, vr, vc, r_end, width, scols = (made[n] for n in ("numel", "vr", "vc", "r_end", "width", "scols"))
     image_base, cvt_in, k_bytes, stype, signed = (made[n] for n in ("image_base", "cvt_in", "k_bytes", "stype",
                                                                      "signed"))
@@ -1205,34 +1213,57 @@ def _fast_image(config: Config, lean: Any, made: dict[str, Any]) -> Any:
     index_at, image_own, row_pos, row_bits = (made[n] for n in ("index_at", "image_own", "row_pos", "row_bits"))
     conv_bytes, cvt_bytes, image_len, bounds = (made[n] for n in ("conv_bytes", "cvt_bytes", "image_len", "bounds"))
     zero_from = cvt_in + conv_bytes if conv_bytes < cvt_bytes else None  # thresholds past an unplaced k: 0
-    where: Any = None  # (same width: the front rows' repeats are valid rows, their bits lead the packed stream)
-    rows: Any = None
-    shift = 0
-    if not same_width:
-        # src0's elements, then each front row's whole repeat; each paired with its row's threshold
-        repeat_at = (np.arange(r_end)[:, None] * scols + np.arange(width)[None, :]).reshape(-1)
-        where = np.concatenate([np.arange(numel), repeat_at])
-        rows = np.concatenate([np.arange(numel) // vc, np.arange(r_end).repeat(width)])
-        shift = numel // 8
+    # (same width: the front rows' repeats are valid rows, their bits lead the packed stream; else the valid
+    # rows' bits, then each front row's whole repeat, a window of src0's storage, against its row's threshold:
+    # both copied into one operand, the thresholds taken at their rows into another, one compare)
+    item = made["item"]
+    repeats = 0 if same_width else r_end * width
+    shift = 0 if same_width else numel // 8
+    rows = None if same_width else np.concatenate([np.arange(numel) // vc, np.arange(r_end).repeat(width)])
     tab_bit, row_bits = tab_bit + shift, row_bits + shift
     count_view = _COUNT_VIEWS.get(vc)
     row_bytes = numel // 8
     u8, u32, packbits, bitwise_count, add = np.uint8, np.uint32, np.packbits, np.bitwise_count, np.add
-    images: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    shares = np.may_share_memory
+    images: list[tuple[Any, ...]] = []
 
-    def fresh() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def fresh() -> tuple[Any, ...]:
+        """(image as words, as bytes, its thresholds, the bool buffer of the compare, its valid rows' part, the
+        image's bytes that reach tmp, and with repeats: the compare's operands, src0's elements (the valid ones,
+        then the repeats' rows of `width`) and their thresholds)."""
         image32 = np.empty_like(image_base)
         image = image32.view(u8)
-        return image32, image, image[cvt_in:cvt_in + k_bytes].view(stype)
+        both = np.empty(numel + repeats, bool)
+        values = np.empty(numel + repeats, stype) if repeats else None
+        return (image32, image, image[cvt_in:cvt_in + k_bytes].view(stype), both, both[:numel], image[:image_own],
+                values, values[:numel] if repeats else None, values[numel:].reshape(r_end, width) if repeats else None,
+                np.empty(numel + repeats, stype) if repeats else None)
+
+    def views_of(dst: Tile, src0: Tile, cdst: Tile, tmp: Tile) -> tuple[Any, ...]:
+        """What a call reads off the four storages, made again only for other storages: the front rows' repeats
+        as a window of src0's storage, dst's valid rows, whether dst and cdst share bytes, tmp's bytes, and the
+        part of them the image's bytes go to."""
+        storage = src0.storage
+        window = None if same_width else np.ndarray((r_end, width), stype, storage, 0, (scols * item, item))
+        own = tmp.storage.view(u8)
+        return (storage, dst.storage, cdst.storage, tmp.storage, window, dst.view if all_rows else dst.view[:vr],
+                bool(shares(dst.storage, cdst.storage)), own, own[index_at:index_at + image_own])
+
+    last: tuple[Any, ...] = (None,) * 9
 
     def fast(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
+        nonlocal last
         if tmp.binding is not None or (k_value.binding is not None and not inside_k) or not _A2A3_ROWS_AT_ONCE:
             return lean(dst, src0, k_value, cdst, tmp, offset)  # type: ignore[no-any-return]
         try:  # (not `if images`: another thread may take the last one between the test and the pop)
             held = images.pop()
         except IndexError:
             held = fresh()
-        image32, image, k = held
+        image32, image, k, both, flat_matches, image_out, values, valid_values, repeat_values, thresholds = held
+        views = last
+        if views[0] is not src0.storage or views[1] is not dst.storage or views[2] is not cdst.storage \
+                or views[3] is not tmp.storage:
+            views = last = views_of(dst, src0, cdst, tmp)
         name = None
         token = quiet_set()
         try:
@@ -1247,12 +1278,13 @@ def _fast_image(config: Config, lean: Any, made: dict[str, Any]) -> Any:
             else:
                 k[...] = k_value.storage.view(u8)[:k_bytes].view(signed)  # the kernel's
                 contract = k_value.storage[:vr].astype(stype)
-            if where is None:
-                both = op(src0.storage, k.repeat(vc))
-                flat_matches = both
+            if repeats:  # (a compare reading the overlapping window itself costs several times more)
+                valid_values[...] = views[0]
+                repeat_values[...] = views[4]
+                k.take(rows, None, thresholds, "wrap")  # (rows: all in range)
+                op(values, thresholds, both)
             else:
-                both = op(src0.storage.take(where), k.take(rows))
-                flat_matches = both[:numel]
+                op(views[0], k.repeat(vc), flat_matches)
             if signed is not None and not (k == contract).all() \
                     and not np.array_equal(flat_matches, op(src0.view, contract[:, None]).reshape(-1)):
                 name = "tgather_cmp_k_signed_src_width"
@@ -1282,13 +1314,11 @@ def _fast_image(config: Config, lean: Any, made: dict[str, Any]) -> Any:
             slots = slot_rows.take(counts, 0)
         else:
             slots = numbers < (counts[:, None] if small else counts.astype(numbers.dtype)[:, None])
-        out: Any = dst.view if all_rows else dst.view[:vr]  # type: ignore[index]  # (int32 or uint32: either way)
-        _write_picks(out, slots, index, dst, cdst, vr, counts)
-        own = tmp.storage.view(u8)
+        _write_picks(views[5], slots, index, dst, cdst, vr, counts, views[6])  # (int32 or uint32: either way)
         if image_own:
-            own[index_at:index_at + image_own] = image[:image_own]
+            views[8][...] = image_out
         if row_pos.size:
-            own[row_pos] = bits[row_bits]
+            views[7][row_pos] = bits[row_bits]
         images.append(held)
         return True
 

@@ -28,7 +28,7 @@ from enum import Enum
 
 import numpy as np
 
-from ..._quiet import quiet, quiet_set, quiet_reset
+from ..._quiet import QUIET, quiet, quiet_set, quiet_reset
 
 from ...dtypes import DType as D
 from ...targets import Config
@@ -37,7 +37,7 @@ from ...tile.layout import plain_view, store
 from ...tile.spec import TileSpec
 from .._check import Check
 from ..record import TARGETS, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
-from ._common import Spare, valid_of
+from ._common import Spare, aligned_empty, valid_of
 
 _ROW_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
                       (D.I16, D.I16), (D.I16, D.I32), (D.I32, D.I32)})
@@ -170,6 +170,7 @@ def _widen(values: np.ndarray, out: np.ndarray) -> np.ndarray:
 
 _SPARES: dict[tuple[tuple[int, ...], np.dtype], Spare] = {}
 _SPARES_KEPT = 32
+_PAIRS: dict[tuple[tuple[int, ...], np.dtype, bool], Spare] = {}
 
 
 def _spare(shape: tuple[int, ...], acc: np.dtype) -> Spare:
@@ -181,6 +182,19 @@ def _spare(shape: tuple[int, ...], acc: np.dtype) -> Spare:
         spare = Spare(shape, acc)
         if len(_SPARES) < _SPARES_KEPT:
             _SPARES[key] = spare
+    return spare
+
+
+def _pairs(shape: tuple[int, ...], acc: np.dtype, turned: bool) -> Spare:
+    """The free list of `_in_order_compiled_copy`'s (scratch, copy target) pairs of one shape, type and kind (the
+    target the scratch's transpose, or the scratch), shared as `_spare` shares its arrays (its own cache: the
+    pairs are not arrays, and they leave `_spare`'s shapes to the blocked copies)."""
+    key = (shape, acc, turned)
+    spare = _PAIRS.get(key)
+    if spare is None:
+        spare = Spare(shape, acc)
+        if len(_PAIRS) < _SPARES_KEPT:
+            _PAIRS[key] = spare
     return spare
 
 
@@ -314,6 +328,10 @@ def _in_order_compiled(axis: int, op: np.ufunc, acc_of: Callable[[Plan], np.dtyp
     # large half regions summed in float: `_steps_outer` widens them faster than NumPy's conversion
     contiguous = _steps_outer if steps_lanes.dtype == _HALF and acc == _FLOAT and steps_lanes.size >= _WIDEN_MIN \
         else np.ascontiguousarray
+    if not as_is and not blocked and steps_lanes.dtype == acc:
+        whole = (vr, vc) == (src_spec.rows, src_spec.cols)
+        pairs = _pairs(steps_lanes.shape, acc, axis == 1)
+        return _in_order_compiled_copy(axis, reduce, pairs, part, whole, into, direct, s, d)
     spare = _spare(steps_lanes.shape, acc) if blocked else None
     halves = _spare(steps_lanes.shape, np.dtype(np.uint16)) if blocked and steps_lanes.dtype != acc \
         and steps_lanes.dtype in _WIDENED else None
@@ -339,6 +357,52 @@ def _in_order_compiled(axis: int, op: np.ufunc, acc_of: Callable[[Plan], np.dtyp
                 halves.give(bits)  # type: ignore[union-attr]  # bits come from halves
 
     return run
+
+
+def _in_order_compiled_copy(axis: int, reduce: Callable, spare: Spare, part: tuple, whole: bool, into: tuple,
+                            direct: bool, s: int, d: int) -> Callable[[tuple], None]:
+    """The compiled run of a float region of the accumulator's type that is copied whole into the (steps, lanes)
+    order (`_steps_outer`'s one-copy route: up to mid sizes, a row fold's region being a transposed view): the
+    copy goes into a kept C-ordered (steps, lanes) scratch (a row fold's region written through its transpose,
+    kept with it: `_pairs`), and the copy and the reduce run in one `QUIET.run` call; the src region and dst line
+    views are kept for the tiles of the last call (made again for other views), src's view not sliced when the
+    valid region is the whole tile (`whole`). The same reduce of the same C-ordered values as `run`'s
+    `np.ascontiguousarray` route, so the same bits, without a new array, the slicing and the error state's set
+    and reset per call (64x64 float TROWSUM, the public call: 4.9-5.1 -> 4.5 us; NumPy's copy and reduce 3.6)."""
+    turned = axis == 1
+    free = spare.free  # (scratch, the view the region is copied into) pairs
+    pop, give = free.pop, free.append
+    shape, dtype = spare.shape, spare.dtype
+    copyto = np.copyto
+
+    if direct:
+        def copied(x: np.ndarray, line: np.ndarray, scratch: np.ndarray, target: np.ndarray) -> None:
+            target[...] = x  # (under QUIET.run: NumPy work only)
+            reduce(scratch, 0, None, line)
+    else:  # into a new line, cast into dst's (as `run` does)
+        def copied(x: np.ndarray, line: np.ndarray, scratch: np.ndarray, target: np.ndarray) -> None:
+            target[...] = x
+            copyto(line, reduce(scratch, 0), casting="unsafe")
+
+    last: tuple = (None, None, None, None)  # (src view, dst view, src's region, dst's line) of the last call
+
+    def run_copied(args: tuple) -> None:
+        nonlocal last
+        try:  # (not `if free`: another thread may take the last one between the test and the pop)
+            held = pop()
+        except IndexError:
+            scratch = aligned_empty(shape, dtype)
+            held = (scratch, scratch.T if turned else scratch)
+        views = last
+        if views[0] is not args[s].view or views[1] is not args[d].view:
+            x, y = args[s].view, args[d].view
+            views = last = (x, y, x if whole else x[part], y[into])
+        try:
+            QUIET.run(copied, views[2], views[3], *held)
+        finally:
+            give(held)
+
+    return run_copied
 
 
 def _extreme_kernel(axis: int, greater: bool) -> Callable[[Plan, Tiles, Scalars], None]:

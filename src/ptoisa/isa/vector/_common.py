@@ -163,6 +163,37 @@ def from_double(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return odd.astype(dtype)
 
 
+_F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
+
+
+def cpp_float_cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """`static_cast` between half and float (or double) as the simulator's build does it (GCC 12 on x86-64: half
+    converts through libgcc's soft-float routines, float to double in hardware): NumPy's conversion, but a
+    signalling NaN comes out quiet, as IEEE 754's conversions give it (the quiet bit set, the payload's top bits
+    kept: float 0x7F800001 -> half 0x7E00, half 0x7C01 -> float 0x7FC02000). NumPy's own half conversions keep a
+    NaN signalling (0x7F800001 -> 0x7C01). Other pairs: NumPy's cast."""
+    dtype = np.dtype(dtype)
+    with quiet():  # overflow to infinity, a signalling NaN's invalid operation: the cast's own results
+        out = x.astype(dtype, copy=False)
+    pair = (x.dtype, dtype)
+    if pair == (_F32, _F16):
+        bits = x.view(np.uint32)
+        if np.maximum.reduce(bits & np.uint32(0x7FFFFFFF), None, initial=0) > 0x7F800000:  # a NaN
+            nan = (bits & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
+            fixed = ((bits >> np.uint32(16)) & np.uint32(0x8000)) | np.uint32(0x7E00) | \
+                ((bits >> np.uint32(13)) & np.uint32(0x3FF))
+            np.copyto(out.view(np.uint16), fixed.astype(np.uint16), where=nan)
+    elif x.dtype == _F16 and dtype.kind == "f" and dtype.itemsize > 2:
+        half = x.view(np.uint16)
+        if np.maximum.reduce(half & np.uint16(0x7FFF), None, initial=0) > 0x7C00:  # a NaN
+            nan = (half & np.uint16(0x7FFF)) > np.uint16(0x7C00)
+            wide = out.view(np.uint32 if dtype.itemsize == 4 else np.uint64)
+            quiet_bit = wide.dtype.type(1 << (22 if dtype.itemsize == 4 else 51))
+            np.bitwise_or(wide, quiet_bit, out=wide, where=nan)
+    return out
+
+
 _FMOD_SMALL = 1024
 
 

@@ -37,7 +37,7 @@ from ...tile.layout import plain_view, store
 from ...tile.spec import TileSpec
 from .._check import Check
 from ..record import TARGETS, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
-from ._common import Spare, valid_of
+from ._common import Spare, cpp_float_cast, valid_of
 
 _ROW_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
                       (D.I16, D.I16), (D.I16, D.I32), (D.I32, D.I32)})
@@ -344,7 +344,8 @@ def _in_order_compiled(axis: int, op: np.ufunc, acc_of: Callable[[Plan], np.dtyp
 def _extreme_kernel(axis: int, greater: bool) -> Callable[[Plan, Tiles, Scalars], None]:
     """TROWMAX TROWMIN TCOLMAX TCOLMIN: `first_extreme` of src's valid region in dst's type (the general kernel),
     with a compiled form per signature (`_extreme_compiled`)."""
-    kernel = _reduce(axis, lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np, copy=False), axis, greater))
+    # half under a float dst: the simulator converts each element (a signalling NaN comes out quiet)
+    kernel = _reduce(axis, lambda p, x: first_extreme(cpp_float_cast(x, p.specs["dst"].dtype.np), axis, greater))
     kernel.compiled = lambda plan, positions: _extreme_compiled(  # type: ignore[attr-defined]
         axis, greater, plan, positions)
     return kernel
@@ -473,7 +474,7 @@ def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str,
                 args[d].view[into] = found  # half into a float line: exact
                 return
         if wide is not None:
-            x = x.astype(wide)  # half to float: exact
+            x = cpp_float_cast(x, wide)  # half to float: exact (a signalling NaN quieted, as C++ converts it)
         # `first_extreme`'s own reduce, with its warnings (a signalling NaN)
         quick = reduce(contiguous(x.T), 0) if across else reduce(x, axis)
         token = quiet_set()  # the test of the result is ours: silent

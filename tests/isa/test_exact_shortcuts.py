@@ -233,10 +233,17 @@ def ref_in_double(fn):
         if nan.any():
             from_input = np.isnan(x)
             wide[nan & ~from_input] = X86_DEFAULT_NAN
-            wide[from_input] = x[from_input].astype(np.float64)
+            wide[from_input] = _quieted(x[from_input].astype(np.float64))
         return from_double(wide, x.dtype)
 
     return apply
+
+
+def _quieted(nans):
+    """NaNs in double with the quiet bit set: C++ converts a half's signalling NaN to double quiet (NumPy keeps it
+    signalling; a float's it converts in hardware, already quiet)."""
+    bits = nans.view(np.uint64) | np.uint64(1 << 51)
+    return bits.view(np.float64)
 
 
 def _rsqrt(w):
@@ -251,7 +258,7 @@ def ref_exp(x):
     if nan.any():
         from_input = np.isnan(x)
         wide[nan & ~from_input] = X86_DEFAULT_NAN
-        wide[from_input] = x[from_input].astype(np.float64)
+        wide[from_input] = _quieted(x[from_input].astype(np.float64))
     if x.dtype == np.float16:
         return wide.astype(np.float32).astype(np.float16)
     return from_double(wide, x.dtype)

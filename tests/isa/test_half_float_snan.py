@@ -127,3 +127,35 @@ def test_boxed_tiles_take_the_same_conversions():
     top = tile(np.float32, 1, 16)
     ptoisa.TCOLMAX(top, boxed(np.float16, 16, 16, HALF_IN), target="cpu")
     assert bits_of(top, 4) == HALF_TO_FLOAT[:4]
+
+
+HALF_NEG_CPU = [0xFE01, 0xFFFF, 0x7E01, 0xFE00, 0xBC00, 0x8001, 0x0000, 0xFC00]  # sign flipped, quiet bit set
+
+
+@pytest.mark.parametrize("shape,valid", [((16, 16), (16, 16)), ((1, 16), (1, 9)), ((4, 16), (4, 16))])
+def test_tneg_half_on_cpu_quiets_signalling_nans(shape, valid):
+    """C++ `-x` on _Float16: GCC 12 on x86-64 computes it in float (through the quieting conversions); whole
+    tiles (one ufunc route), partial ones and the interpreter's route alike. Float keeps the plain sign flip."""
+    src = tile(np.float16, *shape, HALF_IN * shape[0], valid=valid)
+    dst = tile(np.float16, *shape, valid=valid)
+    ptoisa.TNEG(dst, src, target="cpu")
+    assert bits_of(dst, 8) == HALF_NEG_CPU
+    static = Tile[TileType.Vec, np.float16, 16, 16, BLayout.RowMajor, 16, 16]
+    a, b = static(), static()
+    a.data[...] = np.array(HALF_IN * 32, np.uint16).reshape(16, 16).view(np.float16)
+    ptoisa.TNEG(b, a, target="cpu")
+    assert bits_of(b, 8) == HALF_NEG_CPU
+    f = tile(np.float32, 1, 16, FLOAT_IN)
+    g = tile(np.float32, 1, 16)
+    ptoisa.TNEG(g, f, target="cpu")
+    assert bits_of(g, 3) == [0xFF800001, 0xFFBFFFFF, 0x7F800001]
+
+
+@pytest.mark.parametrize("op", ["TSQRT", "TLOG", "TRSQRT", "TEXP"])
+def test_half_transcendentals_give_a_signalling_nan_back_quiet(op):
+    """std::sqrt(static_cast<double>(x)) and the others: the conversion to double quiets the NaN, whose payload
+    comes back (0x7C01 -> 0x7E01, 0xFDFF -> 0xFFFF)."""
+    src = tile(np.float16, 1, 16, [0x7C01, 0xFDFF, 0x7E00])
+    dst = tile(np.float16, 1, 16)
+    getattr(ptoisa, op)(dst, src, target="cpu")
+    assert bits_of(dst, 3) == [0x7E01, 0xFFFF, 0x7E00]

@@ -41,7 +41,7 @@ from ...dtypes import DType as D
 from ...tile.enums import SLayout
 from ..enums import RoundMode, SaturationMode
 from ..record import Attr, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
-from ._common import cpp_float_cast, from_double, undefined, valid_of, write
+from ._common import cpp_float_cast, from_double, narrow_to_half, undefined, valid_of, widen_half, write
 
 if TYPE_CHECKING:
     from .._check import Check
@@ -177,7 +177,8 @@ def _assign_through_float(out: np.ndarray, x: np.ndarray) -> None:
 
 
 def _assign_cpp(out: np.ndarray, x: np.ndarray) -> None:
-    out[...] = cpp_float_cast(x, out.dtype)  # half <-> float: a signalling NaN quieted, as the simulator's cast
+    """half <-> float into `out`: a signalling NaN quieted, as the simulator's cast (`cpp_float_cast`)."""
+    (widen_half if x.dtype == np.float16 else narrow_to_half)(out, x)
 
 
 def _assign_through_double(out: np.ndarray, x: np.ndarray) -> None:

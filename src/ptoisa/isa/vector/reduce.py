@@ -43,10 +43,11 @@ _ROW_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.F16, D.F32), (D.BF16,
                       (D.I16, D.I16), (D.I16, D.I32), (D.I32, D.I32)})
 _COL_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.BF16, D.F32), (D.F16, D.F32), (D.F32, D.F32)})
 _MAXMIN = frozenset({(D.BF16, D.BF16), (D.F16, D.F16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
-                     (D.I8, D.I8), (D.U8, D.U8), (D.I16, D.I16), (D.I32, D.I32)})
+                     (D.I8, D.I8), (D.U8, D.U8), (D.I16, D.I16), (D.U16, D.U16), (D.I32, D.I32), (D.U32, D.U32)})
 _COL_MAX = frozenset({(D.BF16, D.BF16), (D.F16, D.F16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
                       (D.I8, D.I8), (D.U8, D.U8)})  # include/pto/cpu/TColMax.hpp CheckCMValid
-_PROD = frozenset({(D.F16, D.F16), (D.F32, D.F32), (D.I16, D.I16), (D.I32, D.I32), (D.BF16, D.BF16)})
+_PROD = frozenset({(D.F16, D.F16), (D.F32, D.F32), (D.I8, D.I8), (D.U8, D.U8), (D.I16, D.I16), (D.U16, D.U16),
+                   (D.I32, D.I32), (D.U32, D.U32), (D.BF16, D.BF16)})
 _NPU_FLOAT = frozenset({(D.F16, D.F16), (D.F32, D.F32)})
 _NPU_INT = frozenset({(D.I16, D.I16), (D.I32, D.I32)})
 

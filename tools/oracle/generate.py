@@ -1970,7 +1970,8 @@ NAN_PAYLOAD_ANY = {"tadd", "tsub", "tmul", "tdiv", "tadds", "tsubs", "tmuls", "t
 def record(index: int, case: Case, after: dict[str, bytes] | None, message: str = "") -> dict:
     """The case's line; `after` is None for a case the simulator refused to compile (`message`: its error)."""
     params = {"tiles": {r: t.record() for r, t in case.tiles.items()}, **case.params}
-    if "__executed" in after:  # TMRGSORT's MrgSortExecutedNumList: {7, 7, 7, 7} before the call, then these
+    # TMRGSORT's MrgSortExecutedNumList: {7, 7, 7, 7} before the call, then these (none for a refused case)
+    if after is not None and "__executed" in after:
         params["executed"] = {"initial": [7, 7, 7, 7],
                               "expected": np.frombuffer(after["__executed"], np.uint16).tolist()}
     for name, (dtype, raw) in case.scalars.items():

@@ -1,6 +1,7 @@
 """Generate conformance vectors for the vector instructions from the reference C++ CPU simulator.
 
-    python tools/oracle/generate.py PTO_ISA_CHECKOUT [OP ...] [--out tests/data/vectors] [--seed 1] [--wide [--compact]] [--prefix P]
+    python tools/oracle/generate.py PTO_ISA_CHECKOUT [OP ...] [--out tests/data/vectors] [--seed 1]
+        [--wide [--compact]] [--prefix P]
 
 For each op this writes one C++ translation unit with one function per case (the tile types are template
 arguments, so every case is its own instantiation), builds it with `g++ -std=c++20 -O2 -DNDEBUG -D__CPU_SIM` (the conformance vectors' flags) against the

@@ -233,10 +233,17 @@ def ref_in_double(fn):
         if nan.any():
             from_input = np.isnan(x)
             wide[nan & ~from_input] = X86_DEFAULT_NAN
-            wide[from_input] = x[from_input].astype(np.float64)
+            wide[from_input] = _quieted(x[from_input].astype(np.float64))
         return from_double(wide, x.dtype)
 
     return apply
+
+
+def _quieted(nans):
+    """NaNs in double with the quiet bit set: C++ converts a half's signalling NaN to double quiet (NumPy keeps it
+    signalling; a float's it converts in hardware, already quiet)."""
+    bits = nans.view(np.uint64) | np.uint64(1 << 51)
+    return bits.view(np.float64)
 
 
 def _rsqrt(w):
@@ -251,7 +258,7 @@ def ref_exp(x):
     if nan.any():
         from_input = np.isnan(x)
         wide[nan & ~from_input] = X86_DEFAULT_NAN
-        wide[from_input] = x[from_input].astype(np.float64)
+        wide[from_input] = _quieted(x[from_input].astype(np.float64))
     if x.dtype == np.float16:
         return wide.astype(np.float32).astype(np.float16)
     return from_double(wide, x.dtype)
@@ -450,18 +457,21 @@ def test_in_order_reductions_against_a_step_loop(name, target):
     for src_t, dst_t in sorted(record.legality[target].pairs, key=lambda p: (p[0].value, p[1].value)):
         src, dst = np.dtype(src_t.np), np.dtype(dst_t.np)
         acc = np.dtype(np.float32) if name == "TROWSUM" and dst_t.np in (np.float16, ml_dtypes.bfloat16) else dst
+        block = 32 // min(src.itemsize, dst.itemsize)  # elements per 32 bytes: 8-bit types need 32, not 16
         for rows, cols, vr, vc in ((16, 16, 16, 16), (16, 32, 13, 29), (16, 16, 1, 16), (16, 16, 16, 1),
                                    (256, 128, 250, 97), (64, 256, 64, 256)):
+            rows, cols = max(rows, block), max(cols, block)
             x = order_sensitive(src, (rows, cols), rng)
             a = Tile[TileType.Vec, src.type, rows, cols, BLayout.RowMajor, -1, -1](vr, vc)
             a.set_logical(x)
             tmp = Tile[TileType.Vec, src.type, rows, cols]()
+            side = max(16, block)
             if axis == 1:
                 d = Tile[TileType.Vec, dst.type, rows, 1, BLayout.ColMajor, -1, -1](vr, 1)
-                wide = Tile[TileType.Vec, dst.type, rows, 16, BLayout.RowMajor, -1, -1](vr, 1)  # dst rows strided
+                wide = Tile[TileType.Vec, dst.type, rows, side, BLayout.RowMajor, -1, -1](vr, 1)  # dst rows strided
             else:
                 d = Tile[TileType.Vec, dst.type, 1, cols, BLayout.RowMajor, -1, -1](1, vc)
-                wide = Tile[TileType.Vec, dst.type, 16, cols, BLayout.ColMajor, -1, -1](1, vc)  # dst row strided
+                wide = Tile[TileType.Vec, dst.type, side, cols, BLayout.ColMajor, -1, -1](1, vc)  # dst row strided
             want = loop_fold(op, x[:vr, :vc], acc, axis).astype(dst)
             for out in (d, wide):
                 with np.errstate(all="ignore"):

@@ -1,6 +1,7 @@
 """Generate conformance vectors for the vector instructions from the reference C++ CPU simulator.
 
     python tools/oracle/generate.py PTO_ISA_CHECKOUT [OP ...] [--out tests/data/vectors] [--seed 1]
+        [--wide [--compact]] [--prefix P]
 
 For each op this writes one C++ translation unit with one function per case (the tile types are template
 arguments, so every case is its own instantiation), builds it with `g++ -std=c++20 -O2 -DNDEBUG -D__CPU_SIM` (the conformance vectors' flags) against the
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -93,7 +95,45 @@ class Case:
 
 
 # --- data -----------------------------------------------------------------------------------------------------
+WIDE = False  # --wide: edge values, drawn shapes and valid kinds, more element types (set by main)
+COMPACT = False  # --compact (with --wide): small tiles, and fewer TCVT cases (the committed edge_<op> files)
+EDGE_SHARE = 0.3  # under --wide, the share of "random" and "special" elements taken from edge_values
+
+
+def edge_values(rng: np.random.Generator, dtype: str, n: int) -> np.ndarray:
+    """n values from the type's edges: for floats NaNs with payloads (quiet, signalling, negative), +-inf, +-0.0,
+    the smallest and largest subnormals, the smallest normal, the largest finite, halves (rounding ties of the
+    float -> integer conversions, at the integer types' ends too) and float -> half ties; for integers the
+    extremes, their neighbours, 0 and +-1."""
+    t = NP[dtype]
+    if np.dtype(t).kind == "f":
+        bits = {"f32": [0x7FC00000, 0x7FC00001, 0x7F800001, 0x7FBFFFFF, 0xFFC00000, 0xFFFFFFFF, 0xFF800001,
+                        0x7F800000, 0xFF800000, 0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007FFFFF,
+                        0x807FFFFF, 0x00800000, 0x80800000, 0x7F7FFFFF, 0xFF7FFFFF],
+                "f16": [0x7E00, 0x7E01, 0x7C01, 0x7DFF, 0xFE00, 0xFFFF, 0xFC01, 0x7C00, 0xFC00, 0x0000, 0x8000,
+                        0x0001, 0x8001, 0x03FF, 0x83FF, 0x0400, 0x8400, 0x7BFF, 0xFBFF]}[dtype]
+        numbers = [0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.5, -3.5, 1.0, -1.0, 127.5, -128.5, 127.25, -128.75, 255.5,
+                   -0.75, 128.5, 32767.5, -32768.5, 32767.25, 65535.5, 65504.0, 65519.0, 65520.0, -65520.0, 2049.0,
+                   2051.0, 1 + 2.0 ** -11, 3 * 2.0 ** -25, 2.0 ** -24, 2.0 ** -14 * 1.5, 2.0 ** 31, -2.0 ** 31,
+                   2.0 ** 31 - 128, 2.0 ** 32 - 256, 2.0 ** 24 + 1, 1e10, -1e10]
+        raw = np.array(bits, dtype=np.uint32 if dtype == "f32" else np.uint16).view(t)
+        with np.errstate(over="ignore"):
+            pool = np.concatenate([raw, np.array(numbers, dtype=np.float64).astype(t)])
+        return pool[rng.integers(0, pool.size, n)]
+    info = np.iinfo(t)
+    pool = np.array(sorted({info.min, info.min + 1, info.max, info.max - 1, 0, 1, info.max // 2,
+                            *(([-1, info.min // 2]) if info.min else [])}), dtype=np.int64).astype(t)
+    return pool[rng.integers(0, pool.size, n)]
+
+
 def values(rng: np.random.Generator, dtype: str, n: int, mode: str) -> np.ndarray:
+    x = _values(rng, dtype, n, mode)
+    if WIDE and mode in ("random", "special"):
+        x = np.where(rng.random(n) < EDGE_SHARE, edge_values(rng, dtype, n), x).astype(x.dtype)
+    return x
+
+
+def _values(rng: np.random.Generator, dtype: str, n: int, mode: str) -> np.ndarray:
     t = NP[dtype]
     if np.dtype(t).kind == "f":
         if mode == "small":
@@ -129,6 +169,36 @@ def junk(rng: np.random.Generator, desc: TileDesc) -> bytes:
 FLOAT = ["f32", "f16"]
 INTS = ["i32", "i16", "i8", "u8", "u16", "u32"]
 SHAPES = [(1, 32, 1, 32), (4, 32, 4, 32), (8, 64, 5, 40), (16, 32, 16, 7), (2, 128, 2, 128), (3, 64, 2, 64)]
+
+
+def wide_shapes(rng) -> list[tuple[int, int, int, int]]:
+    """Six (rows, cols, valid rows, valid cols) for --wide, in a drawn order: one row, one valid column, valid
+    smaller than the tile in both, in rows only, in columns only, and the whole tile."""
+    shapes = []
+    for kind in rng.permutation(["one_row", "one_col", "both", "rows", "cols", "full"]):
+        rows = 1 if kind == "one_row" else int(_pick(rng, (2, 3, 4) if COMPACT else (2, 3, 4, 5, 8, 16)))
+        cols = int(_pick(rng, (32, 64) if COMPACT else (32, 64, 96, 128)))
+        vr = int(rng.integers(1, rows)) if kind in ("both", "rows") else rows
+        vc = 1 if kind == "one_col" else int(rng.integers(1, cols)) if kind in ("both", "cols") else cols
+        if kind == "one_row":
+            vc = int(_pick(rng, (1, cols, int(rng.integers(1, cols + 1)))))
+        shapes.append((rows, cols, vr, vc))
+    return shapes
+
+
+def wide_kinds(rng, cases: list[Case]) -> None:
+    """--wide: make the valid sizes of a case's tiles static, or static in one dimension, one drawn choice per
+    case (C++ deduces one tile type for operands such as TABS's dst and src, so their kinds must agree)."""
+    for case in cases:
+        kind = _pick(rng, KINDS)
+        for t in case.tiles.values():
+            if t.valid_kind == "dynamic" and t.valid_row > 0 and t.valid_col > 0:
+                t.valid_kind = kind
+
+
+def _wide(types: list[str], more: list[str] | None = None) -> list[str]:
+    """An op's element types; under --wide, those of `more` (default: every type the vectors use) too."""
+    return types + [t for t in (FLOAT + INTS if more is None else more) if t not in types] if WIDE else types
 
 
 def _tile(dtype: str, shape: tuple[int, int, int, int], layout: str = "RowMajor") -> TileDesc:
@@ -207,7 +277,104 @@ CVT_PAIRS = [("f32", "f16"), ("f16", "f32"), ("f32", "i32"), ("f32", "i16"), ("f
 MODES = ["CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD", "CAST_NONE"]
 
 
+def _cvt_rounded(w: np.ndarray, mode: str) -> np.ndarray:
+    """include/pto/cpu/TCvt.hpp applyRoundingToIntegral, in double."""
+    with np.errstate(invalid="ignore"):
+        if mode == "CAST_RINT":
+            return np.rint(w)
+        if mode == "CAST_ROUND":  # halves away from zero (exact: w comes from a float or half)
+            return np.where(w >= 0, np.floor(w + 0.5), -np.floor(0.5 - w))
+        if mode == "CAST_FLOOR":
+            return np.floor(w)
+        if mode == "CAST_CEIL":
+            return np.ceil(w)
+        if mode == "CAST_TRUNC":
+            return np.trunc(w)
+        if mode == "CAST_ODD":
+            f = np.floor(w)
+            frac = w - f
+            odd = np.fmod(np.where(np.isfinite(f), f, 0), 2) != 0
+            return np.where(frac > 0.5, f + 1, np.where(frac < 0.5, f, np.where(odd, f, f + 1)))
+    return w
+
+
+def _limits(t: str) -> tuple[float, float]:
+    """TCvt.hpp SafeLimits: half is +-F16_MAX, the others their numeric_limits."""
+    if t == "f16":
+        return -65504.0, 65504.0
+    if t == "f32":
+        return float(-np.finfo(np.float32).max), float(np.finfo(np.float32).max)
+    info = np.iinfo(NP[t])
+    return float(info.min), float(info.max)
+
+
+def cvt_undefined(x: np.ndarray, s: str, d: str, mode: str, sat: bool) -> np.ndarray:
+    """Which elements TCvt_Impl converts with undefined C++: a float (after saturation's clamp, which casts the
+    bound back to the source type, and after the rounding) whose truncation is outside the integer dst's range
+    (a uint8 dst goes through int64), or a NaN or infinity reaching such a conversion."""
+    w = x.astype(np.float64)
+    if sat:
+        lo = max(_limits(s)[0], _limits(d)[0])
+        hi = min(_limits(s)[1], _limits(d)[1])
+        w = np.where(np.isnan(w), hi, np.clip(w, lo, hi))  # std::max(lo, std::min(hi, v)): a NaN gives hi
+        with np.errstate(over="ignore"):
+            w = w.astype(NP[s]).astype(np.float64)
+    if np.dtype(NP[s]).kind != "f" or np.dtype(NP[d]).kind == "f":
+        return np.zeros(x.shape, bool)
+    r = np.trunc(_cvt_rounded(w, mode))
+    lo, hi = (-2.0 ** 63, 2.0 ** 63) if d == "u8" else (_limits(d)[0], _limits(d)[1] + 1)
+    with np.errstate(invalid="ignore"):
+        return ~((r >= lo) & (r < hi))
+
+
+def tcvt_wide(rng) -> list[Case]:
+    """--wide TCVT: every (src, dst) pair of the vectors' types in every round mode, saturation on in a third,
+    edge values; float -> integer cases keep values up to 0.75 past the destination's ends: even cases replace
+    the elements whose conversion is undefined (so the boundary values that stay in range are matched), odd ones
+    keep them and are recorded as refused when any is left in the valid region."""
+    cases = []
+    types = FLOAT + INTS
+    for s in types:
+        for d in types:
+            if COMPACT and s not in FLOAT and d not in FLOAT:
+                continue
+            for k, mode in enumerate(MODES):
+                if COMPACT and (k + types.index(s) + types.index(d)) % 7 not in (0, 3, 5):
+                    continue  # three modes per pair, a different three for neighbouring pairs
+                rows, cols, vr, vc = SHAPES[(k + types.index(d)) % len(SHAPES)]
+                cols = max(cols, 32 // min(_item(s), _item(d)))
+                src = TileDesc(s, rows, cols, vr, min(vc, cols))
+                dst = TileDesc(d, rows, cols, vr, min(vc, cols))
+                sat = (k + types.index(d)) % 3 == 1  # with each value mode in turn over the pairs
+                call = f"TCVT(dst, src, RoundMode::{mode}" + (", SaturationMode::ON)" if sat else ")")
+                case = Case("tcvt", call, {"dst": dst, "src": src}, ["src"],
+                            params={"mode": mode, **({"satMode": "ON"} if sat else {})})
+                x = values(rng, s, rows * cols, ["random", "small", "special"][k % 3])
+                if np.dtype(NP[s]).kind == "f" and np.dtype(NP[d]).kind in "iu":
+                    lo, hi = _limits(d)
+                    wide = x.astype(np.float64)
+                    with np.errstate(over="ignore", invalid="ignore"):
+                        if not sat:
+                            wide = np.where(np.isfinite(wide), np.clip(wide, lo - 0.75, hi + 0.75), 2.5)
+                        x = wide.astype(NP[s])
+                valid = np.zeros((rows, cols), bool)
+                valid[:vr, :vc] = True
+                bad = cvt_undefined(x, s, d, mode, sat) & valid.reshape(-1)
+                if bad.any() and k % 2 == 0:
+                    x = np.where(bad, np.asarray(2.5).astype(NP[s]), x).astype(NP[s])
+                elif bad.any():
+                    case.expect = "reject"
+                    case.reason = "an element's conversion is undefined in C++ (out of the destination's range " \
+                                  "after the rounding, or NaN/infinity; with saturation, the bound cast back " \
+                                  "to the source type rounds past the range)"
+                case.data = {"src": x.tobytes(), "dst": junk(rng, dst)}
+                cases.append(case)
+    return cases
+
+
 def tcvt(rng) -> list[Case]:
+    if WIDE:
+        return tcvt_wide(rng)
     cases = []
     for s, d in CVT_PAIRS:
         for k, mode in enumerate(MODES):
@@ -256,6 +423,8 @@ def _mark_saturation_overflow(case: Case, x: np.ndarray, s: str, d: str) -> None
 
 
 def reduce_cases(rng, op: str, pairs: list[tuple[str, str]]) -> list[Case]:
+    if WIDE:
+        pairs = pairs + [(t, t) for t in FLOAT + INTS if (t, t) not in pairs]
     cases = []
     row = op.startswith("trow")
     for s, d in pairs:
@@ -316,7 +485,7 @@ def expand_cases(rng, op: str, dtypes: list[str]) -> list[Case]:
 def move_cases(rng, op: str) -> list[Case]:
     """TMOV TSEL TSELS TCMP TPARTADD/MAX/MIN TFILLPAD TEXTRACT TCONCAT TTRANS."""
     cases = []
-    for k, (dtype, shape) in enumerate((d, s) for d in ["f32", "f16", "i32", "i16"] for s in SHAPES[1:5]):
+    for k, (dtype, shape) in enumerate((d, s) for d in _wide(["f32", "f16", "i32", "i16"]) for s in SHAPES[1:5]):
         full = _tile(dtype, shape)
         item = np.dtype(NP[dtype]).itemsize
         mode = ["random", "special", "small", "random"][k % 4]
@@ -333,7 +502,7 @@ def move_cases(rng, op: str) -> list[Case]:
             tiles = {"dst": TileDesc(**vars(full)), "mask": mask, "src": full, "tmp": TileDesc(**vars(full))}
             call = "TSELS(dst, mask, src, tmp, scalar)"
         elif op == "tcmp":
-            if dtype not in ("f32", "f16", "i32"):
+            if dtype not in ("f32", "f16", "i32") and not WIDE:
                 continue
             dst = TileDesc("u8", rows, 32, vr, -(-vc // 8))
             mode_name = ["EQ", "NE", "LT", "LE", "GT", "GE"][k % 6]
@@ -417,7 +586,7 @@ def compound_cases(rng, op: str) -> list[Case]:
               "tmuladddst": (["dst", "src0", "src1"], "TMULADDDST(dst, src0, src1)", False),
               "tfusedmuladdrelu": (["dst", "src0", "src1"], "TFUSEDMULADDRELU(dst, src0, src1)", False)}
     roles, call, with_scalar = layout[op]
-    dtypes = FLOAT if op == "tlrelu" else FLOAT + ["i32", "i16"]
+    dtypes = FLOAT if op == "tlrelu" else _wide(FLOAT + ["i32", "i16"])
     cases = same_shape_cases(rng, op, call, roles, dtypes, ["random", "special", "small"],
                              scalar="scalar" if with_scalar else None)
     if op in ("tfusedmuladd", "tmuladddst", "tfusedmuladdrelu"):  # dst is read: give it numbers, not junk bytes
@@ -479,7 +648,7 @@ def arg_cases(rng, op: str) -> list[Case]:
     """TROWARGMAX/MIN, TCOLARGMAX/MIN (index form): ties, NaNs and signed zeros in the special mode."""
     cases = []
     row = op.startswith("trow")
-    for s in ["f32", "f16", "i32", "i16", "i8", "u8"]:
+    for s in _wide(["f32", "f16", "i32", "i16", "i8", "u8"]):
         for k, shape in enumerate(SHAPES[:4]):
             d = ["u32", "i32"][k % 2]
             src = _tile(s, shape)
@@ -1556,9 +1725,9 @@ def build_cases(rng, op: str) -> list[Case]:
     if op in ("tadd", "tsub", "tmul", "tmax", "tmin"):
         return binary(rng, op, FLOAT + INTS)
     if op == "tdiv":
-        return binary(rng, op, FLOAT + ["i32", "i16"])
+        return binary(rng, op, _wide(FLOAT + ["i32", "i16"]))
     if op == "trem":  # TREM's C++ signature takes a tmp tile
-        return _with_tmp(rng, binary(rng, op, FLOAT + ["i32", "i16"]), "TREM(dst, src0, src1, tmp)")
+        return _with_tmp(rng, binary(rng, op, _wide(FLOAT + ["i32", "i16"])), "TREM(dst, src0, src1, tmp)")
     if op in ("tand", "tor", "tshl", "tshr"):
         return binary(rng, op, INTS)
     if op in ("tshls", "tshrs"):  # shift counts 0..7 (a count of the promoted width or more is undefined)
@@ -1568,13 +1737,13 @@ def build_cases(rng, op: str) -> list[Case]:
             c.scalars["scalar"] = (dtype, np.array(int(rng.integers(0, 8))).astype(NP[dtype]).tobytes())
         return cases
     if op == "tfmods":
-        return scalar_op(rng, op, FLOAT + ["i32", "i16"])
+        return scalar_op(rng, op, _wide(FLOAT + ["i32", "i16"]))
     if op == "txor":
         return _with_tmp(rng, binary(rng, op, INTS), "TXOR(dst, src0, src1, tmp)")
     if op in ("tadds", "tsubs", "tmuls", "tmaxs", "tmins"):
-        return scalar_op(rng, op, FLOAT + ["i32", "i16"])
+        return scalar_op(rng, op, _wide(FLOAT + ["i32", "i16"]))
     if op == "tdivs":  # both overloads: src0 / scalar, and scalar / src0 (form 1) with nonzero divisors
-        cases = scalar_op(rng, op, FLOAT + ["i32", "i16"])
+        cases = scalar_op(rng, op, _wide(FLOAT + ["i32", "i16"]))
         for k, c in enumerate(cases):
             if k % 2:
                 c.call, c.params["form"] = "TDIVS(dst, scalar, src0)", 1
@@ -1590,7 +1759,7 @@ def build_cases(rng, op: str) -> list[Case]:
             c.call = "TRECIP_IMPL(dst, src)"
         return cases
     if op == "trems":
-        return _with_tmp(rng, scalar_op(rng, op, FLOAT + ["i32", "i16"]), "TREMS(dst, src0, scalar, tmp)")
+        return _with_tmp(rng, scalar_op(rng, op, _wide(FLOAT + ["i32", "i16"])), "TREMS(dst, src0, scalar, tmp)")
     if op in ("tands", "tors"):
         return scalar_op(rng, op, INTS)
     if op == "txors":
@@ -1598,9 +1767,9 @@ def build_cases(rng, op: str) -> list[Case]:
     if op in ("texp", "tsqrt", "tlog", "trsqrt"):
         return unary(rng, op, FLOAT, "positive" if op != "texp" else "small")
     if op in ("tabs", "tneg"):
-        return unary(rng, op, FLOAT + ["i32", "i16", "i8"])
+        return unary(rng, op, _wide(FLOAT + ["i32", "i16", "i8"]))
     if op == "trelu":
-        return unary(rng, op, FLOAT + ["i32"])
+        return unary(rng, op, _wide(FLOAT + ["i32"]))
     if op == "tnot":
         return unary(rng, op, INTS)
     if op == "tcvt":
@@ -1625,7 +1794,7 @@ def build_cases(rng, op: str) -> list[Case]:
               "tconcat", "ttrans"):
         return move_cases(rng, op)
     if op.startswith(("trowexpand", "tcolexpand")):
-        types = ["f32", "f16"] if op.endswith("expdif") else ["f32", "f16", "i32", "i16"]
+        types = ["f32", "f16"] if op.endswith("expdif") else _wide(["f32", "f16", "i32", "i16"])
         return expand_cases(rng, op, types)
     if op.startswith(("tmatmul_mx", "tgemv_mx")):
         return mx_cases(rng, op)
@@ -1725,8 +1894,29 @@ def build(include: Path, op: str, cases: list[Case], work: Path, indices: list[i
     done = subprocess.run([*GXX, f"-I{include}", "-o", str(exe), str(source)], capture_output=True, text=True)
     if done.returncode:
         first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr[:200])
-        raise RuntimeError(first)
+        raise BuildError(first, _failing_cases(done.stderr, source.name, body, indices))
     return exe
+
+
+class BuildError(RuntimeError):
+    def __init__(self, message: str, cases: set[int]):
+        super().__init__(message)
+        self.cases = cases  # the case indices whose functions the compiler's messages name
+
+
+def _failing_cases(stderr: str, name: str, body: list[str], indices: list[int]) -> set[int]:
+    """The cases whose lines of the translation unit the compiler's errors point at ("required from here")."""
+    starts, line = [], 1
+    for part, index in zip(body, [None, *indices]):
+        if index is not None:
+            starts.append((line, index))
+        line += part.count("\n") + 1
+    found = set()
+    for at in {int(m) for m in re.findall(rf"{re.escape(name)}:(\d+):", stderr)}:
+        owner = [index for start, index in starts if start <= at]
+        if owner:
+            found.add(owner[-1])
+    return found
 
 
 def refusal(include: Path, index: int, case: Case, work: Path) -> str | None:
@@ -1781,7 +1971,8 @@ NAN_PAYLOAD_ANY = {"tadd", "tsub", "tmul", "tdiv", "tadds", "tsubs", "tmuls", "t
 def record(index: int, case: Case, after: dict[str, bytes] | None, message: str = "") -> dict:
     """The case's line; `after` is None for a case the simulator refused to compile (`message`: its error)."""
     params = {"tiles": {r: t.record() for r, t in case.tiles.items()}, **case.params}
-    if "__executed" in after:  # TMRGSORT's MrgSortExecutedNumList: {7, 7, 7, 7} before the call, then these
+    # TMRGSORT's MrgSortExecutedNumList: {7, 7, 7, 7} before the call, then these (none for a refused case)
+    if after is not None and "__executed" in after:
         params["executed"] = {"initial": [7, 7, 7, 7],
                               "expected": np.frombuffer(after["__executed"], np.uint16).tolist()}
     for name, (dtype, raw) in case.scalars.items():
@@ -1811,35 +2002,66 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("ops", nargs="*", default=OPS)
     parser.add_argument("--out", type=Path, default=Path("tests/data/vectors"))
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--wide", action="store_true",
+                        help="draw wider: edge values, drawn shapes and valid kinds, more element types (cases "
+                             "the simulator does not compile are left out)")
+    parser.add_argument("--compact", action="store_true",
+                        help="with --wide: tiles of at most 4 x 64 and three round modes per TCVT pair with a "
+                             "float side (the committed edge_<op> files)")
+    parser.add_argument("--prefix", default="", help="prefix of the files' names and case ids (edge_)")
     args = parser.parse_args(argv)
+    global WIDE, SHAPES, COMPACT
+    WIDE = args.wide
+    COMPACT = args.wide and args.compact
+    fixed_shapes = SHAPES
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         include = patched_include(args.checkout, work)
         for op in args.ops:
             rng = np.random.default_rng([args.seed, sum(map(ord, op))])
+            SHAPES = wide_shapes(rng) if WIDE else fixed_shapes
             cases = build_cases(rng, op)
+            if WIDE and op not in SEED_OPS:
+                wide_kinds(rng, cases)
             refused = {i: refusal(include, i, c, work) for i, c in enumerate(cases) if not c.compiles}
             for i, message in refused.items():
                 if message is None:
                     print(f"{op}: case {i} was expected not to compile, but it does", file=sys.stderr)
             runnable = [i for i in range(len(cases)) if refused.get(i) is None]
-            try:
-                exe = build(include, op, cases, work, runnable)
-            except RuntimeError as exc:
-                print(f"{op}: the simulator does not compile these cases ({exc}); skipped", file=sys.stderr)
+            exe = None
+            for _ in range(4 if WIDE else 1):
+                try:
+                    exe = build(include, op, cases, work, runnable)
+                    break
+                except BuildError as exc:
+                    if not (WIDE and exc.cases):
+                        print(f"{op}: the simulator does not compile these cases ({exc}); skipped", file=sys.stderr)
+                        break
+                    print(f"{op}: the simulator does not compile cases {sorted(exc.cases)} ({exc}); left out",
+                          file=sys.stderr)
+                    runnable = [i for i in runnable if i not in exc.cases]
+                    for i in exc.cases:
+                        refused[i] = "left out"
+            if exe is None:
                 continue
             lines = []
             for i, c in enumerate(cases):
+                if refused.get(i) == "left out":
+                    continue
                 try:
                     after = run_case(exe, i, c) if refused.get(i) is None else None
-                    lines.append(json.dumps(record(i, c, after, refused.get(i) or ""), separators=(",", ":")))
+                    line = record(i, c, after, refused.get(i) or "")
+                    line["case_id"] = args.prefix + line["case_id"]
+                    lines.append(json.dumps(line, separators=(",", ":")))
                 except subprocess.CalledProcessError as exc:
                     print(f"{op}: case {i} stopped the simulator ({exc.returncode}); left out", file=sys.stderr)
             data = ("\n".join(lines) + "\n").encode()
             name = f"seed_{op}" if op in SEED_OPS else op
-            (args.out / f"{name}.jsonl.gz").write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
-            print(f"{op}: {len(lines)} cases ({len(refused)} refused at compile time)", file=sys.stderr)
+            (args.out / f"{args.prefix}{name}.jsonl.gz").write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
+            dropped = sum(1 for m in refused.values() if m == "left out")
+            print(f"{op}: {len(lines)} cases ({len(refused) - dropped} refused at compile time"
+                  + (f", {dropped} left out" if dropped else "") + ")", file=sys.stderr)
     return 0
 
 

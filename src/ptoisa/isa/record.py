@@ -769,18 +769,24 @@ def make(get, miss{''.join(f', {n}' for n in free)}):
     return run  # type: ignore[no-any-return]
 
 
+def _never(*args: Any) -> bool:
+    return False
+
+
 def _whole_tile(kernel: Kernel, plan: Plan, form: tuple[Operand, ...], scalar_types: list[DType | None],
                 valid: tuple[int, int] | None = None) -> Callable[..., None] | None:
     """A kernel that declares `whole = ufunc` (an element-wise op and nothing else; a scalar, if any, is its
     second input) runs on whole storages when every tile operand has one and the same tile type, fully valid:
     element i of each storage is then the same element of each tile. `valid`: the valid shape every tile has at
-    run time (tiles whose type leaves it open); else the type's."""
+    run time (tiles whose type leaves it open); else the type's. A kernel's `whole_not(target name, dtype)`, when
+    true, keeps that signature off the route (the ufunc is not the kernel there)."""
     ufunc = getattr(kernel, "whole", None)
     specs = list(plan.specs.values())
     spec = specs[0]
     shape = valid if valid is not None else (spec.valid_row, spec.valid_col)
     if type(ufunc) is not np.ufunc or form[0].name != "dst" or plan.form != 0 or any(s is not spec for s in specs) \
-            or spec.np_dtype.kind == "V" or shape != (spec.rows, spec.cols):
+            or spec.np_dtype.kind == "V" or shape != (spec.rows, spec.cols) \
+            or getattr(kernel, "whole_not", _never)(plan.config.name, spec.np_dtype):
         return None
     kinds = tuple("scalar" if t is not None else "tile" for t in scalar_types)
     quiet = spec.np_dtype.kind == "f"

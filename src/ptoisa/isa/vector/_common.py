@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._quiet import QUIET, quiet
+from ..._quiet import QUIET, quiet, quiet_reset, quiet_set
 
 from ...dtypes import STANDARD_DTYPES, DType
 from ...errors import UndefinedBehaviourError
@@ -161,6 +161,68 @@ def from_double(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
         bits = towards_zero.view(np.uint32) | np.uint32(1)
         odd = np.where(inexact, bits.view(np.float32), f)
     return odd.astype(dtype)
+
+
+_F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
+_F32_QUIET = np.uint32(0x00400000)
+
+
+def cpp_float_cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """`static_cast` between half and float (or double) as the simulator's build does it (GCC 12 on x86-64: half
+    converts through libgcc's soft-float routines, float to double in hardware): NumPy's conversion, but a
+    signalling NaN comes out quiet, as IEEE 754's conversions give it (the quiet bit set, the payload's top bits
+    kept: float 0x7F800001 -> half 0x7E00, half 0x7C01 -> float 0x7FC02000). NumPy's own half conversions keep a
+    NaN signalling (0x7F800001 -> 0x7C01). Other pairs: NumPy's cast."""
+    dtype = np.dtype(dtype)
+    token = quiet_set()  # overflow to infinity, a signalling NaN's invalid operation: expected here
+    try:
+        if x.dtype == _F32 and dtype == _F16:
+            out = np.empty(x.shape, _F16)
+            narrow_to_half(out, x)
+            return out
+        if x.dtype == _F16 and dtype.kind == "f" and dtype.itemsize > 2:
+            out = np.empty(x.shape, _F32)
+            widen_half(out, x)
+            return out if dtype == _F32 else out.astype(dtype)  # float -> double: in hardware, exact, NaNs quiet
+        return x.astype(dtype, copy=False)
+    finally:
+        quiet_reset(token)
+
+
+def _has_nan(values: np.ndarray) -> bool:
+    """Whether float `values` hold a NaN: the sum of their squares is NaN exactly then (squares are never
+    negative, so no inf - inf); a dot product of a contiguous array costs half a reduction."""
+    if values.flags.c_contiguous:
+        flat = values.reshape(-1)
+        total = flat.dot(flat)
+    else:
+        total = np.maximum.reduce(values, None)
+    return bool(total != total)
+
+
+def widen_half(out: np.ndarray, x: np.ndarray) -> None:
+    """float `out` = half `x` converted as C++ does (`cpp_float_cast`): NumPy's cast, then the quiet bit set in
+    every NaN (a NaN in the result is rare: one test tells). The caller silences NumPy's warnings."""
+    out[...] = x
+    if _has_nan(out):
+        bits = out.view(np.uint32)
+        np.bitwise_or(bits, _F32_QUIET, out=bits, where=np.isnan(out))
+
+
+def narrow_to_half(out: np.ndarray, x: np.ndarray) -> None:
+    """half `out` = float `x` converted as C++ does (`cpp_float_cast`): NumPy's rounding; a NaN becomes the sign,
+    the quiet NaN exponent and significand bit, and the float's top 10 significand bits. The caller silences
+    NumPy's warnings."""
+    fixed = nan = None
+    if _has_nan(x):  # (read before writing: out may share x's bytes)
+        bits = x.view(np.uint32)
+        fixed = ((bits >> np.uint32(16)) & np.uint32(0x8000)) | np.uint32(0x7E00) | \
+            ((bits >> np.uint32(13)) & np.uint32(0x3FF))
+        nan = np.isnan(x)
+    out[...] = x  # (overflow to infinity: the callers silence it)
+    if fixed is not None:
+        np.copyto(out.view(np.uint16), fixed, casting="unsafe", where=nan)
 
 
 _FMOD_SMALL = 1024

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..._quiet import quiet
 from ...dtypes import DType as D
+from ._common import cpp_float_cast
 
 B8, F16, BF16, DEQ, SHIFT = "b8", "f16", "bf16", "deq", "shift"
 
@@ -56,9 +57,12 @@ def _to_int(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return wide.astype(np.int32).astype(dtype)
 
 
-def apply(values: np.ndarray, dst: D, words: np.ndarray | None, vector: bool, relu: bool) -> np.ndarray:
+def apply(values: np.ndarray, dst: D, words: np.ndarray | None, vector: bool, relu: bool,
+          cpu: bool = False) -> np.ndarray:
     """Source elements `values` (rows x cols, the source's type) moved to `dst`'s type: quantised with one word
-    per column (`words`, uint64, broadcast along rows) when the pair has a mode, with ReLU when `relu`."""
+    per column (`words`, uint64, broadcast along rows) when the pair has a mode, with ReLU when `relu`. `cpu`:
+    a plain move between half and float converts as the simulator's C++ does (a signalling NaN comes out
+    quiet, `cpp_float_cast`)."""
     src = D.F32 if values.dtype == np.float32 else D.I32 if values.dtype == np.int32 else None
     mode = None if words is None or src is None else mode_of(src, dst, vector)
     with quiet():
@@ -68,6 +72,8 @@ def apply(values: np.ndarray, dst: D, words: np.ndarray | None, vector: bool, re
             if values.dtype == dst.np:
                 return values
             if dst.is_float:
+                if cpu and {values.dtype, np.dtype(dst.np)} == {np.dtype(np.float16), np.dtype(np.float32)}:
+                    return cpp_float_cast(values, dst.np)
                 return values.astype(np.float32).astype(dst.np) if values.dtype.kind == "f" else values.astype(dst.np)
             if values.dtype.kind == "f":
                 return _to_int(values.astype(np.float32), dst.np)

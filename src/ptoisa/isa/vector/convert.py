@@ -7,7 +7,8 @@ The `cpu` profile follows the simulator (include/pto/cpu/TCvt.hpp):
 - The rounding mode applies only to float -> integer conversions: the value is rounded to an integer in double
   (`rint`, `round` = ties away from zero, `floor`, `ceil`, `trunc`, `odd` = ties to the odd neighbour;
   CAST_NONE truncates like a C++ cast). float -> float and integer -> float conversions round to nearest even
-  (integer -> float from the exact double, one rounding); integer -> integer wraps.
+  (integer -> float from the exact double, one rounding); integer -> integer wraps. Between half and float a
+  signalling NaN comes out quiet (the build's soft-float conversions; `cpp_float_cast`).
 - Saturation is OFF unless `satMode=SaturationMode.ON` is given. ON clamps the source in double to the range both
   types share (half's is +-65504), casts it back to the source type, then converts; a NaN clamps to the upper
   bound (the simulator's clamp).
@@ -40,7 +41,7 @@ from ...dtypes import DType as D
 from ...tile.enums import SLayout
 from ..enums import RoundMode, SaturationMode
 from ..record import Attr, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
-from ._common import from_double, undefined, valid_of, write
+from ._common import cpp_float_cast, from_double, narrow_to_half, undefined, valid_of, widen_half, write
 
 if TYPE_CHECKING:
     from .._check import Check
@@ -175,6 +176,11 @@ def _assign_through_float(out: np.ndarray, x: np.ndarray) -> None:
     out[...] = x.astype(np.float32)
 
 
+def _assign_cpp(out: np.ndarray, x: np.ndarray) -> None:
+    """half <-> float into `out`: a signalling NaN quieted, as the simulator's cast (`cpp_float_cast`)."""
+    (widen_half if x.dtype == np.float16 else narrow_to_half)(out, x)
+
+
 def _assign_through_double(out: np.ndarray, x: np.ndarray) -> None:
     out[...] = x.astype(np.float64)  # widening to double quiets a signalling NaN, as the general path's does
 
@@ -199,6 +205,8 @@ def _direct_of(plan: Plan) -> Any:
         native = (D.F16, D.F32)
         return _assign_through_double if mode in (RoundMode.CAST_RINT, RoundMode.CAST_NONE) and s_type in native \
             and d_type in native else None
+    if {s_type, d_type} == {D.F16, D.F32}:
+        return _assign_cpp
     if s_type in _EXACT_IN_FLOAT and np.dtype(s_np).kind != "V":
         return _assign if s_type is D.F32 else _assign_through_float
     return None
@@ -245,6 +253,8 @@ def _convert_general(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         elif d_type.is_float:
             if s_type.is_float and not cpu:
                 result = round_float(wide, d_type.np, mode)
+            elif {s_type, d_type} == {D.F16, D.F32}:
+                result = cpp_float_cast(x, d_type.np)
             elif s_type in _EXACT_IN_FLOAT and x.dtype.kind != "V":
                 result = x.astype(np.float32).astype(d_type.np)  # one rounding from float: the double's value
             else:

@@ -184,7 +184,8 @@ def _insert(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     size = cols if source.spec.is_row_major else rows
     words = _words(plan, tiles, scalars, 0, cols, size)
     relu = plan.attrs.get("reluMode") is ReluPreMode.NormalRelu
-    values = _prequant.apply(np.array(valid_of(source)), out.spec.dtype, words, "fp" in tiles, relu)
+    values = _prequant.apply(np.array(valid_of(source)), out.spec.dtype, words, "fp" in tiles, relu,
+                             plan.config.name == "cpu")
     if rows and cols:
         whole = np.array(valid_of(out, (r0 + rows, c0 + cols)))
         whole[r0:, c0:] = values
@@ -203,7 +204,7 @@ def _extract_fp(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     words = _words(plan, tiles, scalars, c0, cols, c0 + cols)
     relu = plan.attrs.get("reluMode") is ReluPreMode.NormalRelu
     window = np.array(valid_of(source, (r0 + rows, c0 + cols))[r0:, c0:])
-    write(out, _prequant.apply(window, out.spec.dtype, words, True, relu))
+    write(out, _prequant.apply(window, out.spec.dtype, words, True, relu, plan.config.name == "cpu"))
 
 
 def _window_compiled(extract: bool) -> Callable[[Plan, dict[str, int], Mapping[str, Any]], Any]:

@@ -11,8 +11,8 @@ layout-and-rearrangement/tpack.md) survives without semantics. ptoisa models the
   Vec tiles with equal valid shapes; the vector store's PK_B32 / PK4_B32 / PK_B16 distribution keeps the low bytes
   of each element, so the bits are truncated whatever the types (float -> half takes the float's low 16 bits).
 - `cpu` (include/pto/cpu/TPack.hpp before 83f16ef4): `static_cast<DstT>(src)` over src's valid region, any
-  direction (its own test widens int16 to int32): integers wrap or extend, floats round to nearest even, a float
-  outside the integer's range (or NaN) is undefined and refused.
+  direction (its own test widens int16 to int32): integers wrap or extend, floats round to nearest even (a
+  signalling NaN comes out quiet), a float outside the integer's range (or NaN) is undefined and refused.
 
 TGET_SCALE_ADDR changes where dst lives, not what any tile holds. On `a5` dst is bound in its location's buffer
 (ScaleLeft: L0A_MX, ScaleRight: L0B_MX, Scaling: FB) at src's byte offset >> SHIFT_MX_ADDR (4), so src must have
@@ -40,7 +40,7 @@ from ...tile.enums import TileType
 from .._check import Check
 from ..record import VEC, Legality, Plan, Scalars, Tiles, dst, instruction, src
 from ...events import Pipe
-from ._common import FLOATS, INTS, equal_valid, region, store, undefined
+from ._common import FLOATS, INTS, cpp_float_cast, equal_valid, region, store, undefined
 
 _NO_A2A3 = "include/pto/npu/a2a3 has no {}; the instruction exists for A5 and the CPU simulator only"
 SHIFT_MX_ADDR = 4  # include/pto/npu/a5/utils.hpp, include/pto/cpu/NPUMemoryModel.hpp
@@ -77,10 +77,15 @@ def _tpack(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
             out = np.trunc(np.where(bad, 0, wide)).astype(np.int64).astype(out_type)
     elif values.dtype.kind in "iu" and out_type.kind in "iu":
         out = values.astype(np.int64).astype(out_type)
+    elif {values.dtype, out_type} == _HALF_FLOAT:
+        out = cpp_float_cast(values, out_type)  # a signalling NaN comes out quiet, as C++ converts it
     else:
         with quiet():
             out = values.astype(np.float64 if values.dtype.kind in "iu" else values.dtype).astype(out_type)
     store(d, rows, cols, out)
+
+
+_HALF_FLOAT = {np.dtype(np.float16), np.dtype(np.float32)}
 
 
 def _tpack_compiled(plan: Plan, positions: dict[str, int]) -> Any:
@@ -110,11 +115,14 @@ def _tpack_compiled(plan: Plan, positions: dict[str, int]) -> Any:
     if kinds[0] == "f" and kinds[1] in "iu" or "V" in kinds:
         return None
     through_double = kinds[0] in "iu" and kinds[1] == "f"
+    half_float = {s.np_dtype, d.np_dtype} == _HALF_FLOAT  # C++'s conversion: a signalling NaN comes out quiet
 
     def cast(args: tuple) -> None:
         source = args[si].view[part]
         if through_double:
             source = source.astype(np.float64)
+        elif half_float:
+            source = cpp_float_cast(source, d.np_dtype)
         QUIET.run(copyto, args[di].view[part], source, casting="unsafe")
 
     return cast

@@ -37,16 +37,17 @@ from ...tile.layout import plain_view, store
 from ...tile.spec import TileSpec
 from .._check import Check
 from ..record import TARGETS, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
-from ._common import Spare, aligned_empty, valid_of
+from ._common import Spare, aligned_empty, cpp_float_cast, valid_of
 
 _ROW_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
                       (D.I16, D.I16), (D.I16, D.I32), (D.I32, D.I32)})
 _COL_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.BF16, D.F32), (D.F16, D.F32), (D.F32, D.F32)})
 _MAXMIN = frozenset({(D.BF16, D.BF16), (D.F16, D.F16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
-                     (D.I8, D.I8), (D.U8, D.U8), (D.I16, D.I16), (D.I32, D.I32)})
+                     (D.I8, D.I8), (D.U8, D.U8), (D.I16, D.I16), (D.U16, D.U16), (D.I32, D.I32), (D.U32, D.U32)})
 _COL_MAX = frozenset({(D.BF16, D.BF16), (D.F16, D.F16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
                       (D.I8, D.I8), (D.U8, D.U8)})  # include/pto/cpu/TColMax.hpp CheckCMValid
-_PROD = frozenset({(D.F16, D.F16), (D.F32, D.F32), (D.I16, D.I16), (D.I32, D.I32), (D.BF16, D.BF16)})
+_PROD = frozenset({(D.F16, D.F16), (D.F32, D.F32), (D.I8, D.I8), (D.U8, D.U8), (D.I16, D.I16), (D.U16, D.U16),
+                   (D.I32, D.I32), (D.U32, D.U32), (D.BF16, D.BF16)})
 _NPU_FLOAT = frozenset({(D.F16, D.F16), (D.F32, D.F32)})
 _NPU_INT = frozenset({(D.I16, D.I16), (D.I32, D.I32)})
 
@@ -408,7 +409,8 @@ def _in_order_compiled_copy(axis: int, reduce: Callable, spare: Spare, part: tup
 def _extreme_kernel(axis: int, greater: bool) -> Callable[[Plan, Tiles, Scalars], None]:
     """TROWMAX TROWMIN TCOLMAX TCOLMIN: `first_extreme` of src's valid region in dst's type (the general kernel),
     with a compiled form per signature (`_extreme_compiled`)."""
-    kernel = _reduce(axis, lambda p, x: first_extreme(x.astype(p.specs["dst"].dtype.np, copy=False), axis, greater))
+    # half under a float dst: the simulator converts each element (a signalling NaN comes out quiet)
+    kernel = _reduce(axis, lambda p, x: first_extreme(cpp_float_cast(x, p.specs["dst"].dtype.np), axis, greater))
     kernel.compiled = lambda plan, positions: _extreme_compiled(  # type: ignore[attr-defined]
         axis, greater, plan, positions)
     return kernel
@@ -537,7 +539,7 @@ def _extreme_compiled(axis: int, greater: bool, plan: Plan, positions: dict[str,
                 args[d].view[into] = found  # half into a float line: exact
                 return
         if wide is not None:
-            x = x.astype(wide)  # half to float: exact
+            x = cpp_float_cast(x, wide)  # half to float: exact (a signalling NaN quieted, as C++ converts it)
         # `first_extreme`'s own reduce, with its warnings (a signalling NaN)
         quick = reduce(contiguous(x.T), 0) if across else reduce(x, axis)
         token = quiet_set()  # the test of the result is ours: silent

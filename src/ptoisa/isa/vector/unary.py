@@ -32,8 +32,8 @@ from ..._quiet import QUIET, quiet, quiet_reset, quiet_set
 from ...dtypes import DType as D
 from ...tile.enums import SLayout
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
-from ._common import (ALL9, FLOATS, INTS, Fast, Spare, aligned_empty, cpp_max, elementwise_hook, equal_valid,
-                      from_double, highest, lowest, valid_of, write)
+from ._common import (ALL9, FLOATS, INTS, Fast, Spare, aligned_empty, cpp_float_cast, cpp_max, elementwise_hook,
+                      equal_valid, from_double, highest, lowest, valid_of, write)
 
 OPERANDS = (dst(), src("src"))
 SAME = (("dst", "src"),)
@@ -71,7 +71,7 @@ def _in_place_double(fn: Callable[[np.ndarray], None], x: np.ndarray) -> np.ndar
     if nan.any():
         from_input = np.isnan(x)
         wide[nan & ~from_input] = X86_DEFAULT_NAN
-        wide[from_input] = x[from_input].astype(np.float64)
+        wide[from_input] = cpp_float_cast(x[from_input], np.float64)  # a half's signalling NaN quieted, as C++
     return wide
 
 
@@ -172,6 +172,49 @@ def neg(x: np.ndarray) -> np.ndarray:
     return np.negative(x)
 
 
+_HALF = np.dtype(np.float16)
+
+
+def neg_cpu_half(x: np.ndarray) -> np.ndarray:
+    """The simulator's `-x` on half (GCC 12 on x86-64 computes _Float16 arithmetic in float): the sign flipped,
+    and a signalling NaN quiet (0x7DFF -> 0xFFFF, 0xFC01 -> 0x7E01)."""
+    out = np.negative(x)
+    bits = out.view(np.uint16)
+    np.bitwise_or(bits, np.uint16(0x0200), out=bits, where=(bits & np.uint16(0x7FFF)) > np.uint16(0x7C00))
+    return out
+
+
+def _neg_kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    out = tiles["dst"]
+    x = valid_of(tiles["src"], out.valid_shape)
+    with quiet():
+        write(out, neg_cpu_half(x) if x.dtype == _HALF and plan.config.name == "cpu" else neg(x))
+
+
+def _neg_whole_not(config_name: str, dtype: np.dtype) -> bool:
+    """np.negative keeps a half's signalling NaN; the cpu profile's half TNEG quiets it (`neg_cpu_half`)."""
+    return config_name == "cpu" and dtype == _HALF
+
+
+def _neg_for(dtype: np.dtype) -> Fast | None:
+    """TNEG: np.negative; half declines when a NaN is among the sources (the kernel then decides per target:
+    the cpu profile quiets a signalling NaN)."""
+    if dtype.kind == "V":
+        return None
+    if dtype != _HALF:
+        return _ufunc_fast(np.negative)
+    negative = np.negative
+
+    def fast(y: np.ndarray, x: np.ndarray, apart: bool, spare: Spare) -> bool:
+        top = highest(x)
+        if top != top:
+            return False
+        negative(x, out=y)
+        return True
+
+    return fast
+
+
 def relu(x: np.ndarray) -> np.ndarray:
     return cpp_max(x, np.zeros_like(x))
 
@@ -202,13 +245,15 @@ def _nonzero_integers(kernel: Callable[[Plan, Tiles, Scalars], None]) -> Callabl
 def _reg(name: str, fn: Callable[[np.ndarray], np.ndarray], summary: str, a2a3: tuple[D, ...],
          a5: tuple[D, ...], cpu: tuple[D, ...], operands: tuple = OPERANDS,
          fast_for: Callable[[np.dtype], Fast | None] | None = None):  # noqa: ANN202
-    kernel = _unary(fn)
+    kernel = _unary(fn) if fn is not neg else _neg_kernel
     if fn is recip:
         kernel = _nonzero_integers(kernel)
     if fast_for is not None:  # the compiled calls' fast paths, falling back on the kernel itself
         kernel.compiled = elementwise_hook(("src",), fast_for, kernel)  # type: ignore[attr-defined]
     if fn is neg or fn is np.invert:  # one ufunc for every type but bfloat16's boxes: whole same-type tiles
         kernel.whole = np.negative if fn is neg else np.invert  # type: ignore[attr-defined]
+        if fn is neg:
+            kernel.whole_not = _neg_whole_not  # type: ignore[attr-defined]
     return instruction(name, operands=operands, legality=_table(a2a3, a5, cpu), dynamic=_VALID, family="unary",
                        summary=summary)(kernel)
 
@@ -357,7 +402,7 @@ def _recip_for(dtype: np.dtype) -> Fast | None:
 TABS = _reg("TABS", abs_, "dst = |src|", _NPU_FLOAT, (D.F16, D.F32, D.I16, D.I32, D.I8), _SIGNED,
             fast_for=_abs_for)
 TNEG = _reg("TNEG", neg, "dst = -src", _NPU_FLOAT + (D.I16, D.I32),
-            (D.I32, D.I16, D.U32, D.U16, D.F16, D.F32, D.BF16), ALL9, fast_for=_plain(np.negative))
+            (D.I32, D.I16, D.U32, D.U16, D.F16, D.F32, D.BF16), ALL9, fast_for=_neg_for)
 TNOT = _reg("TNOT", np.invert, "dst = ~src", INTS, INTS, INTS, fast_for=_plain(np.invert))
 TRELU = _reg("TRELU", relu, "dst = max(src, 0)", (D.F16, D.F32, D.I32), (D.F16, D.F32, D.I32), ALL9,
              fast_for=_relu_for)

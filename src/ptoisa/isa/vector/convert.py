@@ -176,11 +176,6 @@ def _assign_through_float(out: np.ndarray, x: np.ndarray) -> None:
     out[...] = x.astype(np.float32)
 
 
-def _assign_cpp(out: np.ndarray, x: np.ndarray) -> None:
-    """half <-> float into `out`: a signalling NaN quieted, as the simulator's cast (`cpp_float_cast`)."""
-    (widen_half if x.dtype == np.float16 else narrow_to_half)(out, x)
-
-
 def _assign_through_double(out: np.ndarray, x: np.ndarray) -> None:
     out[...] = x.astype(np.float64)  # widening to double quiets a signalling NaN, as the general path's does
 
@@ -205,8 +200,8 @@ def _direct_of(plan: Plan) -> Any:
         native = (D.F16, D.F32)
         return _assign_through_double if mode in (RoundMode.CAST_RINT, RoundMode.CAST_NONE) and s_type in native \
             and d_type in native else None
-    if {s_type, d_type} == {D.F16, D.F32}:
-        return _assign_cpp
+    if {s_type, d_type} == {D.F16, D.F32}:  # a signalling NaN quieted, as the simulator's cast (cpp_float_cast)
+        return widen_half if s_type is D.F16 else narrow_to_half
     if s_type in _EXACT_IN_FLOAT and np.dtype(s_np).kind != "V":
         return _assign if s_type is D.F32 else _assign_through_float
     return None

@@ -26,7 +26,9 @@ is either not written by the loop (read once, seen by every turn) or written ear
 what the read needs (its valid region or, for a read of the whole storage, all of it); every window the loop
 stores to is disjoint from every window of the same tensor any op of the loop touches in another turn (no
 dependence between turns through memory; within a turn the ops run in order, so the order holds), and tensors
-that differ but share memory are not mixed with stores.
+that differ but share memory are not mixed with stores; every tile the loop writes and every tensor it stores
+to can be written (a read-only argument is refused by the sequential loop at its first write, with the ops
+before it done: a batch would have done other turns' stores by then).
 
 Each tile the loop writes gets a stack (N, numel) starting from its bytes (every turn starts from them: the
 loop writes the same part of it every turn, and reads only parts written in the turn), each op runs over the
@@ -424,6 +426,8 @@ def _check_tiles(tiles: dict[int, Tile], order: list[tuple[int, str, str]]) -> N
                 if not certainly_apart(a.storage, b.storage) and np.may_share_memory(a.storage, b.storage):
                     raise Refused
     written = {t for t, how, _ in order if how == "write"}
+    if any(not tiles[t].storage.flags.writeable for t in written):
+        raise Refused  # the sequential loop refuses at the first write, with the turns before it done
     done: dict[int, set[str]] = {}
     for t, how, what in order:
         if how == "write":
@@ -438,6 +442,8 @@ def _check_memory(accesses: list[tuple[Any, ...]], turns: int) -> None:
     stores = [a for a in accesses if a[7]]
     if not stores:
         return
+    if any(not s[0].flat.flags.writeable for s in stores):
+        raise Refused  # a read-only argument: refused at the first store, with the turns before it done
     tensors = {id(a[0]): a[0] for a in accesses}
     if len(tensors) > 1:
         stored = {id(a[0]) for a in stores}

@@ -160,3 +160,33 @@ def test_an_empty_mask_shows_as_empty(tmp_path, capsys):
     np.save(tmp_path / "m.npy", np.zeros((0, 5), np.uint8))
     code, out, _ = _run(capsys, "show", str(tmp_path / "m.npy"), "--bits")
     assert code == 0 and "no elements" in out
+
+
+def test_shapes_numpy_cannot_make_are_usage_errors(tmp_path, capsys):
+    """More dimensions than NumPy allows (64), or a size past its index type beside a zero (no element, so no
+    --max-bytes or size check stops it), in a header, a zeros: spec, FILE.bin:DTYPE:SHAPE or --shape; and header
+    sizes NumPy's own check lets through (True, -1): exit 2 with the shape named, never an internal error."""
+    many = "x".join(["1"] * 70)
+    (tmp_path / "one.bin").write_bytes(b"\0" * 4)
+    (tmp_path / "none.bin").write_bytes(b"")
+    for name, shape in (("many", "(" + "1, " * 70 + ")"), ("past", "(99999999999999999999999, 0)"),
+                        ("bool", "(True, 4)"), ("neg", "(-1, 4)"), ("zero", "(0, 9223372036854775808)")):
+        _npy(tmp_path / f"{name}.npy", b"{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % shape.encode(),
+             b"\0" * 16)
+    kernel = str(Path(__file__).resolve().parents[2] / "examples" / "pto" / "run_softmax.pto")
+    cases = [(["show", f"one.bin:f32:{many}"], "maximum supported dimension"),
+             (["show", "none.bin:f32:0x99999999999999999999"], "Maximum allowed dimension"),
+             (["show", "none.bin", "--dtype", "f32", "--shape", "0x99999999999999999999"], "bad shape"),
+             (["compare", "none.bin:f32:0", "none.bin:f32:0x99999999999999999999"], "bad shape"),
+             (["show", "many.npy"], "maximum supported dimension"), (["show", "past.npy"], "sizes NumPy can hold"),
+             (["show", "bool.npy"], "(True, 4) is not a tuple"), (["show", "neg.npy"], "(-1, 4) is not a tuple"),
+             (["show", "zero.npy"], "sizes NumPy can hold"),
+             (["run", kernel, "past.npy", "zeros:8x64"], "sizes NumPy can hold"),
+             (["run", kernel, f"one.bin:f32:{many}", "zeros:8x64"], "bad shape"),
+             (["run", kernel, "none.bin:f16:0x99999999999999999999", "zeros:8x64"], "bad shape"),
+             (["run", kernel, "zeros:0x99999999999999999999", "zeros:8x64"], "bad shape"),
+             (["run", kernel, f"zeros:{many}", "zeros:8x64"], "bad shape")]
+    for argv, reason in cases:
+        argv = [argv[0]] + [str(tmp_path / a) if a.split(":")[0].endswith((".npy", ".bin")) else a for a in argv[1:]]
+        code, _, err = _run(capsys, *argv)
+        assert code == 2 and reason in err and "internal error" not in err, (argv, err)

@@ -9,6 +9,7 @@ show: an array as text, with a predicate mask (uint8 packed bits) optionally unp
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import Any, TextIO
@@ -146,9 +147,12 @@ def load_array(spec: str, dtype: str | None = None, shape: str | None = None) ->
             raise DataError(f"bad shape {shape!r} (write e.g. 16x16)") from None
         if any(d < 0 for d in dims):
             raise DataError(f"bad shape {shape!r}: sizes cannot be negative")
-        if int(np.prod(dims)) != array.size:
+        if math.prod(dims) != array.size:
             raise DataError(f"{path} holds {array.size} elements, not {'x'.join(map(str, dims))}")
-        array = array.reshape(dims)
+        try:
+            array = array.reshape(dims)
+        except ValueError as exc:  # more dimensions than NumPy allows, or a size past its index type
+            raise DataError(f"bad shape {shape!r} ({exc})") from None
     return array
 
 

@@ -342,6 +342,15 @@ def _shape(text: str, what: str) -> tuple[int, ...]:
     return shape
 
 
+def _numpy_shape(make: Any, text: str, what: str) -> np.ndarray:
+    """make(): an array of a parsed shape, or a usage error when NumPy cannot make one of that shape (more
+    dimensions than it allows, a size past its index type, even with no element at all)."""
+    try:
+        return make()  # type: ignore[no-any-return]
+    except ValueError as exc:
+        raise _Usage(f"{what}: bad shape {text!r} ({exc})") from None
+
+
 def _dtype(text: str, what: str) -> np.dtype:
     from ..dtypes import as_dtype
 
@@ -360,7 +369,7 @@ def _tensor(param: Any, text: str, max_bytes: int | None = None) -> np.ndarray:
         nbytes = prod(shape) * param.dtype.itemsize
         if max_bytes is not None and nbytes > max_bytes:
             raise _Usage(f"{what}: zeros:{text[6:]} needs {nbytes} bytes, over --max-bytes {max_bytes}")
-        return np.zeros(shape, dtype=param.dtype)
+        return _numpy_shape(lambda: np.zeros(shape, dtype=param.dtype), text[6:], what)
     if text.endswith(".npy"):
         _regular_file(text, what)
         try:
@@ -388,7 +397,7 @@ def _tensor(param: Any, text: str, max_bytes: int | None = None) -> np.ndarray:
             shape = _shape(rest[1], what)
             if prod(shape) != data.size:
                 raise _Usage(f"{what}: {path} holds {data.size} {dtype} elements, not {'x'.join(map(str, shape))}")
-            data = data.reshape(shape)
+            data = _numpy_shape(lambda: data.reshape(shape), rest[1], what)
         return data
     raise _Usage(f"{what} ({param.type_text}) needs FILE.npy, FILE.bin[:DTYPE[:SHAPE]] or zeros:SHAPE (got {text!r})")
 

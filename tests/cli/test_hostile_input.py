@@ -152,3 +152,20 @@ def test_run_and_load_refuse_a_too_wide_integer_type_too(tmp_path, capsys):
     path.write_text(text)
     code, _, err = _run(capsys, ["run", str(path)])
     assert code == 1 and "3:29: error: integer type i4294967296 is wider than MLIR allows" in err
+
+
+def test_deep_call_chains_and_nesting_end_in_our_errors(tmp_path, capsys):
+    """A chain of 300 calls (decoded with a worklist; it used to exhaust the Python stack while decoding), and
+    90 calls inside 12 nested loops each (the stack runs out while running): exit 0 or 1, never an internal
+    error."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "interp"))
+    from test_call_notes import guarded_chain
+
+    path = tmp_path / "chain.pto"
+    for text, depth, code, words in ((guarded_chain(300), "3", 0, ""), (guarded_chain(300), "250", 1, "nest more"),
+                                     (guarded_chain(100, loops=12), "90", 1, "Python stack allows")):
+        path.write_text(text)
+        got, _, err = _run(capsys, ["run", str(path), depth, "-q"])
+        assert got == code and words in err and "internal error" not in err, err

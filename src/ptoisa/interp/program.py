@@ -252,6 +252,7 @@ class Program:
         self._arguments: dict[str, tuple[Argument, ...]] = {}  # entry name -> described arguments
         self._binders: dict[str, tuple[Any, ...]] = {}  # entry name -> (name, convert, scalar?, Argument)s
         self._decoding: dict[str, CompiledFunction] = {}  # functions being decoded (recursion), under the lock
+        self._queue: list[tuple[FuncOp, CompiledFunction]] | None = None  # while decoding: what `_decode` does
         self._lock = threading.RLock()
         self.decode_count = 0
         self.default_target = target
@@ -313,7 +314,7 @@ class Program:
 
     # --- decoding ---------------------------------------------------------------------------------------
     def compiled_function(self, name: str, at: Operation | None = None, decoder: Any = None) -> CompiledFunction:
-        """The decoded function `name` (decoded now if it was not yet)."""
+        """The decoded function `name` (decoded now if it was not yet, with every function it calls)."""
         compiled = self._compiled.get(name)
         if compiled is not None:
             return compiled
@@ -321,9 +322,12 @@ class Program:
             compiled = self._compiled.get(name) or self._decoding.get(name)
             if compiled is not None:
                 return compiled
+            if self._queue is not None:  # a func.call met while decoding: its callee is decoded after the caller
+                return self._shell(name, at)
             return self._decode(name, at)
 
-    def _decode(self, name: str, at: Operation | None) -> CompiledFunction:
+    def _shell(self, name: str, at: Operation | None) -> CompiledFunction:
+        """The function `name` to be filled by `_decode`'s worklist (a call binds it now, runs it once filled)."""
         func = self.functions.get(name)
         if func is None:
             where = self.source.location(at) if at is not None else None
@@ -331,13 +335,28 @@ class Program:
         ftype = func.function_type
         compiled = CompiledFunction(name, [a.name_hint or f"arg{a.index}" for a in func.body.blocks[0].args]
                                     if func.body.blocks else [], list(ftype.inputs), list(ftype.outputs))
-        self._decoding[name] = compiled  # before decoding the body, so that recursive calls resolve
-        try:
-            decode_function(self, func, compiled)
-        finally:
-            del self._decoding[name]
-        self._compiled[name] = compiled
+        self._decoding[name] = compiled  # before decoding any body, so that later calls of it resolve
+        assert self._queue is not None
+        self._queue.append((func, compiled))
         return compiled
+
+    def _decode(self, name: str, at: Operation | None) -> CompiledFunction:
+        """Decode `name` and every function it reaches through calls, one after the other (a worklist, not
+        recursion: a chain of calls hundreds deep decodes at the Python stack depth of one function). The
+        functions become visible to other threads (`_compiled`) together, once all are whole; a refusal leaves
+        none of them decoded."""
+        self._queue = queue = []
+        try:
+            first = self._shell(name, at)
+            for func, compiled in queue:  # (decoding a function appends its callees)
+                decode_function(self, func, compiled)
+            for _, compiled in queue:
+                self._compiled[compiled.name] = compiled
+        finally:
+            for _, compiled in queue:
+                del self._decoding[compiled.name]
+            self._queue = None
+        return first
 
     # --- running ----------------------------------------------------------------------------------------
     def run(self, entry: Any = None, *args: Any, target: str | Config | None = None, fill: str | int | None = None,

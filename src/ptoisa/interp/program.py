@@ -35,6 +35,7 @@ from xdsl.ir import Operation
 from ..errors import PtoError
 from ..isa._check import SITE, Site
 from ..ir.convert import dtype_of_type
+from ..ir.entry_rules import is_entry
 from ..ir.legality import module_target
 from ..ir.types import PtrType, TileBufType
 from ..memory import OnChipMemory
@@ -280,7 +281,8 @@ class Program:
         return current_config()
 
     def entry_name(self, entry: str | None = None) -> str:
-        """The function a run starts in: `entry`, else the one marked `pto.entry`, else the only public one."""
+        """The function a run starts in: `entry`, else the one marked `pto.entry` (or, as PTOAS marks entries,
+        `hacc.entry` or `pto.internal.entry = true`), else the only public one."""
         if entry is None and self._default_entry is not None:
             return self._default_entry
         if entry is not None:
@@ -289,7 +291,7 @@ class Program:
                 raise UnknownEntryError(f"no function @{entry} in {self.source.path} (functions: {known})")
             return entry
         defined = {n: f for n, f in self.functions.items() if f.body.blocks}
-        marked = [n for n, f in defined.items() if "pto.entry" in f.attributes]
+        marked = [n for n, f in defined.items() if "pto.entry" in f.attributes or is_entry(f, [])]
         if len(marked) == 1:
             self._default_entry = marked[0]
             return marked[0]

@@ -169,3 +169,70 @@ def test_deep_call_chains_and_nesting_end_in_our_errors(tmp_path, capsys):
         path.write_text(text)
         got, _, err = _run(capsys, ["run", str(path), depth, "-q"])
         assert got == code and words in err and "internal error" not in err, err
+
+
+def test_out_writes_every_file_or_none(tmp_path, capsys, monkeypatch):
+    """--out / --golden: a planned file that is there but not a file (a directory named mask.npy, mask.bin or
+    manifest.json, planned after others) refuses the command before anything is written; a failure while writing
+    (here the second array) leaves no new file either. Before, the files planned earlier were written."""
+    data = EXAMPLE.parent / "data" / "x_64x16_f32.npy"
+    argv = ["run", str(EXAMPLE), str(data), "zeros:64x16", "zeros:64x2", "2.0", "100.0", "-q", "--golden"]
+    for blocker in ("mask.npy", "mask.bin", "manifest.json"):
+        out = tmp_path / blocker.replace(".", "_")
+        (out / blocker).mkdir(parents=True)
+        code, _, err = _run(capsys, [*argv, "--out", str(out)])
+        assert code == 2 and f"refusing to write {out / blocker}: it exists and is not a regular file" in err
+        assert sorted(p.name for p in out.iterdir()) == [blocker], blocker
+    import numpy as np
+
+    from ptoisa.cli import run_impl
+
+    saves = []
+
+    def failing_save(f, array):
+        saves.append(1)
+        if len(saves) == 2:
+            raise OSError(28, "No space left on device")
+        np.save(f, array)
+
+    monkeypatch.setattr(run_impl.np, "save", failing_save)
+    out = tmp_path / "full"
+    code, _, err = _run(capsys, [*argv, "--out", str(out)])
+    assert code == 2 and "No space left on device" in err and list(out.iterdir()) == []
+
+
+def test_golden_describes_the_tiles_a_kernel_returns(tmp_path, capsys):
+    """--golden with a returned tile (saved as return0): manifest.json gives its dtype, shape and files (before,
+    the manifest looked the name up among the tensors: KeyError, an internal error)."""
+    import json
+
+    import numpy as np
+
+    kernel = tmp_path / "ret.pto"
+    view = "!pto.partition_tensor_view<4x8xf32>"
+    kernel.write_text(f"""module {{
+  func.func @k(%x: !pto.ptr<f32>) -> !pto.tile_buf<vec, 4x8xf32> {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 4x8xf32>
+    %tv = pto.make_tensor_view %x, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<4x8xf32>
+    %pv = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<4x8xf32> -> {view}
+    pto.tload ins(%pv : {view}) outs(%t : !pto.tile_buf<vec, 4x8xf32>)
+    return %t : !pto.tile_buf<vec, 4x8xf32>
+  }}
+  func.func private @beside() {{
+    return
+  }}
+}}
+""")
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    np.save(tmp_path / "x.npy", x)
+    code, _, err = _run(capsys, ["run", str(kernel), str(tmp_path / "x.npy"), "-q", "--golden",
+                                 "--out", str(tmp_path / "g")])
+    assert code == 0, err
+    entry = json.loads((tmp_path / "g" / "manifest.json").read_text())["outputs"]["return0"]
+    assert entry == {"dtype": "float32", "shape": [4, 8], "files": ["return0.npy", "return0.bin"],
+                     "byte_order": "little"}
+    assert (tmp_path / "g" / "return0.bin").read_bytes() == x.tobytes()

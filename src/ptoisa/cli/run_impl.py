@@ -103,9 +103,10 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         return _error(_Usage("--golden needs --out DIR"), EXIT_USAGE)
     returned = _returned_tiles(result)
     try:
-        saved = _save({**result.outputs, **dict(returned.values())}, origins, args.out, inputs, args.golden)
-        if args.golden:
-            _manifest(Path(args.out), result, saved, config, args.file, inputs)
+        manifest = (lambda arrays, saved: _manifest(result, arrays, saved, config, args.file)) if args.golden \
+            else None
+        saved = _save({**result.outputs, **dict(returned.values())}, origins, args.out, inputs, args.golden,
+                      manifest)
     except OutputRefused as exc:
         return _error(exc, EXIT_USAGE)
     except OSError as exc:
@@ -423,9 +424,12 @@ def _npy_dtype(array: np.ndarray, param: Any, what: str, path: str) -> np.ndarra
 
 # --- results -----------------------------------------------------------------------------------------------
 def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str | None,
-          inputs: list[str], golden: bool = False) -> dict[str, list[str]]:
-    """Write every output to OUT_DIR/NAME.npy (and .bin when it came from one): atomically, never over an input
-    of the run, saying on standard error which existing files were replaced."""
+          inputs: list[str], golden: bool = False, manifest: Any = None) -> dict[str, list[str]]:
+    """Write every output to OUT_DIR/NAME.npy (and .bin when it came from one), and with `manifest` (a function
+    of the outputs and the files planned, giving its text) OUT_DIR/manifest.json: never over an input of the run,
+    saying on standard error which existing files were replaced. All or nothing: every path is checked before
+    any is written (OutputRefused), and each file goes to a temporary file first, all of them renamed into place
+    once every one is written."""
     from .files import AtomicFile, refuse_inputs
 
     saved: dict[str, list[str]] = {}
@@ -436,38 +440,38 @@ def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str 
                + ([directory / f"{name}.bin"] if golden or origins.get(name, "").split(":")[0].endswith(".bin")
                   else [])
                for name in outputs}
-    for files in planned.values():  # check them all before writing any
-        for path in files:
-            refuse_inputs(path, inputs)
+    saved = {name: [str(f) for f in files] for name, files in planned.items()}
+    jobs: list[tuple[Path, Any]] = [(path, outputs[name]) for name, files in planned.items() for path in files]
+    if manifest is not None:
+        jobs.append((directory / "manifest.json", (json.dumps(manifest(outputs, saved), indent=2) + "\n").encode()))
+    for path, _ in jobs:  # check them all before writing any
+        refuse_inputs(path, inputs)
+    sinks = [AtomicFile(path, "wb") for path, _ in jobs]  # (each refuses a path that is there but no file)
     directory.mkdir(parents=True, exist_ok=True)
-    replaced = []
-    for name, files in planned.items():
-        for path in files:
-            sink = AtomicFile(path, "wb")
-            with sink as f:
-                if path.suffix == ".npy":
-                    np.save(f, outputs[name])
-                else:
-                    f.write(np.ascontiguousarray(outputs[name]).tobytes())
-            if sink.replaced:
-                replaced.append(str(path))
-        saved[name] = [str(f) for f in files]
+    with contextlib.ExitStack() as stack:  # renamed into place on leaving, once every file is written
+        for sink, (path, data) in zip(sinks, jobs, strict=True):
+            f = stack.enter_context(sink)
+            if isinstance(data, bytes):
+                f.write(data)
+            elif path.suffix == ".npy":
+                np.save(f, data)
+            else:
+                f.write(np.ascontiguousarray(data).tobytes())
+    replaced = [str(sink.path) for sink in sinks if sink.replaced]
     if replaced:
         sys.stderr.write(f"replaced: {', '.join(replaced)}\n")
     return saved
 
 
-def _manifest(directory: Path, result: Any, saved: dict[str, list[str]], config: Config, kernel: str,
-              inputs: list[str]) -> None:
-    """manifest.json: what produced the golden files and how to read each raw .bin back."""
-    from .files import write_atomically
-
-    tensors = {name: {"dtype": str(result.outputs[name].dtype), "shape": list(result.outputs[name].shape),
+def _manifest(result: Any, arrays: dict[str, np.ndarray], saved: dict[str, list[str]], config: Config,
+              kernel: str) -> dict[str, Any]:
+    """manifest.json: what produced the golden files and how to read each raw .bin back (the tensors the kernel
+    wrote and the tiles it returned)."""
+    tensors = {name: {"dtype": str(arrays[name].dtype), "shape": list(arrays[name].shape),
                       "files": [Path(f).name for f in files], "byte_order": "little"}
                for name, files in saved.items()}
-    doc = {"kernel": kernel, "entry": result.entry, "target": config.name,
-           "errata": sorted(config.errata), "undefined": config.undefined, "outputs": tensors}
-    write_atomically(directory / "manifest.json", json.dumps(doc, indent=2) + "\n", inputs=inputs)
+    return {"kernel": kernel, "entry": result.entry, "target": config.name,
+            "errata": sorted(config.errata), "undefined": config.undefined, "outputs": tensors}
 
 
 def _summary(out: TextIO, program: Any, result: Any, params: list[Any], origins: dict[str, str],

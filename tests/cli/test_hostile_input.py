@@ -236,3 +236,23 @@ def test_golden_describes_the_tiles_a_kernel_returns(tmp_path, capsys):
     assert entry == {"dtype": "float32", "shape": [4, 8], "files": ["return0.npy", "return0.bin"],
                      "byte_order": "little"}
     assert (tmp_path / "g" / "return0.bin").read_bytes() == x.tobytes()
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "utf-8"])
+def test_names_stdout_cannot_encode_are_escaped_not_fatal(tmp_path, monkeypatch, encoding):
+    """A strict standard output (PYTHONIOENCODING=utf-8, an ASCII or Latin-1 locale) and a file name it cannot
+    encode: not UTF-8 (Python sees the byte 0xff as a surrogate), or not ASCII. The name is written with
+    backslash escapes, as standard error writes it; before, the command ended in an internal error (exit 3)."""
+    import io
+    import os
+    import shutil
+
+    name = os.fsdecode(b"\xff.npy") if encoding == "utf-8" else "\u00fc.npy"
+    shutil.copy(EXAMPLE.parent / "data" / "x_64x16_f32.npy", tmp_path / name)
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding=encoding, errors="strict")
+    monkeypatch.setattr("sys.stdout", stream)
+    code = main(["run", str(EXAMPLE), str(tmp_path / name), "zeros:64x16", "zeros:64x2", "2.0", "100.0"])
+    stream.flush()
+    text = raw.getvalue().decode(encoding)
+    assert code == 0 and ("\\udcff.npy (float32[64x16])" if encoding == "utf-8" else "\\xfc.npy (float32") in text

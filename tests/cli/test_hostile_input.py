@@ -256,3 +256,18 @@ def test_names_stdout_cannot_encode_are_escaped_not_fatal(tmp_path, monkeypatch,
     stream.flush()
     text = raw.getvalue().decode(encoding)
     assert code == 0 and ("\\udcff.npy (float32[64x16])" if encoding == "utf-8" else "\\xfc.npy (float32") in text
+
+
+def test_convert_to_a_file_from_a_name_that_is_not_utf8(tmp_path, capsys):
+    """The header of `convert -o` names the input; a name with the byte 0xfe (a surrogate to Python) is written
+    escaped (`k\\udcfe.pto`) and the output reads back; before, writing it failed (internal error, exit 3)."""
+    import os
+
+    source = tmp_path / os.fsdecode(b"k\xfe.pto")
+    source.write_bytes(EXAMPLE.read_bytes())
+    out = tmp_path / "out.pto"
+    code, _, err = _run(capsys, ["convert", str(source), "--to", "dps", "-o", str(out)])
+    assert code == 0, err
+    assert out.read_text(encoding="utf-8").startswith("// converted by ptoisa from ") and "k\\udcfe.pto" in \
+        out.read_text(encoding="utf-8").splitlines()[0]
+    assert _run(capsys, ["check", str(out)])[0] == 0

@@ -61,7 +61,9 @@ class AtomicFile:
             os.chmod(self._tmp, 0o666 & ~_umask())
         except OSError:
             pass
-        self._file = os.fdopen(fd, self.mode, encoding=self.encoding)
+        # text: what UTF-8 cannot hold (a file name's undecodable bytes, surrogates to Python) as backslash escapes
+        self._file = os.fdopen(fd, self.mode, encoding=self.encoding,
+                               errors="backslashreplace" if self.encoding else None)
         return self._file
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,

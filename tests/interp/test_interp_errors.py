@@ -11,7 +11,8 @@ from interp_helpers import kernel
 
 from ptoisa.cli.main import main
 from ptoisa.errors import IllegalInstructionError, TileSpecError
-from ptoisa.interp import ArgumentError, LoadError, UnknownEntryError, UnsupportedOpError, load, location_of
+from ptoisa.interp import (ArgumentError, ExecutionError, LoadError, UnknownEntryError, UnsupportedOpError, load,
+                           location_of)
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "pto"
 
@@ -195,3 +196,44 @@ def test_bad_block_arguments_are_argument_errors(tmp_path: Path, block) -> None:
     path.write_text('module attributes {pto.target_arch = "a5"} {\n  func.func @k() {\n' + I8_TCMPS + "\n  }\n}\n")
     with pytest.raises(ArgumentError, match="block"):
         load(path).run(block=block)
+
+
+def test_a_read_only_output_refuses_its_write_whatever_its_layout() -> None:
+    """A read-only array the kernel writes: C-contiguous or not (a broadcast, a strided view), the first store
+    raises the read-only ExecutionError and the array is unchanged. Before, a non-contiguous one was copied in,
+    written in the copy, never copied back, and returned in `outputs` as if written."""
+    program = load(EXAMPLES / "run_scale_compare.pto")
+    x = np.arange(64 * 16, dtype=np.float32).reshape(64, 16)
+    for y in (np.zeros((64, 16), np.float32), np.broadcast_to(np.zeros(16, np.float32), (64, 16)),
+              np.zeros((64, 32), np.float32)[:, ::2]):
+        y.flags.writeable = False
+        before = y.copy()
+        with pytest.raises(ExecutionError, match="read-only") as info:
+            program.run(x, y, np.zeros((64, 2), np.uint8), 2.0, 100.0, target="cpu")
+        assert location_of(info.value).endswith(":34:7") and np.array_equal(y, before)
+    strided = np.zeros((64, 32), np.float32)[:, ::2]  # a read-only non-contiguous input is only read: it runs
+    strided.flags.writeable = False
+    assert program.run(strided, np.zeros((64, 16), np.float32), np.zeros((64, 2), np.uint8), 2.0, 100.0).outputs
+
+
+def test_load_and_run_refuse_odd_python_values_with_our_errors() -> None:
+    """load() of something that is no path or text, or a path with a NUL; run() with a ragged or non-numeric
+    list, or numbers outside the element type: PtoErrors naming the problem, not TypeError / ValueError from
+    Python or NumPy."""
+    from pathlib import Path
+
+    from ptoisa.errors import PtoError
+
+    for value in (None, b"module {}", 5):
+        with pytest.raises(ArgumentError, match=f"load takes a path or PTOAS text \\(got {type(value).__name__}\\)"):
+            load(value)  # type: ignore[arg-type]
+    for path in ("a\0b.pto", Path("a\0b")):
+        with pytest.raises(LoadError, match="a path has no NUL character"):
+            load(path)
+    program = load(EXAMPLES / "run_scale_compare.pto")
+    y, m = np.zeros((64, 16), np.float32), np.zeros((64, 2), np.uint8)
+    for x, mask, words in (([[1.0], [1.0, 2.0]], m, "%x .* not an array of float32"),
+                           ([["a"] * 16] * 64, m, "%x .* not an array of float32"),
+                           (np.zeros((64, 16), np.float32), [[300] * 2] * 64, "%mask .* not an array of uint8")):
+        with pytest.raises(PtoError, match=words):
+            program.run(x, y, mask, 2.0, 100.0)

@@ -513,7 +513,11 @@ def _convert(p: Argument, value: Any) -> Any:
     if p.dtype is None:
         raise ArgumentError(f"argument %{p.name}: element type of {p.type_text} has no NumPy dtype")
     if isinstance(value, (list, tuple)):
-        value = np.asarray(value, dtype=p.dtype)
+        try:
+            value = np.asarray(value, dtype=p.dtype)
+        except (TypeError, ValueError, OverflowError) as exc:  # ragged, not numbers, out of the type's range
+            raise ArgumentError(f"argument %{p.name} ({p.type_text}): the list is not an array of {p.dtype} ({exc})"
+                                ) from None
     if not isinstance(value, np.ndarray):
         raise ArgumentError(f"argument %{p.name} ({p.type_text}) needs a NumPy array (got {type(value).__name__})")
     if value.dtype != p.dtype:
@@ -539,7 +543,11 @@ def _tile_argument(p: Argument, value: Any) -> TileArgument:
             raise ArgumentError(f"argument %{p.name} needs a tile of type {p.type_text} (got {value.spec})")
         return TileArgument(p.name, value, None)
     if isinstance(value, (list, tuple)):
-        value = np.asarray(value, dtype=spec.np_dtype)
+        try:
+            value = np.asarray(value, dtype=spec.np_dtype)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ArgumentError(f"argument %{p.name} ({p.type_text}): the list is not an array of {spec.np_dtype} "
+                                f"({exc})") from None
     if not isinstance(value, np.ndarray) or value.shape != (spec.rows, spec.cols) or value.dtype != spec.np_dtype:
         got = f"{value.dtype}[{'x'.join(map(str, value.shape))}]" if isinstance(value, np.ndarray) else \
             type(value).__name__

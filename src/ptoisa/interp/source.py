@@ -76,9 +76,15 @@ def _parse(text: str, path: str) -> tuple[ModuleOp, dict[int, int]]:
 
 def read_source(path_or_text: str | Path, config: Config | None = None) -> Source:
     """A Source from a file path, or from PTOAS text (anything containing a newline or `{` is text)."""
+    if not isinstance(path_or_text, (str, Path)):
+        from .errors import ArgumentError
+
+        raise ArgumentError(f"load takes a path or PTOAS text (got {type(path_or_text).__name__})")
     if isinstance(path_or_text, Path) or ("\n" not in path_or_text and "{" not in path_or_text):
         path = Path(path_or_text)
         try:
+            if "\0" in str(path):  # (os calls refuse it with ValueError)
+                raise UnreadableSourceError(f"cannot read {str(path)!r}: a path has no NUL character")
             if path.exists() and not path.is_file():
                 raise UnreadableSourceError(f"cannot read {path}: not a regular file")
             text = path.read_bytes().decode("utf-8")

@@ -338,6 +338,22 @@ def test_a_read_only_argument_runs_in_turn(monkeypatch: Any) -> None:
     assert _compare(text, args, monkeypatch, True) == 9
 
 
+def test_a_loop_past_the_step_limit_is_refused_by_it_batched_or_not(monkeypatch: Any) -> None:
+    """2^61 turns over one fixed window (every turn loads and stores the same rows): the step limit refuses the
+    loop before it starts, in turn and batched alike. Before, the batch made its turns' window offsets (2^61 of
+    them) while checking the loop: NumPy's 'array is too big' as an ExecutionError, or a MemoryError for 2^40."""
+    rng = np.random.default_rng(14)
+    tiles = _tiles(rng, 4, 16, (4, 16), (4, 16))
+    text = _kernel(4, 16, (4, 16), (4, 16), [OPS[o] for o in ("load_a", "muls", "store_c")])
+    args = _args(rng, tiles, 0.5, 0, 2**61, 1, 0, 0, 0, 0)
+    for program in three_decodings(text, monkeypatch):
+        for target in TARGETS:
+            sequential = _run(program, target, args, False)
+            batched = _run(program, target, args, True)
+            assert batched[:3] == sequential[:3] and batched[3] == 0, (target, batched[0])
+            assert sequential[0][0] == "LimitError" and "op steps (--max-steps)" in sequential[0][1]
+
+
 def test_an_erratum_capable_signature_runs_in_turn(monkeypatch: Any) -> None:
     """a2a3 TCMPS over 16 valid f32 columns writes whole 256-byte repeats (erratum tcmps_repeat_tail, announced
     per call where the tail changes bytes), a5 whole 128-element chunks (tcmps_chunk_tail): that loop runs in

@@ -313,7 +313,7 @@ def _prepare(regs: list[Any], program: list[tuple[Any, ...]], config: Any, lo: i
     ints: dict[int, tuple[int, int]] = {iv: (lo, by)}  # slot -> (first value, step per turn)
     views: dict[int, tuple[GlobalTensor, Any, int, int]] = {}  # slot -> (tensor, kind, first offset, step)
     tiles: dict[int, Tile] = {}  # id -> tile
-    steps: list[tuple[Any, ...]] = []  # ("load"/"store", tile id, windows, offsets, vr, vc) / ("op", run, ids)
+    steps: list[tuple[Any, ...]] = []  # ("load"/"store", tile id, windows, (first, step), vr, vc, tensor) / ("op", ...)
     accesses: list[tuple[Any, ...]] = []  # (tensor, first offset, step, rows, cols, row stride, step no., a store)
     order: list[tuple[int, str, str]] = []  # (tile id, "read" / "write", what) in body order
     finishing: list[Callable[[], bool]] = []  # last checks of the op forms, once every other one holds
@@ -382,8 +382,9 @@ def _prepare(regs: list[Any], program: list[tuple[Any, ...]], config: Any, lo: i
             windows = plan[5]
             if plan[4] is None or not (0 <= first < len(windows) and 0 <= first + step * last < len(windows)):
                 raise Refused  # `tload` / `tstore`'s route: checked or refused per call
-            offsets = np.arange(first, first + step * turns, step) if step else np.full(turns, first)
-            steps.append((what, id(tile), windows, offsets, vr, vc, tensor))
+            # (the turns' offsets are made by the batch itself: only once the stacks' size is known to be
+            # bounded, MAX_STACK_BYTES, may anything proportional to the turns be allocated)
+            steps.append((what, id(tile), windows, (first, step), vr, vc, tensor))
             accesses.append((tensor, first, step, vr, vc, kind.row_stride, len(steps), what == "store"))
             if what == "load":
                 whole = (vr, vc) == tile.view.shape  # type: ignore[union-attr]
@@ -541,7 +542,8 @@ def _work(tiles: dict[int, Tile], order: list[tuple[int, str, str]], steps: list
             if entry[0] == "op":
                 entry[1]([stacks[t] for t in entry[2]])
                 continue
-            what, t, windows, offsets, vr, vc, _ = entry
+            what, t, windows, (first, step), vr, vc, _ = entry
+            offsets = np.arange(first, first + step * turns, step) if step else np.full(turns, first)
             view = stacks[t].view
             if what == "load":
                 view[:, :vr, :vc] = windows[offsets]

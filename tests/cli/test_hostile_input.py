@@ -271,3 +271,20 @@ def test_convert_to_a_file_from_a_name_that_is_not_utf8(tmp_path, capsys):
     assert out.read_text(encoding="utf-8").startswith("// converted by ptoisa from ") and "k\\udcfe.pto" in \
         out.read_text(encoding="utf-8").splitlines()[0]
     assert _run(capsys, ["check", str(out)])[0] == 0
+
+
+def test_a_gzip_vector_file_unpacking_past_the_bound_is_refused(tmp_path, capsys, monkeypatch):
+    """A .gz vector file is unpacked in steps up to vectors.MAX_UNPACKED bytes (256 MiB; here 1 MiB): past it,
+    the file is an error of its own, told to gunzip it, and the other files still run; before, the whole file was
+    unpacked first (a 300 KB gzip bomb of 300 MB took 1.4 GB). Multi-member files still read whole."""
+    import gzip
+
+    from ptoisa.conformance import vectors
+
+    data = (Path(__file__).resolve().parents[2] / "tests" / "data" / "conformance" / "tci.jsonl").read_bytes()
+    (tmp_path / "big.jsonl.gz").write_bytes(gzip.compress(data * (2 + (1 << 20) // len(data))))
+    (tmp_path / "small.jsonl.gz").write_bytes(gzip.compress(data[:data.index(b"\n") + 1]) * 2)  # two members
+    monkeypatch.setattr(vectors, "MAX_UNPACKED", 1 << 20)
+    code, out, err = _run(capsys, ["vectors", "run", str(tmp_path / "big.jsonl.gz"), str(tmp_path / "small.jsonl.gz")])
+    assert code == 1 and "big.jsonl.gz: unpacks to more than 1 MiB; gunzip it" in out
+    assert "ran 2 cases from" in err and "internal error" not in err

@@ -579,7 +579,7 @@ def _memref_view(p: Argument, tensor: GlobalTensor) -> View:
 def _pair(value: Any) -> tuple[int, int]:
     """(index, count) of the block this run plays: an int i means block i of i + 1."""
     if type(value) is tuple and len(value) == 2 and type(value[0]) is int and type(value[1]) is int \
-            and 0 <= value[0] < value[1]:
+            and 0 <= value[0] < value[1] <= _I64_MAX:
         return value  # the common case (the default (0, 1)), without the general checks below
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         value = (int(value), int(value) + 1)
@@ -589,7 +589,12 @@ def _pair(value: Any) -> tuple[int, int]:
     idx, num = int(value[0]), int(value[1])
     if not 0 <= idx < num:
         raise ArgumentError(f"block index {idx} must be in [0, {num})")
+    if num > _I64_MAX:
+        raise ArgumentError(f"block count {num} does not fit the i64 that get_block_num gives (at most {_I64_MAX})")
     return idx, num
+
+
+_I64_MAX = (1 << 63) - 1
 
 
 def _block(block: Any) -> tuple[int, int]:

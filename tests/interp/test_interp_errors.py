@@ -237,3 +237,28 @@ def test_load_and_run_refuse_odd_python_values_with_our_errors() -> None:
                            (np.zeros((64, 16), np.float32), [[300] * 2] * 64, "%mask .* not an array of uint8")):
         with pytest.raises(PtoError, match=words):
             program.run(x, y, mask, 2.0, 100.0)
+
+
+def test_a_declaration_named_as_the_entry_is_refused_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """entry= / --entry naming a declaration: UnknownEntryError saying so, at the declaration (CLI: exit 2).
+    Before, its arguments were described as none ('too many arguments: the entry takes 0') or the run failed
+    while decoding; a call of a declaration inside a run is still refused when its caller is decoded."""
+    text = """module {
+  func.func private @ext(%x: i32)
+  func.func @main(%x: i32) attributes {pto.entry} {
+    func.call @ext(%x) : (i32) -> ()
+    return
+  }
+}
+"""
+    program = load(text)
+    for call in (lambda: program.run("ext", 1), lambda: program.arguments("ext")):
+        with pytest.raises(UnknownEntryError, match="@ext in <string> is a declaration: it has no body to run "
+                                                    "\\(at <string>:2:3\\)"):
+            call()
+    with pytest.raises(UnsupportedOpError, match="function declarations have no body to run"):
+        program.run(1)
+    path = tmp_path / "decl.pto"
+    path.write_text(text)
+    assert main(["run", str(path), "--entry", "ext", "1"]) == 2
+    assert "is a declaration" in capsys.readouterr().err

@@ -289,6 +289,9 @@ class Program:
             if entry not in self.functions:
                 known = ", ".join(self.functions) or "none"
                 raise UnknownEntryError(f"no function @{entry} in {self.source.path} (functions: {known})")
+            if not self.functions[entry].body.blocks:  # (its arguments have no names, and nothing would run)
+                raise UnknownEntryError(f"@{entry} in {self.source.path} is a declaration: it has no body to run",
+                                        location=self.source.location(self.functions[entry]))
             return entry
         defined = {n: f for n, f in self.functions.items() if f.body.blocks}
         marked = [n for n, f in defined.items() if "pto.entry" in f.attributes or is_entry(f, [])]

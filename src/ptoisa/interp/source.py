@@ -54,8 +54,9 @@ def _parse(text: str, path: str) -> tuple[ModuleOp, dict[int, int]]:
         module = parser.parse_module()
         module.verify()
         check_module(module)  # PTOAS's rules on entry functions and call graphs
+        positions: dict[int, dict[int, int]] = {}  # (the module does not change before to_dps below)
         for op in module.walk():
-            for value, reason in undominated_operands(op):
+            for value, reason in undominated_operands(op, positions):
                 raise VerifyException(f"operand of '{op.name}' {reason}")
         if has_form(module, True):  # Level 1: give every SSA op its destination tile, as PTOAS's lowering does
             moved: dict[int, Operation] = {}

@@ -282,11 +282,12 @@ def target_of(parsed: Parsed | None, text: str, flag: str | None) -> Config:
 def verify_ops(parsed: Parsed, config: Config) -> list[Diagnostic]:
     """Verify every op for `config`, collecting one diagnostic per failing op (in source order)."""
     out: list[tuple[int, Diagnostic]] = []
+    positions: dict[int, dict[int, int]] = {}  # (the module does not change while it is verified)
     with verification_target(config):
         for op in _walk(parsed.module):
             try:
                 op.verify(verify_nested_ops=False)
-                for value, reason in undominated_operands(op):
+                for value, reason in undominated_operands(op, positions):
                     name = f"%{value.name_hint}" if value.name_hint else "an operand"
                     raise VerifyException(f"{name} {reason}")
                 if isinstance(op, FuncOp):

@@ -190,3 +190,22 @@ def test_shapes_numpy_cannot_make_are_usage_errors(tmp_path, capsys):
         argv = [argv[0]] + [str(tmp_path / a) if a.split(":")[0].endswith((".npy", ".bin")) else a for a in argv[1:]]
         code, _, err = _run(capsys, *argv)
         assert code == 2 and reason in err and "internal error" not in err, (argv, err)
+
+
+def test_compare_measures_64_bit_integers_exactly(tmp_path, capsys):
+    """uint64 values past int64 and int64 differences past it: measured as the integers they are. Before, uint64
+    was read as int64 (2^64 - 1 as -1: 'within --atol 1' of 0, exit 0) and int64 differences wrapped (a negative
+    'max abs diff'). Smaller integers and floats are measured as before."""
+    np.save(tmp_path / "u.npy", np.array([2**64 - 1, 5], np.uint64))
+    np.save(tmp_path / "u0.npy", np.array([0, 5], np.uint64))
+    np.save(tmp_path / "s.npy", np.array([2**62, -(2**63)], np.int64))
+    np.save(tmp_path / "s0.npy", np.array([-(2**62), 2**63 - 1], np.int64))
+    code, out, _ = _run(capsys, "compare", str(tmp_path / "u.npy"), str(tmp_path / "u0.npy"), "--atol", "1")
+    assert code == 1 and "max abs diff 1.84467e+19" in out and "1 outside the tolerances given" in out
+    assert "at [0]: actual 18446744073709551615, expected 0" in out
+    code, out, _ = _run(capsys, "compare", str(tmp_path / "s.npy"), str(tmp_path / "s0.npy"))
+    assert code == 1 and "max abs diff 1.84467e+19, max rel diff 2" in out
+    np.save(tmp_path / "i.npy", np.array([7, -3], np.int16))
+    np.save(tmp_path / "i0.npy", np.array([5, -3], np.int16))
+    code, out, _ = _run(capsys, "compare", str(tmp_path / "i.npy"), str(tmp_path / "i0.npy"), "--atol", "2")
+    assert code == 0 and "max abs diff 2, max rel diff 0.4\nall within the tolerances given" in out

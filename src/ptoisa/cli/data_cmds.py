@@ -184,12 +184,13 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     differ = actual.view(_bits(actual)) != expected.view(_bits(expected))
     both_nan = np.isnan(a) & np.isnan(e) if a.dtype.kind == "f" else np.zeros(a.shape, bool)
     with np.errstate(all="ignore"):
-        diff = np.abs(a - e)
-        rel = diff / np.abs(e)
+        diff = np.abs(a - e).astype(np.float64)  # (64-bit integers: exact Python ints, then their nearest float)
+        size = np.abs(e).astype(np.float64)
+        rel = diff / size
     ulp = _ulp_distance(actual, expected) if actual.dtype == expected.dtype and _is_float(actual) else None
     accept = np.zeros(a.shape, dtype=bool) | both_nan
     if args.atol is not None or args.rtol is not None:
-        accept |= diff <= (args.atol or 0.0) + (args.rtol or 0.0) * np.abs(e)
+        accept |= diff <= (args.atol or 0.0) + (args.rtol or 0.0) * size
     if args.ulp is not None and ulp is not None:
         accept |= ulp <= args.ulp
     bad = differ & ~accept
@@ -228,10 +229,13 @@ def _is_float(array: Any) -> bool:
 
 
 def _numbers(array: Any) -> Any:
+    """The values as numbers whose differences are exact: floats as float64; integers as int64, or as Python ints
+    (an object array) when 64 bits wide (uint64 past int64, int64 differences past it)."""
     import numpy as np
 
-    return array.astype(np.float64) if _is_float(array) else array.astype(np.float64 if array.dtype.kind == "f"
-                                                                          else np.int64)
+    if _is_float(array) or array.dtype.kind == "f":
+        return array.astype(np.float64)
+    return array.astype(object if array.dtype.itemsize == 8 else np.int64)
 
 
 def _bits(array: Any) -> Any:

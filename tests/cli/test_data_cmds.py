@@ -209,3 +209,17 @@ def test_compare_measures_64_bit_integers_exactly(tmp_path, capsys):
     np.save(tmp_path / "i0.npy", np.array([5, -3], np.int16))
     code, out, _ = _run(capsys, "compare", str(tmp_path / "i.npy"), str(tmp_path / "i0.npy"), "--atol", "2")
     assert code == 0 and "max abs diff 2, max rel diff 0.4\nall within the tolerances given" in out
+
+
+def test_compare_ulps_across_the_whole_double_line_and_never_to_a_nan(tmp_path, capsys):
+    """ULP distances of doubles of opposite signs (up to 2^64 - 2) are exact, not wrapped into int64; a NaN
+    whose bit pattern lies next to infinity's (0x7f800001 beside 0x7f800000) is 1 ULP from it but never within
+    --ulp of it; the signalling NaN converts without a NumPy warning."""
+    np.save(tmp_path / "a.npy", np.array([np.inf, 1.0], np.float64))
+    np.save(tmp_path / "b.npy", np.array([-np.inf, 1.0], np.float64))
+    code, out, _ = _run(capsys, "compare", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
+    assert code == 1 and f"max ULP {2 * 0x7FF0000000000000}" in out
+    np.save(tmp_path / "inf.npy", np.array([np.inf], np.float32))
+    np.save(tmp_path / "snan.npy", np.array([0x7F800001], np.uint32).view(np.float32))
+    code, out, err = _run(capsys, "compare", str(tmp_path / "inf.npy"), str(tmp_path / "snan.npy"), "--ulp", "1")
+    assert code == 1 and "1 outside the tolerances given" in out and "Warning" not in err

@@ -192,7 +192,7 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     if args.atol is not None or args.rtol is not None:
         accept |= diff <= (args.atol or 0.0) + (args.rtol or 0.0) * size
     if args.ulp is not None and ulp is not None:
-        accept |= ulp <= args.ulp
+        accept |= (ulp <= args.ulp) & ~(np.isnan(a) | np.isnan(e))  # (a NaN pattern may lie next to inf's)
     bad = differ & ~accept
     count = int(differ.sum())
     out.write(f"{count} of {actual.size} elements differ in their bits ({100.0 * count / actual.size:.3g}%)\n")
@@ -234,7 +234,8 @@ def _numbers(array: Any) -> Any:
     import numpy as np
 
     if _is_float(array) or array.dtype.kind == "f":
-        return array.astype(np.float64)
+        with np.errstate(invalid="ignore"):  # (a signalling NaN converts quietly to a NaN)
+            return array.astype(np.float64)
     return array.astype(object if array.dtype.itemsize == 8 else np.int64)
 
 
@@ -256,7 +257,9 @@ def _ulp_distance(a: Any, b: Any) -> Any:
         top = wide(1) << (8 * x.dtype.itemsize - 1)
         return np.where(raw < 0, -(raw + top), raw)  # -0.0 and +0.0 meet at 0
 
-    return np.abs(ordered(a) - ordered(b))
+    oa, ob = ordered(a), ordered(b)  # (each fits int64; their distance, up to 2^64 - 2 for doubles, fits uint64)
+    ua, ub = oa.astype(np.uint64), ob.astype(np.uint64)
+    return np.where(oa >= ob, ua - ub, ub - ua)
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:

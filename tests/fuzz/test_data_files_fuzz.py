@@ -76,3 +76,64 @@ def test_hostile_data_files_never_reach_an_internal_error(tmp_path: Path) -> Non
             if code not in (0, 1, 2) or "internal error" in err or "Traceback" in err:
                 bad.append((argv, code, err[:300]))
     assert not bad, bad[:3]
+
+
+def _ordered(value: float, dtype) -> int:  # noqa: ANN001 - a NumPy float type
+    import numpy as np
+
+    raw = int(np.array([value], dtype).view(f"i{np.dtype(dtype).itemsize}")[0])
+    return -(raw + (1 << (8 * np.dtype(dtype).itemsize - 1))) if raw < 0 else raw
+
+
+def test_compare_verdicts_agree_with_exact_arithmetic(tmp_path: Path) -> None:
+    """Random arrays of every integer width and float type, extremes, infinities and NaNs among them, and random
+    --atol / --ulp: exit 0 exactly when every element is bit-identical, NaN on both sides, or within a
+    tolerance by exact (Python integer / ULP) arithmetic; else exit 1. (uint64 read as int64 once passed
+    2^64 - 1 against 0 within --atol 1; a NaN beside infinity's pattern passed --ulp 1.)"""
+    import math
+
+    import numpy as np
+
+    rng = random.Random(20261128)
+    wrong = []
+    for n in range(fuzz_budget(80)):
+        dtype = rng.choice([np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64, np.uint64, np.float16,
+                            np.float32, np.float64])
+        count = rng.randint(1, 6)
+        if np.dtype(dtype).kind in "iu":
+            info = np.iinfo(dtype)
+            pool = [int(info.min), int(info.max), 0, 1, int(info.max) // 2]
+            values = [np.array([min(max(rng.choice(pool) + rng.choice([-1, 0, 0, 1]), int(info.min)), int(info.max))
+                                for _ in range(count)], dtype) for _ in range(2)]
+        else:
+            big = float(np.finfo(dtype).max)
+            pool = [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, big, -big, 2.0, 0.5]
+            values = [np.array([rng.choice(pool) for _ in range(count)], dtype) for _ in range(2)]
+            if rng.random() < 0.3:  # the NaN pattern beside +inf's (the other elements alike)
+                values[1] = values[0].copy()
+                values[1][0] = np.array([0x7C01, 0x7F800001, 0x7FF0000000000001][[2, 4, 8].index(
+                    np.dtype(dtype).itemsize)], f"u{np.dtype(dtype).itemsize}").view(dtype)
+                values[0][0] = math.inf
+        np.save(tmp_path / "a.npy", values[0])
+        np.save(tmp_path / "b.npy", values[1])
+        atol = rng.choice([None, 0, 1, 2, 1e19])
+        ulp = rng.choice([None, 0, 1, 4]) if np.dtype(dtype).kind == "f" else None
+        argv = ["compare", str(tmp_path / "a.npy"), str(tmp_path / "b.npy")]
+        argv += ["--atol", str(atol)] if atol is not None else []
+        argv += ["--ulp", str(ulp)] if ulp is not None else []
+        code, err = _status(argv)
+        within = True
+        for x, y in zip(values[0].tolist(), values[1].tolist()):
+            same_bits = np.array([x], dtype).tobytes() == np.array([y], dtype).tobytes()
+            if same_bits or (isinstance(x, float) and math.isnan(x) and math.isnan(y)):
+                continue
+            ok = False
+            if atol is not None and not (isinstance(x, float) and (math.isnan(x) or math.isnan(y))):
+                ok = abs(x - y) <= atol if not (isinstance(x, float) and math.isinf(x - y if x != y else 0.0)) \
+                    else False
+            if ulp is not None and not (math.isnan(x) or math.isnan(y)):
+                ok = ok or abs(_ordered(x, dtype) - _ordered(y, dtype)) <= ulp
+            within = within and ok
+        if code != (0 if within else 1):
+            wrong.append((np.dtype(dtype).name, values[0].tolist(), values[1].tolist(), atol, ulp, code, err[:100]))
+    assert not wrong, wrong[:3]

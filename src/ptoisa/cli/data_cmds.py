@@ -190,7 +190,8 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     ulp = _ulp_distance(actual, expected) if actual.dtype == expected.dtype and _is_float(actual) else None
     accept = np.zeros(a.shape, dtype=bool) | both_nan
     if args.atol is not None or args.rtol is not None:
-        accept |= diff <= (args.atol or 0.0) + (args.rtol or 0.0) * size
+        with np.errstate(all="ignore"):  # (rtol 0 times an infinite size: NaN, never within)
+            accept |= diff <= (args.atol or 0.0) + (args.rtol or 0.0) * size
     if args.ulp is not None and ulp is not None:
         accept |= (ulp <= args.ulp) & ~(np.isnan(a) | np.isnan(e))  # (a NaN pattern may lie next to inf's)
     bad = differ & ~accept

@@ -288,3 +288,25 @@ def test_a_gzip_vector_file_unpacking_past_the_bound_is_refused(tmp_path, capsys
     code, out, err = _run(capsys, ["vectors", "run", str(tmp_path / "big.jsonl.gz"), str(tmp_path / "small.jsonl.gz")])
     assert code == 1 and "big.jsonl.gz: unpacks to more than 1 MiB; gunzip it" in out
     assert "ran 2 cases from" in err and "internal error" not in err
+
+
+def test_an_index_literal_outside_64_bits_is_refused_where_it_stands(tmp_path, capsys):
+    """MLIR stores an index attribute in 64 bits and refuses a literal that does not fit (as xDSL does for every
+    iN, but not for index): check, run and load say so at the literal; the ends of the range still verify.
+    Before, `arith.constant 99999999999999999999 : index` verified and ran as a loop bound of 10^20."""
+    import ptoisa
+
+    path = tmp_path / "k.pto"
+    for literal, ok in (("99999999999999999999", False), ("18446744073709551616", False),
+                        ("-9223372036854775809", False), ("0x10000000000000000", False),
+                        ("18446744073709551615", True), ("-9223372036854775808", True)):
+        text = f"func.func @k() {{\n  %c = arith.constant {literal} : index\n  return\n}}\n"
+        path.write_text(text)
+        code, out, _ = _run(capsys, ["check", str(path)])
+        assert (code == 0) == ok, (literal, out)
+        if not ok:
+            assert f"{path}:2:23: error: Integer value " in out and "is out of range for type index" in out
+            code, _, err = _run(capsys, ["run", str(path)])
+            assert code == 1 and "out of range for type index" in err
+            with pytest.raises(ptoisa.PtoError, match="out of range for type index"):
+                ptoisa.load(text)

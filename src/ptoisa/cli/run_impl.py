@@ -426,10 +426,10 @@ def _npy_dtype(array: np.ndarray, param: Any, what: str, path: str) -> np.ndarra
 def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str | None,
           inputs: list[str], golden: bool = False, manifest: Any = None) -> dict[str, list[str]]:
     """Write every output to OUT_DIR/NAME.npy (and .bin when it came from one), and with `manifest` (a function
-    of the outputs and the files planned, giving its text) OUT_DIR/manifest.json: never over an input of the run,
-    saying on standard error which existing files were replaced. All or nothing: every path is checked before
-    any is written (OutputRefused), and each file goes to a temporary file first, all of them renamed into place
-    once every one is written."""
+    of the outputs and the files planned, giving its JSON document) OUT_DIR/manifest.json: never over an input of
+    the run, saying on standard error which existing files were replaced. All or nothing: every path is checked
+    before any is written (OutputRefused), and each file goes to a temporary file first, all of them renamed into
+    place once every one is written."""
     from .files import AtomicFile, refuse_inputs
 
     saved: dict[str, list[str]] = {}

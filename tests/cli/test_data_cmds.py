@@ -197,3 +197,66 @@ def test_an_empty_mask_shows_as_empty(tmp_path, capsys):
     np.save(tmp_path / "m.npy", np.zeros((0, 5), np.uint8))
     code, out, _ = _run(capsys, "show", str(tmp_path / "m.npy"), "--bits")
     assert code == 0 and "no elements" in out
+
+
+def test_shapes_numpy_cannot_make_are_usage_errors(tmp_path, capsys):
+    """More dimensions than NumPy allows (64), or a size past its index type beside a zero (no element, so no
+    --max-bytes or size check stops it), in a header, a zeros: spec, FILE.bin:DTYPE:SHAPE or --shape; and header
+    sizes NumPy's own check lets through (True, -1): exit 2 with the shape named, never an internal error."""
+    many = "x".join(["1"] * 70)
+    (tmp_path / "one.bin").write_bytes(b"\0" * 4)
+    (tmp_path / "none.bin").write_bytes(b"")
+    for name, shape in (("many", "(" + "1, " * 70 + ")"), ("past", "(99999999999999999999999, 0)"),
+                        ("bool", "(True, 4)"), ("neg", "(-1, 4)"), ("zero", "(0, 9223372036854775808)")):
+        _npy(tmp_path / f"{name}.npy", b"{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % shape.encode(),
+             b"\0" * 16)
+    kernel = str(Path(__file__).resolve().parents[2] / "examples" / "pto" / "run_softmax.pto")
+    cases = [(["show", f"one.bin:f32:{many}"], "maximum supported dimension"),
+             (["show", "none.bin:f32:0x99999999999999999999"], "Maximum allowed dimension"),
+             (["show", "none.bin", "--dtype", "f32", "--shape", "0x99999999999999999999"], "bad shape"),
+             (["compare", "none.bin:f32:0", "none.bin:f32:0x99999999999999999999"], "bad shape"),
+             (["show", "many.npy"], "maximum supported dimension"), (["show", "past.npy"], "sizes NumPy can hold"),
+             (["show", "bool.npy"], "(True, 4) is not a tuple"), (["show", "neg.npy"], "(-1, 4) is not a tuple"),
+             (["show", "zero.npy"], "sizes NumPy can hold"),
+             (["run", kernel, "past.npy", "zeros:8x64"], "sizes NumPy can hold"),
+             (["run", kernel, f"one.bin:f32:{many}", "zeros:8x64"], "bad shape"),
+             (["run", kernel, "none.bin:f16:0x99999999999999999999", "zeros:8x64"], "bad shape"),
+             (["run", kernel, "zeros:0x99999999999999999999", "zeros:8x64"], "bad shape"),
+             (["run", kernel, f"zeros:{many}", "zeros:8x64"], "bad shape")]
+    for argv, reason in cases:
+        argv = [argv[0]] + [str(tmp_path / a) if a.split(":")[0].endswith((".npy", ".bin")) else a for a in argv[1:]]
+        code, _, err = _run(capsys, *argv)
+        assert code == 2 and reason in err and "internal error" not in err, (argv, err)
+
+
+def test_compare_measures_64_bit_integers_exactly(tmp_path, capsys):
+    """uint64 values past int64 and int64 differences past it: measured as the integers they are. Before, uint64
+    was read as int64 (2^64 - 1 as -1: 'within --atol 1' of 0, exit 0) and int64 differences wrapped (a negative
+    'max abs diff'). Smaller integers and floats are measured as before."""
+    np.save(tmp_path / "u.npy", np.array([2**64 - 1, 5], np.uint64))
+    np.save(tmp_path / "u0.npy", np.array([0, 5], np.uint64))
+    np.save(tmp_path / "s.npy", np.array([2**62, -(2**63)], np.int64))
+    np.save(tmp_path / "s0.npy", np.array([-(2**62), 2**63 - 1], np.int64))
+    code, out, _ = _run(capsys, "compare", str(tmp_path / "u.npy"), str(tmp_path / "u0.npy"), "--atol", "1")
+    assert code == 1 and "max abs diff 1.84467e+19" in out and "1 outside the tolerances given" in out
+    assert "at [0]: actual 18446744073709551615, expected 0" in out
+    code, out, _ = _run(capsys, "compare", str(tmp_path / "s.npy"), str(tmp_path / "s0.npy"))
+    assert code == 1 and "max abs diff 1.84467e+19, max rel diff 2" in out
+    np.save(tmp_path / "i.npy", np.array([7, -3], np.int16))
+    np.save(tmp_path / "i0.npy", np.array([5, -3], np.int16))
+    code, out, _ = _run(capsys, "compare", str(tmp_path / "i.npy"), str(tmp_path / "i0.npy"), "--atol", "2")
+    assert code == 0 and "max abs diff 2, max rel diff 0.4\nall within the tolerances given" in out
+
+
+def test_compare_ulps_across_the_whole_double_line_and_never_to_a_nan(tmp_path, capsys):
+    """ULP distances of doubles of opposite signs (up to 2^64 - 2) are exact, not wrapped into int64; a NaN
+    whose bit pattern lies next to infinity's (0x7f800001 beside 0x7f800000) is 1 ULP from it but never within
+    --ulp of it; the signalling NaN converts without a NumPy warning."""
+    np.save(tmp_path / "a.npy", np.array([np.inf, 1.0], np.float64))
+    np.save(tmp_path / "b.npy", np.array([-np.inf, 1.0], np.float64))
+    code, out, _ = _run(capsys, "compare", str(tmp_path / "a.npy"), str(tmp_path / "b.npy"))
+    assert code == 1 and f"max ULP {2 * 0x7FF0000000000000}" in out
+    np.save(tmp_path / "inf.npy", np.array([np.inf], np.float32))
+    np.save(tmp_path / "snan.npy", np.array([0x7F800001], np.uint32).view(np.float32))
+    code, out, err = _run(capsys, "compare", str(tmp_path / "inf.npy"), str(tmp_path / "snan.npy"), "--ulp", "1")
+    assert code == 1 and "1 outside the tolerances given" in out and "Warning" not in err

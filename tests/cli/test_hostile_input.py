@@ -152,3 +152,161 @@ def test_run_and_load_refuse_a_too_wide_integer_type_too(tmp_path, capsys):
     path.write_text(text)
     code, _, err = _run(capsys, ["run", str(path)])
     assert code == 1 and "3:29: error: integer type i4294967296 is wider than MLIR allows" in err
+
+
+def test_deep_call_chains_and_nesting_end_in_our_errors(tmp_path, capsys):
+    """A chain of 300 calls (decoded with a worklist; it used to exhaust the Python stack while decoding), and
+    90 calls inside 12 nested loops each (the stack runs out while running): exit 0 or 1, never an internal
+    error."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "interp"))
+    from test_call_notes import guarded_chain
+
+    path = tmp_path / "chain.pto"
+    for text, depth, code, words in ((guarded_chain(300), "3", 0, ""), (guarded_chain(300), "250", 1, "nest more"),
+                                     (guarded_chain(100, loops=12), "90", 1, "Python stack allows")):
+        path.write_text(text)
+        got, _, err = _run(capsys, ["run", str(path), depth, "-q"])
+        assert got == code and words in err and "internal error" not in err, err
+
+
+def test_out_writes_every_file_or_none(tmp_path, capsys, monkeypatch):
+    """--out / --golden: a planned file that is there but not a file (a directory named mask.npy, mask.bin or
+    manifest.json, planned after others) refuses the command before anything is written; a failure while writing
+    (here the second array) leaves no new file either. Before, the files planned earlier were written."""
+    data = EXAMPLE.parent / "data" / "x_64x16_f32.npy"
+    argv = ["run", str(EXAMPLE), str(data), "zeros:64x16", "zeros:64x2", "2.0", "100.0", "-q", "--golden"]
+    for blocker in ("mask.npy", "mask.bin", "manifest.json"):
+        out = tmp_path / blocker.replace(".", "_")
+        (out / blocker).mkdir(parents=True)
+        code, _, err = _run(capsys, [*argv, "--out", str(out)])
+        assert code == 2 and f"refusing to write {out / blocker}: it exists and is not a regular file" in err
+        assert sorted(p.name for p in out.iterdir()) == [blocker], blocker
+    import numpy as np
+
+    from ptoisa.cli import run_impl
+
+    saves = []
+
+    def failing_save(f, array):
+        saves.append(1)
+        if len(saves) == 2:
+            raise OSError(28, "No space left on device")
+        np.save(f, array)
+
+    monkeypatch.setattr(run_impl.np, "save", failing_save)
+    out = tmp_path / "full"
+    code, _, err = _run(capsys, [*argv, "--out", str(out)])
+    assert code == 2 and "No space left on device" in err and list(out.iterdir()) == []
+
+
+def test_golden_describes_the_tiles_a_kernel_returns(tmp_path, capsys):
+    """--golden with a returned tile (saved as return0): manifest.json gives its dtype, shape and files (before,
+    the manifest looked the name up among the tensors: KeyError, an internal error)."""
+    import json
+
+    import numpy as np
+
+    kernel = tmp_path / "ret.pto"
+    view = "!pto.partition_tensor_view<4x8xf32>"
+    kernel.write_text(f"""module {{
+  func.func @k(%x: !pto.ptr<f32>) -> !pto.tile_buf<vec, 4x8xf32> {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 4x8xf32>
+    %tv = pto.make_tensor_view %x, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<4x8xf32>
+    %pv = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<4x8xf32> -> {view}
+    pto.tload ins(%pv : {view}) outs(%t : !pto.tile_buf<vec, 4x8xf32>)
+    return %t : !pto.tile_buf<vec, 4x8xf32>
+  }}
+  func.func private @beside() {{
+    return
+  }}
+}}
+""")
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    np.save(tmp_path / "x.npy", x)
+    code, _, err = _run(capsys, ["run", str(kernel), str(tmp_path / "x.npy"), "-q", "--golden",
+                                 "--out", str(tmp_path / "g")])
+    assert code == 0, err
+    entry = json.loads((tmp_path / "g" / "manifest.json").read_text())["outputs"]["return0"]
+    assert entry == {"dtype": "float32", "shape": [4, 8], "files": ["return0.npy", "return0.bin"],
+                     "byte_order": "little"}
+    assert (tmp_path / "g" / "return0.bin").read_bytes() == x.tobytes()
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "utf-8"])
+def test_names_stdout_cannot_encode_are_escaped_not_fatal(tmp_path, monkeypatch, encoding):
+    """A strict standard output (PYTHONIOENCODING=utf-8, an ASCII or Latin-1 locale) and a file name it cannot
+    encode: not UTF-8 (Python sees the byte 0xff as a surrogate), or not ASCII. The name is written with
+    backslash escapes, as standard error writes it; before, the command ended in an internal error (exit 3)."""
+    import io
+    import os
+    import shutil
+
+    name = os.fsdecode(b"\xff.npy") if encoding == "utf-8" else "\u00fc.npy"
+    shutil.copy(EXAMPLE.parent / "data" / "x_64x16_f32.npy", tmp_path / name)
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding=encoding, errors="strict")
+    monkeypatch.setattr("sys.stdout", stream)
+    code = main(["run", str(EXAMPLE), str(tmp_path / name), "zeros:64x16", "zeros:64x2", "2.0", "100.0"])
+    stream.flush()
+    text = raw.getvalue().decode(encoding)
+    assert code == 0 and ("\\udcff.npy (float32[64x16])" if encoding == "utf-8" else "\\xfc.npy (float32") in text
+
+
+def test_convert_to_a_file_from_a_name_that_is_not_utf8(tmp_path, capsys):
+    """The header of `convert -o` names the input; a name with the byte 0xfe (a surrogate to Python) is written
+    escaped (`k\\udcfe.pto`) and the output reads back; before, writing it failed (internal error, exit 3)."""
+    import os
+
+    source = tmp_path / os.fsdecode(b"k\xfe.pto")
+    source.write_bytes(EXAMPLE.read_bytes())
+    out = tmp_path / "out.pto"
+    code, _, err = _run(capsys, ["convert", str(source), "--to", "dps", "-o", str(out)])
+    assert code == 0, err
+    assert out.read_text(encoding="utf-8").startswith("// converted by ptoisa from ") and "k\\udcfe.pto" in \
+        out.read_text(encoding="utf-8").splitlines()[0]
+    assert _run(capsys, ["check", str(out)])[0] == 0
+
+
+def test_a_gzip_vector_file_unpacking_past_the_bound_is_refused(tmp_path, capsys, monkeypatch):
+    """A .gz vector file is unpacked in steps up to vectors.MAX_UNPACKED bytes (256 MiB; here 1 MiB): past it,
+    the file is an error of its own, told to gunzip it, and the other files still run; before, the whole file was
+    unpacked first (a 300 KB gzip bomb of 300 MB took 1.4 GB). Multi-member files still read whole."""
+    import gzip
+
+    from ptoisa.conformance import vectors
+
+    data = (Path(__file__).resolve().parents[2] / "tests" / "data" / "conformance" / "tci.jsonl").read_bytes()
+    (tmp_path / "big.jsonl.gz").write_bytes(gzip.compress(data * (2 + (1 << 20) // len(data))))
+    (tmp_path / "small.jsonl.gz").write_bytes(gzip.compress(data[:data.index(b"\n") + 1]) * 2)  # two members
+    monkeypatch.setattr(vectors, "MAX_UNPACKED", 1 << 20)
+    code, out, err = _run(capsys, ["vectors", "run", str(tmp_path / "big.jsonl.gz"), str(tmp_path / "small.jsonl.gz")])
+    assert code == 1 and "big.jsonl.gz: unpacks to more than 1 MiB; gunzip it" in out
+    assert "ran 2 cases from" in err and "internal error" not in err
+
+
+def test_an_index_literal_outside_64_bits_is_refused_where_it_stands(tmp_path, capsys):
+    """MLIR stores an index attribute in 64 bits and refuses a literal that does not fit (as xDSL does for every
+    iN, but not for index): check, run and load say so at the literal; the ends of the range still verify.
+    Before, `arith.constant 99999999999999999999 : index` verified and ran as a loop bound of 10^20."""
+    import ptoisa
+
+    path = tmp_path / "k.pto"
+    for literal, ok in (("99999999999999999999", False), ("18446744073709551616", False),
+                        ("-9223372036854775809", False), ("0x10000000000000000", False),
+                        ("18446744073709551615", True), ("-9223372036854775808", True)):
+        text = f"func.func @k() {{\n  %c = arith.constant {literal} : index\n  return\n}}\n"
+        path.write_text(text)
+        code, out, _ = _run(capsys, ["check", str(path)])
+        assert (code == 0) == ok, (literal, out)
+        if not ok:
+            assert f"{path}:2:23: error: Integer value " in out and "is out of range for type index" in out
+            code, _, err = _run(capsys, ["run", str(path)])
+            assert code == 1 and "out of range for type index" in err
+            with pytest.raises(ptoisa.PtoError, match="out of range for type index"):
+                ptoisa.load(text)

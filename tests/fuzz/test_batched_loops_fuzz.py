@@ -26,3 +26,21 @@ SEED = int(os.environ.get("PTOISA_FUZZ_SEED", "20261126"))
 @pytest.mark.parametrize("case", range(fuzz_budget(20)))
 def test_random_loops_batched_or_not_agree(case: int, monkeypatch: Any) -> None:
     batched.test_random_loops_batched_as_run_in_turn(1000 + SEED % 1_000_000 * 1000 + case, monkeypatch)
+
+
+@pytest.mark.parametrize("case", range(fuzz_budget(4)))
+def test_loops_past_the_step_limit_agree(case: int, monkeypatch: Any) -> None:
+    """Random bodies over one fixed window for more turns than the step limit allows (10^9 .. 2^62): refused by
+    the limit before anything runs, batched or not (the batch once made its turns' offsets first)."""
+    import random
+
+    import numpy as np
+
+    pyrng = random.Random(SEED + case)
+    rng = np.random.default_rng(SEED + case)
+    body = batched.BODIES[pyrng.randrange(len(batched.BODIES))]
+    tiles = batched._tiles(rng, 4, 16, (4, 16), (4, 16))
+    text = batched._kernel(4, 16, (4, 16), (4, 16), [batched.OPS[o] for o in body])
+    turns = pyrng.choice((10**9, 2**40, 2**61, 2**62 - 1))
+    args = batched._args(rng, tiles, 0.5, 0, turns, 1, 0, pyrng.randrange(600), 0, pyrng.randrange(32))
+    batched._compare(text, args, monkeypatch, False)

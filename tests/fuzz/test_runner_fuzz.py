@@ -151,3 +151,40 @@ def test_a_dtype_that_is_not_a_type_name_is_malformed():
     record["params"]["tiles"]["dst"]["dtype"] = {"dtype": "f32", "hex": "0000803f"}
     result = run_case(Case(record, "t", 1), CONFIG)
     assert result["verdict"] == "errors" and "unknown element type" in result["message"]
+
+
+def _leaves(value, path=()):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, (*path, key))
+    elif isinstance(value, list):
+        for n, item in enumerate(value):
+            yield from _leaves(item, (*path, n))
+    elif not path or path[-1] != "hex":
+        yield path
+
+
+LEAVES = [0, -0.0, 1e999, float("nan"), 10**30, -1, 2, 7, True, None, "16", "ColMajor", "GT", "f32", [], {}]
+
+
+def test_a_field_of_the_wrong_kind_is_a_malformed_case_not_a_library_error():
+    """Any field (not a hex string) replaced by a value of another kind or range: the case runs, is refused, or
+    is a malformed case; an error of any other kind ("KeyError: 'ColMajor'" for a cmp_mode naming no mode, an
+    unhashable mask_pattern, a missing tile role) would be a library error and is what this test hunts."""
+    rng = random.Random(20261127)
+    library_errors = []
+    for n in range(fuzz_budget(300)):
+        record = json.loads(rng.choice(LINES))
+        paths = list(_leaves(record))
+        for _ in range(rng.randrange(1, 3)):
+            path = rng.choice(paths)
+            node = record
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = rng.choice(LEAVES)
+        if rng.random() < 0.2 and isinstance(record.get("params", {}).get("tiles"), dict) and record["params"]["tiles"]:
+            del record["params"]["tiles"][rng.choice(sorted(record["params"]["tiles"]))]
+        result = run_case(Case(record, "fuzz", n), CONFIG)
+        if result["status"] == "error" and not result["message"].startswith("malformed case"):
+            library_errors.append(result["message"][:200])
+    assert not library_errors, library_errors[:5]

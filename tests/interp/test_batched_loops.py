@@ -115,9 +115,11 @@ def _tiles(rng: np.random.Generator, tr: int, tc: int, valid: tuple[int, int], p
     return tiles
 
 
-def _run(program: Any, target: str, args: list[Any], batched: bool, alias: bool = False) -> tuple[Any, ...]:
+def _run(program: Any, target: str, args: list[Any], batched: bool, alias: bool = False,
+         read_only: int | None = None) -> tuple[Any, ...]:
     """One run on copies of `args` (tiles too): (outcome, the bytes of every array and tile, the warnings, how
-    many loops ran batched). `alias`: the second tile argument's storage is the first's (two tiles, one buffer)."""
+    many loops ran batched). `alias`: the second tile argument's storage is the first's (two tiles, one buffer).
+    `read_only`: the position of an argument (array or tile) whose copy cannot be written."""
     arrays = [np.array(a) if isinstance(a, np.ndarray) else a for a in args]
     tiles = []
     for i, a in enumerate(arrays):
@@ -127,6 +129,8 @@ def _run(program: Any, target: str, args: list[Any], batched: bool, alias: bool 
             copy.attach(a.storage.copy() if not (alias and len(tiles) == 1) else tiles[0].storage[:])
             arrays[i] = copy
             tiles.append(copy)
+        if i == read_only:
+            (arrays[i].storage if isinstance(a, Tile) else arrays[i]).flags.writeable = False
     before = batch.batched_runs[0]
     saved = batch.BATCH_FROM
     batch.BATCH_FROM = 1 if batched else 1 << 62
@@ -154,13 +158,14 @@ def _args(rng: np.random.Generator, tiles: list[Tile], scalar: float, lo: int, n
     return [x, y, m, *tiles, value, lo, n, st, rs, r0, cs, c0]
 
 
-def _compare(text: str, args: list[Any], monkeypatch: Any, expect_batched: bool | None) -> int:
+def _compare(text: str, args: list[Any], monkeypatch: Any, expect_batched: bool | None,
+             read_only: int | None = None) -> int:
     """Every decoding on every target, batched against sequential; returns how many runs were batched."""
     batched_runs = 0
     for program in three_decodings(text, monkeypatch):
         for target in TARGETS:
-            sequential = _run(program, target, args, False)
-            batched = _run(program, target, args, True)
+            sequential = _run(program, target, args, False, read_only=read_only)
+            batched = _run(program, target, args, True, read_only=read_only)
             assert sequential[3] == 0
             assert batched[:3] == sequential[:3], (target, text)
             batched_runs += batched[3]
@@ -213,7 +218,8 @@ def test_random_loops_batched_as_run_in_turn(seed: int, monkeypatch: Any) -> Non
     tiles = _tiles(rng, tr, tc, (vr, vc), part, dt)
     text = _kernel(tr, tc, (vr, vc), part, [OPS[o] for o in body], dt=dt)
     args = _args(rng, tiles, float(pyrng.choice((0.5, -1.25, 2.0))), lo, n, st, rs, r0, cs, c0, dt)
-    _compare(text, args, monkeypatch, None)
+    read_only = pyrng.choice((None,) * 10 + (1, 3, 5, 7))  # y, a, c, bits (drawn last: the shapes stay)
+    _compare(text, args, monkeypatch, None, read_only)
 
 
 def test_the_shipped_shape_runs_batched_on_cpu(monkeypatch: Any) -> None:
@@ -312,6 +318,40 @@ def test_tiles_sharing_memory_run_in_turn(monkeypatch: Any) -> None:
             batched = _run(program, target, args, True, alias=True)
             assert batched[:3] == sequential[:3] and batched[3] == 0
     assert _compare(text, args, monkeypatch, True)  # (apart, the same loop runs batched)
+
+
+def test_a_read_only_argument_runs_in_turn(monkeypatch: Any) -> None:
+    """A read-only y (the tensor stored to) or c (the tile the TMULS writes): the sequential loop refuses at the
+    first write of it (naming that op), with what the turn did before it done; a batch writes tiles back after
+    every store. Each runs in turn: the same error, bytes and warnings; writable, the loop batches."""
+    rng = np.random.default_rng(13)
+    tiles = _tiles(rng, 4, 16, (4, 16), (4, 16))
+    text = _kernel(4, 16, (4, 16), (4, 16), [OPS[o] for o in ("load_a", "muls", "store_c")])
+    args = _args(rng, tiles, 0.5, 0, 16, 1, 4, 0, 0, 0)
+    for position, op in ((1, "pto.tstore"), (5, "pto.tmuls")):  # y, c
+        for program in three_decodings(text, monkeypatch):
+            for target in TARGETS:
+                sequential = _run(program, target, args, False, read_only=position)
+                batched = _run(program, target, args, True, read_only=position)
+                assert batched[:3] == sequential[:3] and batched[3] == 0, (target, op)
+                assert sequential[0][0] == "ExecutionError" and f"(e.g. a copy) (in {op} at" in sequential[0][1]
+    assert _compare(text, args, monkeypatch, True) == 9
+
+
+def test_a_loop_past_the_step_limit_is_refused_by_it_batched_or_not(monkeypatch: Any) -> None:
+    """2^61 turns over one fixed window (every turn loads and stores the same rows): the step limit refuses the
+    loop before it starts, in turn and batched alike. Before, the batch made its turns' window offsets (2^61 of
+    them) while checking the loop: NumPy's 'array is too big' as an ExecutionError, or a MemoryError for 2^40."""
+    rng = np.random.default_rng(14)
+    tiles = _tiles(rng, 4, 16, (4, 16), (4, 16))
+    text = _kernel(4, 16, (4, 16), (4, 16), [OPS[o] for o in ("load_a", "muls", "store_c")])
+    args = _args(rng, tiles, 0.5, 0, 2**61, 1, 0, 0, 0, 0)
+    for program in three_decodings(text, monkeypatch):
+        for target in TARGETS:
+            sequential = _run(program, target, args, False)
+            batched = _run(program, target, args, True)
+            assert batched[:3] == sequential[:3] and batched[3] == 0, (target, batched[0])
+            assert sequential[0][0] == "LimitError" and "op steps (--max-steps)" in sequential[0][1]
 
 
 def test_an_erratum_capable_signature_runs_in_turn(monkeypatch: Any) -> None:

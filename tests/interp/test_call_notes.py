@@ -147,3 +147,38 @@ def test_the_left_out_count_is_of_frames(monkeypatch: pytest.MonkeyPatch) -> Non
         load("\n".join(lines) + "\n").run("g0", 20)
     at = [f"called from func.call at <string>:{line}:5" for line in reversed(g + h)]  # h4's call first
     assert info.value.__notes__[1:] == [*at[:5], "... 22 more call frames left out ...", *at[-5:]]
+
+
+def guarded_chain(length: int, loops: int = 0) -> str:
+    """@f0 (the entry) .. @f{length-1}: each calls the next with %n - 1 while %n > 0, inside `loops` nested
+    one-turn scf.for loops; the calls past depth %n are decoded, never run."""
+    lines = ["module {"]
+    for k in range(length):
+        lines.append(f"  func.func @f{k}(%n: index) attributes {{pto.entry}} {{" if k == 0 else
+                     f"  func.func private @f{k}(%n: index) {{")
+        lines += ["    %c0 = arith.constant 0 : index", "    %c1 = arith.constant 1 : index"]
+        lines += [f"    scf.for %i{j} = %c0 to %c1 step %c1 {{" for j in range(loops)]
+        if k + 1 < length:
+            lines += ["    %go = arith.cmpi sgt, %n, %c0 : index", "    scf.if %go {",
+                      "      %m = arith.subi %n, %c1 : index", f"      func.call @f{k + 1}(%m) : (index) -> ()",
+                      "    }"]
+        lines += ["    }"] * loops + ["    return", "  }"]
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+def test_a_chain_of_calls_hundreds_deep_decodes_and_runs_as_deep_as_it_goes() -> None:
+    """Decoding follows calls with a worklist, not recursion: 300 functions in a chain load and decode (before,
+    the decoder recursed into each callee: RecursionError past about 160), run 3 calls deep, and stop at the
+    call limit when asked to go deeper."""
+    program = load(guarded_chain(300))
+    assert program.run(3).ops_executed > 0 and program.decode_count == 300
+    with pytest.raises(LimitError, match="nest more than 100 deep"):
+        program.run(200)
+
+
+def test_calls_nested_in_loops_past_the_python_stack_are_a_limit_error() -> None:
+    """90 calls deep, each inside 12 nested loops: deeper than the interpreter's Python stack, though under the
+    call limit; a LimitError at the op where the stack ran out, with the call chain, not a RecursionError."""
+    with pytest.raises(LimitError, match="nest deeper than the interpreter's Python stack allows") as info:
+        load(guarded_chain(100, loops=12)).run(90)
+    assert info.value.__notes__[0].startswith("in ") and "more call frames left out" in info.value.__notes__[6]

@@ -11,7 +11,8 @@ from interp_helpers import kernel
 
 from ptoisa.cli.main import main
 from ptoisa.errors import IllegalInstructionError, TileSpecError
-from ptoisa.interp import ArgumentError, LoadError, UnknownEntryError, UnsupportedOpError, load, location_of
+from ptoisa.interp import (ArgumentError, ExecutionError, LoadError, UnknownEntryError, UnsupportedOpError, load,
+                           location_of)
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "pto"
 
@@ -196,3 +197,69 @@ def test_bad_block_arguments_are_argument_errors(tmp_path: Path, block) -> None:
     path.write_text('module attributes {pto.target_arch = "a5"} {\n  func.func @k() {\n' + I8_TCMPS + "\n  }\n}\n")
     with pytest.raises(ArgumentError, match="block"):
         load(path).run(block=block)
+
+
+def test_a_read_only_output_refuses_its_write_whatever_its_layout() -> None:
+    """A read-only array the kernel writes: C-contiguous or not (a broadcast, a strided view), the first store
+    raises the read-only ExecutionError and the array is unchanged. Before, a non-contiguous one was copied in,
+    written in the copy, never copied back, and returned in `outputs` as if written."""
+    program = load(EXAMPLES / "run_scale_compare.pto")
+    x = np.arange(64 * 16, dtype=np.float32).reshape(64, 16)
+    for y in (np.zeros((64, 16), np.float32), np.broadcast_to(np.zeros(16, np.float32), (64, 16)),
+              np.zeros((64, 32), np.float32)[:, ::2]):
+        y.flags.writeable = False
+        before = y.copy()
+        with pytest.raises(ExecutionError, match="read-only") as info:
+            program.run(x, y, np.zeros((64, 2), np.uint8), 2.0, 100.0, target="cpu")
+        assert location_of(info.value).endswith(":34:7") and np.array_equal(y, before)
+    strided = np.zeros((64, 32), np.float32)[:, ::2]  # a read-only non-contiguous input is only read: it runs
+    strided.flags.writeable = False
+    assert program.run(strided, np.zeros((64, 16), np.float32), np.zeros((64, 2), np.uint8), 2.0, 100.0).outputs
+
+
+def test_load_and_run_refuse_odd_python_values_with_our_errors() -> None:
+    """load() of something that is no path or text, or a path with a NUL; run() with a ragged or non-numeric
+    list, or numbers outside the element type: PtoErrors naming the problem, not TypeError / ValueError from
+    Python or NumPy."""
+    from pathlib import Path
+
+    from ptoisa.errors import PtoError
+
+    for value in (None, b"module {}", 5):
+        with pytest.raises(ArgumentError, match=f"load takes a path or PTOAS text \\(got {type(value).__name__}\\)"):
+            load(value)  # type: ignore[arg-type]
+    for path in ("a\0b.pto", Path("a\0b")):
+        with pytest.raises(LoadError, match="a path has no NUL character"):
+            load(path)
+    program = load(EXAMPLES / "run_scale_compare.pto")
+    y, m = np.zeros((64, 16), np.float32), np.zeros((64, 2), np.uint8)
+    for x, mask, words in (([[1.0], [1.0, 2.0]], m, "%x .* not an array of float32"),
+                           ([["a"] * 16] * 64, m, "%x .* not an array of float32"),
+                           (np.zeros((64, 16), np.float32), [[300] * 2] * 64, "%mask .* not an array of uint8")):
+        with pytest.raises(PtoError, match=words):
+            program.run(x, y, mask, 2.0, 100.0)
+
+
+def test_a_declaration_named_as_the_entry_is_refused_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """entry= / --entry naming a declaration: UnknownEntryError saying so, at the declaration (CLI: exit 2).
+    Before, its arguments were described as none ('too many arguments: the entry takes 0') or the run failed
+    while decoding; a call of a declaration inside a run is still refused when its caller is decoded."""
+    text = """module {
+  func.func private @ext(%x: i32)
+  func.func @main(%x: i32) attributes {pto.entry} {
+    func.call @ext(%x) : (i32) -> ()
+    return
+  }
+}
+"""
+    program = load(text)
+    for call in (lambda: program.run("ext", 1), lambda: program.arguments("ext")):
+        with pytest.raises(UnknownEntryError, match="@ext in <string> is a declaration: it has no body to run "
+                                                    "\\(at <string>:2:3\\)"):
+            call()
+    with pytest.raises(UnsupportedOpError, match="function declarations have no body to run"):
+        program.run(1)
+    path = tmp_path / "decl.pto"
+    path.write_text(text)
+    assert main(["run", str(path), "--entry", "ext", "1"]) == 2
+    assert "is a declaration" in capsys.readouterr().err

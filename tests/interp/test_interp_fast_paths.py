@@ -431,12 +431,14 @@ def test_block_pairs_taken_as_given_only_when_valid() -> None:
     from ptoisa.interp.errors import ArgumentError
     from ptoisa.interp.program import _pair
 
-    for value in [(0, 1), (3, 8), (0, 2), (7, 8)]:
+    for value in [(0, 1), (3, 8), (0, 2), (7, 8), (2**63 - 2, 2**63 - 1)]:
         assert _pair(value) == _pair(tuple(np.int64(v) for v in value)) == value
     for value, message in [((0, 0), r"block index 0 must be in \[0, 0\)"), ((-1, 3), r"block index -1"),
                            ((2, 2), r"block index 2"), ((False, True), "pair of integers"),
                            ((0, True), "pair of integers"), ((0, 1, 2), "pair of integers"),
-                           ((0.0, 1), "pair of integers"), ([0, 1], "pair of integers")]:
+                           ((0.0, 1), "pair of integers"), ([0, 1], "pair of integers"),
+                           ((0, 2**63), "block count 9223372036854775808 does not fit the i64"),
+                           ((2**64, 2**64 + 1), "does not fit the i64"), (2**63 - 1, "does not fit the i64")]:
         with pytest.raises(ArgumentError, match=message):
             _pair(value)
 

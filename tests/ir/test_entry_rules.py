@@ -181,3 +181,32 @@ def test_a_helper_returning_a_value_still_runs_as_the_start_of_a_run():
     assert program.entry_name() == "main"
     assert program.run("bottom", 21).returns == (42,)
     assert ptoisa.load(ACCEPTED["unmarked-definitions-with-results"]).run("two", 5).returns == (5, 5)
+
+
+def test_a_run_starts_in_the_entry_however_ptoas_marks_it():
+    """PTOAS takes `hacc.entry` and `pto.internal.entry = true` as entry marks (isPTOEntryFunction): beside a
+    public helper, a run starts there without entry= (it asked for one: two candidates); two marked entries
+    still need entry=."""
+    text = """module {
+  func.func @helper(%x: i32) -> i32 {
+    return %x : i32
+  }
+  func.func @main(%x: i32) attributes {MARK} {
+    %y = func.call @helper(%x) : (i32) -> i32
+    return
+  }
+}
+"""
+    for mark in ("hacc.entry", "pto.internal.entry = true", "pto.entry"):
+        assert ptoisa.load(text.replace("MARK", mark)).entry_name() == "main", mark
+    both = """module {
+  func.func @one(%x: i32) attributes {hacc.entry} {
+    return
+  }
+  func.func @two(%x: i32) attributes {pto.internal.entry = true} {
+    return
+  }
+}
+"""
+    with pytest.raises(ptoisa.PtoError, match="2 candidate entry functions"):
+        ptoisa.load(both).entry_name()

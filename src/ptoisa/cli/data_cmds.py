@@ -9,6 +9,7 @@ show: an array as text, with a predicate mask (uint8 packed bits) optionally unp
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import Any, TextIO
@@ -153,9 +154,12 @@ def load_array(spec: str, dtype: str | None = None, shape: str | None = None) ->
             raise DataError(f"bad shape {shape!r} (write e.g. 16x16)") from None
         if any(d < 0 for d in dims):
             raise DataError(f"bad shape {shape!r}: sizes cannot be negative")
-        if int(np.prod(dims)) != array.size:
+        if math.prod(dims) != array.size:
             raise DataError(f"{path} holds {array.size} elements, not {'x'.join(map(str, dims))}")
-        array = array.reshape(dims)
+        try:
+            array = array.reshape(dims)
+        except ValueError as exc:  # more dimensions than NumPy allows, or a size past its index type
+            raise DataError(f"bad shape {shape!r} ({exc})") from None
     return array
 
 
@@ -186,14 +190,16 @@ def cmd_compare(args: argparse.Namespace, out: TextIO) -> int:
     differ = actual.view(_bits(actual)) != expected.view(_bits(expected))
     both_nan = np.isnan(a) & np.isnan(e) if a.dtype.kind == "f" else np.zeros(a.shape, bool)
     with np.errstate(all="ignore"):
-        diff = np.abs(a - e)
-        rel = diff / np.abs(e)
+        diff = np.abs(a - e).astype(np.float64)  # (64-bit integers: exact Python ints, then their nearest float)
+        size = np.abs(e).astype(np.float64)
+        rel = diff / size
     ulp = _ulp_distance(actual, expected) if actual.dtype == expected.dtype and _is_float(actual) else None
     accept = np.zeros(a.shape, dtype=bool) | both_nan
     if args.atol is not None or args.rtol is not None:
-        accept |= diff <= (args.atol or 0.0) + (args.rtol or 0.0) * np.abs(e)
+        with np.errstate(all="ignore"):  # (rtol 0 times an infinite size: NaN, never within)
+            accept |= diff <= (args.atol or 0.0) + (args.rtol or 0.0) * size
     if args.ulp is not None and ulp is not None:
-        accept |= ulp <= args.ulp
+        accept |= (ulp <= args.ulp) & ~(np.isnan(a) | np.isnan(e))  # (a NaN pattern may lie next to inf's)
     bad = differ & ~accept
     count = int(differ.sum())
     out.write(f"{count} of {actual.size} elements differ in their bits ({100.0 * count / actual.size:.3g}%)\n")
@@ -251,10 +257,14 @@ def _is_float(array: Any) -> bool:
 
 
 def _numbers(array: Any) -> Any:
+    """The values as numbers whose differences are exact: floats as float64; integers as int64, or as Python ints
+    (an object array) when 64 bits wide (uint64 past int64, int64 differences past it)."""
     import numpy as np
 
-    return array.astype(np.float64) if _is_float(array) else array.astype(np.float64 if array.dtype.kind == "f"
-                                                                          else np.int64)
+    if _is_float(array) or array.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):  # (a signalling NaN converts quietly to a NaN)
+            return array.astype(np.float64)
+    return array.astype(object if array.dtype.itemsize == 8 else np.int64)
 
 
 def _bits(array: Any) -> Any:
@@ -275,7 +285,9 @@ def _ulp_distance(a: Any, b: Any) -> Any:
         top = wide(1) << (8 * x.dtype.itemsize - 1)
         return np.where(raw < 0, -(raw + top), raw)  # -0.0 and +0.0 meet at 0
 
-    return np.abs(ordered(a) - ordered(b))
+    oa, ob = ordered(a), ordered(b)  # (each fits int64; their distance, up to 2^64 - 2 for doubles, fits uint64)
+    ua, ub = oa.astype(np.uint64), ob.astype(np.uint64)
+    return np.where(oa >= ob, ua - ub, ub - ua)
 
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:

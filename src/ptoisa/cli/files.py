@@ -61,7 +61,9 @@ class AtomicFile:
             os.chmod(self._tmp, 0o666 & ~_umask())
         except OSError:
             pass
-        self._file = os.fdopen(fd, self.mode, encoding=self.encoding)
+        # text: what UTF-8 cannot hold (a file name's undecodable bytes, surrogates to Python) as backslash escapes
+        self._file = os.fdopen(fd, self.mode, encoding=self.encoding,
+                               errors="backslashreplace" if self.encoding else None)
         return self._file
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
@@ -121,6 +123,9 @@ def read_npy(path: str) -> Any:
             shape, _, dtype = read(f)
         except Exception as exc:  # noqa: BLE001 - NumPy parses the header as Python literal text: any error
             raise ValueError(f"damaged .npy header ({type(exc).__name__}: {exc})".replace("\n", " ")) from None
+        if any(type(d) is not int or not 0 <= d <= np.iinfo(np.intp).max for d in shape):
+            # (NumPy's own header check lets True, -1 and sizes past its index type through)
+            raise ValueError(f"damaged .npy header (shape {shape!r} is not a tuple of sizes NumPy can hold)")
         if dtype.hasobject:
             raise ValueError("it holds Python objects (an object array), not numbers")
         need = int(np.prod(shape, dtype=object)) * dtype.itemsize
@@ -129,7 +134,7 @@ def read_npy(path: str) -> Any:
                              f"{size - f.tell()}")
     try:
         return np.load(path, allow_pickle=False)
-    except (ValueError, EOFError) as exc:
+    except (ValueError, EOFError, OverflowError) as exc:  # (a size past NumPy's index type: OverflowError)
         raise ValueError(str(exc) or "truncated or damaged .npy data") from None
 
 

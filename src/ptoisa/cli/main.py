@@ -304,7 +304,10 @@ def _silence_stdout() -> None:
 
 class _PipeSafe:
     """stdout for a command: once the reader has gone (`ptoisa check ... | head`), further output is dropped and
-    the command runs to its end, so that its exit status is the job's (1 for problems found), not the pipe's."""
+    the command runs to its end, so that its exit status is the job's (1 for problems found), not the pipe's.
+    Text the stream cannot encode (a file name with bytes that are not UTF-8, seen by Python as surrogates, on
+    a strict UTF-8 stdout; any non-ASCII name on an ASCII one) is written with backslash escapes, as standard
+    error writes it, instead of failing the command."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream: TextIO | None = stream
@@ -312,7 +315,11 @@ class _PipeSafe:
     def write(self, text: str) -> int:
         if self._stream is not None:
             try:
-                self._stream.write(text)
+                try:
+                    self._stream.write(text)
+                except UnicodeEncodeError:  # (nothing of `text` was written: the stream encodes it first)
+                    encoding = getattr(self._stream, "encoding", None) or "utf-8"
+                    self._stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
             except BrokenPipeError:
                 self._drop()
         return len(text)

@@ -106,9 +106,9 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         read = {name: value for name, value in result.arguments.items()
                 if isinstance(value, np.ndarray) and name not in result.outputs} if args.golden else {}
         written = {**result.outputs, **dict(returned.values())}
-        saved, given = _save(written, origins, args.out, inputs, args.golden, read)
-        if args.golden:
-            _manifest(Path(args.out), result, written, saved, given, config, args.file, inputs)
+        manifest = (lambda saved, given: _manifest(result, written, saved, given, config, args.file)) \
+            if args.golden else None
+        saved, given = _save(written, origins, args.out, inputs, args.golden, read, manifest)
         saved.update(given)
     except OutputRefused as exc:
         return _error(exc, EXIT_USAGE)
@@ -353,6 +353,15 @@ def _shape(text: str, what: str) -> tuple[int, ...]:
     return shape
 
 
+def _numpy_shape(make: Any, text: str, what: str) -> np.ndarray:
+    """make(): an array of a parsed shape, or a usage error when NumPy cannot make one of that shape (more
+    dimensions than it allows, a size past its index type, even with no element at all)."""
+    try:
+        return make()  # type: ignore[no-any-return]
+    except ValueError as exc:
+        raise _Usage(f"{what}: bad shape {text!r} ({exc})") from None
+
+
 def _dtype(text: str, what: str) -> np.dtype:
     from ..dtypes import as_dtype
 
@@ -374,8 +383,8 @@ def _tensor(param: Any, text: str, max_bytes: int | None = None) -> np.ndarray:
         if max_bytes is not None and nbytes > max_bytes:
             raise _Usage(f"{what}: {made}:{shape_text} needs {nbytes} bytes, over --max-bytes {max_bytes}")
         if made == "zeros":
-            return np.zeros(shape, dtype=param.dtype)
-        return _random(param.dtype, shape, seed, what)
+            return _numpy_shape(lambda: np.zeros(shape, dtype=param.dtype), shape_text, what)
+        return _numpy_shape(lambda: _random(param.dtype, shape, seed, what), shape_text, what)
     if text.endswith(".npy"):
         _regular_file(text, what)
         try:
@@ -403,7 +412,7 @@ def _tensor(param: Any, text: str, max_bytes: int | None = None) -> np.ndarray:
             shape = _shape(rest[1], what)
             if prod(shape) != data.size:
                 raise _Usage(f"{what}: {path} holds {data.size} {dtype} elements, not {'x'.join(map(str, shape))}")
-            data = data.reshape(shape)
+            data = _numpy_shape(lambda: data.reshape(shape), rest[1], what)
         return data
     raise _Usage(f"{what} ({param.type_text}) needs FILE.npy, FILE.bin[:DTYPE[:SHAPE]], zeros:SHAPE or "
                  f"random:SHAPE[:SEED] (got {text!r})")
@@ -452,14 +461,16 @@ def _npy_dtype(array: np.ndarray, param: Any, what: str, path: str) -> np.ndarra
 
 # --- results -----------------------------------------------------------------------------------------------
 def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str | None,
-          inputs: list[str], golden: bool = False,
-          given: dict[str, np.ndarray] | None = None) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Write every output to OUT_DIR/NAME.npy (and .bin when it came from one, or with --golden), and with
-    --golden every input tensor in `given` (the tensors the kernel read and did not write) as NAME.npy and
-    NAME.bin, so that the folder holds a whole test case (an input made up with random: exists nowhere else):
-    atomically, never over an input of the run (an input file that is itself the file planned for it is left as
-    it is), every path checked before any is written, saying on standard error which existing files were
-    replaced. Returns the files of each output and of each input."""
+          inputs: list[str], golden: bool = False, given: dict[str, np.ndarray] | None = None,
+          manifest: Any = None) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Write every output to OUT_DIR/NAME.npy (and .bin when it came from one, or with --golden), with --golden
+    every input tensor in `given` (the tensors the kernel read and did not write) as NAME.npy and NAME.bin, so
+    that the folder holds a whole test case (an input made up with random: exists nowhere else; an input file
+    that is itself the file planned for it is left as it is), and with `manifest` (a function of the files
+    planned for the outputs and for the inputs, giving its JSON document) OUT_DIR/manifest.json: never over an
+    input of the run, saying on standard error which existing files were replaced. All or nothing: every path is
+    checked before any is written (OutputRefused), and each file goes to a temporary file first, all of them
+    renamed into place once every one is written. Returns the files of each output and of each input."""
     from .files import AtomicFile, refuse_inputs, same_file
 
     if not out_dir:
@@ -471,28 +482,31 @@ def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str 
                   else [])
                for name in outputs}
     kept = {name: [directory / f"{name}.npy", directory / f"{name}.bin"] for name in given}
-    write = {**{name: (outputs[name], files) for name, files in planned.items()},
-             **{name: (given[name], [f for f in files if not _is_source(f, origins.get(name, ""), same_file)])
-                for name, files in kept.items()}}
-    for _, files in write.values():  # check them all before writing any
-        for path in files:
-            refuse_inputs(path, inputs)
+    saved = {name: [str(f) for f in files] for name, files in planned.items()}
+    kept_saved = {name: [str(f) for f in files] for name, files in kept.items()}
+    jobs: list[tuple[Path, Any]] = [(path, outputs[name]) for name, files in planned.items() for path in files]
+    jobs += [(path, given[name]) for name, files in kept.items() for path in files
+             if not _is_source(path, origins.get(name, ""), same_file)]
+    if manifest is not None:
+        jobs.append((directory / "manifest.json",
+                     (json.dumps(manifest(saved, kept_saved), indent=2) + "\n").encode()))
+    for path, _ in jobs:  # check them all before writing any
+        refuse_inputs(path, inputs)
+    sinks = [AtomicFile(path, "wb") for path, _ in jobs]  # (each refuses a path that is there but no file)
     directory.mkdir(parents=True, exist_ok=True)
-    replaced = []
-    for array, files in write.values():
-        for path in files:
-            sink = AtomicFile(path, "wb")
-            with sink as f:
-                if path.suffix == ".npy":
-                    np.save(f, array)
-                else:
-                    f.write(np.ascontiguousarray(array).tobytes())
-            if sink.replaced:
-                replaced.append(str(path))
+    with contextlib.ExitStack() as stack:  # renamed into place on leaving, once every file is written
+        for sink, (path, data) in zip(sinks, jobs, strict=True):
+            f = stack.enter_context(sink)
+            if isinstance(data, bytes):
+                f.write(data)
+            elif path.suffix == ".npy":
+                np.save(f, data)
+            else:
+                f.write(np.ascontiguousarray(data).tobytes())
+    replaced = [str(sink.path) for sink in sinks if sink.replaced]
     if replaced:
         sys.stderr.write(f"replaced: {', '.join(replaced)}\n")
-    return ({name: [str(f) for f in files] for name, files in planned.items()},
-            {name: [str(f) for f in files] for name, files in kept.items()})
+    return saved, kept_saved
 
 
 def _is_source(path: Path, origin: str, same_file: Any) -> bool:
@@ -501,12 +515,11 @@ def _is_source(path: Path, origin: str, same_file: Any) -> bool:
     return os.path.isfile(source) and path.exists() and same_file(path, source)
 
 
-def _manifest(directory: Path, result: Any, written: dict[str, np.ndarray], saved: dict[str, list[str]],
-              given: dict[str, list[str]], config: Config, kernel: str, inputs: list[str]) -> None:
-    """manifest.json: what produced the golden files, the inputs and scalars it was given, and how to read each
-    raw .bin back. `written` holds the outputs' arrays: the tensors the kernel wrote and the tiles it returned."""
-    from .files import write_atomically
-
+def _manifest(result: Any, written: dict[str, np.ndarray], saved: dict[str, list[str]],
+              given: dict[str, list[str]], config: Config, kernel: str) -> dict[str, Any]:
+    """manifest.json's document: what produced the golden files, the inputs and scalars it was given, and how to
+    read each raw .bin back. `written` holds the outputs' arrays: the tensors the kernel wrote and the tiles it
+    returned."""
     def entry(array: np.ndarray, files: list[str]) -> dict[str, Any]:
         return {"dtype": str(array.dtype), "shape": list(array.shape), "files": [Path(f).name for f in files],
                 "byte_order": "little"}
@@ -517,12 +530,11 @@ def _manifest(directory: Path, result: Any, written: dict[str, np.ndarray], save
 
     scalars = {name: scalar(value) for name, value in result.arguments.items()
                if not isinstance(value, np.ndarray) and isinstance(value, (int, float, bool, np.generic))}
-    doc = {"kernel": kernel, "entry": result.entry, "target": config.name,
-           "errata": sorted(config.errata), "undefined": config.undefined,
-           "outputs": {name: entry(written[name], files) for name, files in saved.items()},
-           "inputs": {name: entry(result.arguments[name], files) for name, files in given.items()},
-           "scalars": scalars}
-    write_atomically(directory / "manifest.json", json.dumps(doc, indent=2) + "\n", inputs=inputs)
+    return {"kernel": kernel, "entry": result.entry, "target": config.name,
+            "errata": sorted(config.errata), "undefined": config.undefined,
+            "outputs": {name: entry(written[name], files) for name, files in saved.items()},
+            "inputs": {name: entry(result.arguments[name], files) for name, files in given.items()},
+            "scalars": scalars}
 
 
 def _summary(out: TextIO, program: Any, result: Any, params: list[Any], origins: dict[str, str],

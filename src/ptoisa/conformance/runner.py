@@ -30,12 +30,37 @@ VERDICTS = ("matched", "mismatched", "rejected as expected", "wrongly rejected",
 Runner = Callable[[Case, dict[str, Tile], Config], Any]
 
 
+def _member(case: Case, enum: Any, key: str, default: str | None = None) -> Any:
+    """The enum member params[key] names (VectorFormatError when it names none: a malformed case, not a library
+    error)."""
+    name = case.params.get(key, default)
+    if not isinstance(name, str) or name not in enum.__members__:
+        raise VectorFormatError(f"{case.case_id}: params.{key} must be one of {', '.join(enum.__members__)} "
+                                f"(got {name!r})")
+    return enum[name]
+
+
+def _offset(case: Case) -> int:
+    try:
+        return int(case.params.get("offset", 0))
+    except (TypeError, ValueError, OverflowError):
+        raise VectorFormatError(f"{case.case_id}: params.offset must be an integer "
+                                f"(got {case.params.get('offset')!r})") from None
+
+
+class _Roles(dict[str, Tile]):
+    """A case's tiles by role; a role its op needs and params.tiles lacks is a malformed case."""
+
+    def __missing__(self, role: str) -> Tile:
+        raise VectorFormatError(f"params.tiles has no {role!r} tile, which this op needs")
+
+
 def _run_texpands(case: Case, tiles: dict[str, Tile], config: Config) -> Any:
     return api.TEXPANDS(tiles["dst"], scalar_value(case.params["scalar"]), target=config)
 
 
 def _run_tcmps(case: Case, tiles: dict[str, Tile], config: Config) -> Any:
-    mode = CmpMode[case.params["cmp_mode"]]
+    mode = _member(case, CmpMode, "cmp_mode")
     other = tiles["src1"] if "src1" in tiles else scalar_value(case.params["scalar"])
     return api.TCMPS(tiles["dst"], tiles["src0"], other, mode, target=config)
 
@@ -53,12 +78,12 @@ def _run_tpartmul(case: Case, tiles: dict[str, Tile], config: Config) -> Any:
 def _run_tgather(case: Case, tiles: dict[str, Tile], config: Config) -> Any:
     params = case.params
     if "mask_pattern" in params:
-        pattern = MaskPattern[params["mask_pattern"]]
-        axis = GatherAxis[params.get("gather_axis", "GATHER_ROW")]
+        pattern = _member(case, MaskPattern, "mask_pattern")
+        axis = _member(case, GatherAxis, "gather_axis", "GATHER_ROW")
         return api.TGATHER(tiles["dst"], tiles["src"], pattern, axis, target=config)
     if "k_value" in tiles:
         return api.TGATHER(tiles["dst"], tiles["src0"], tiles["k_value"], tiles["cdst"], tiles.get("tmp"),
-                           int(params.get("offset", 0)), CmpMode[params["cmp_mode"]], target=config)
+                           _offset(case), _member(case, CmpMode, "cmp_mode"), target=config)
     extra = (tiles["tmp"],) if "tmp" in tiles else ()
     return api.TGATHER(tiles["dst"], tiles["src0"], tiles["indices"], *extra, target=config)
 
@@ -136,7 +161,7 @@ def run_case(case: Case, config: Config) -> dict[str, Any]:
     except VectorFormatError as exc:
         result.update(status="error", message=f"malformed case ({exc})", verdict="errors")
         return result
-    tiles: dict[str, Tile] = {}
+    tiles: dict[str, Tile] = _Roles()
     try:
         for role in case.params["tiles"]:
             tiles[role] = build_tile(case.tile_record(role), case.initial_hex(role))

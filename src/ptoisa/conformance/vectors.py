@@ -148,6 +148,11 @@ def _check_hex(where: str, what: str, text: Any, size: int) -> None:
         raise VectorFormatError(f"{where} {what} holds {len(text) / 2:g} bytes, the tile's storage is {size}")
 
 
+MAX_UNPACKED = 256 << 20
+"""The most bytes a `.gz` vector file may unpack to (the bundled files hold hundreds of cases in a few hundred
+KiB): a gzip bomb is refused instead of filling memory. A plain `.jsonl` file is read as it is."""
+
+
 def read_cases(path: str | Path) -> Iterator[Case]:
     """Yield the cases of one JSONL file (gzip-compressed when its name ends in `.gz`).
 
@@ -158,9 +163,14 @@ def read_cases(path: str | Path) -> Iterator[Case]:
     try:
         if not path.is_file():
             raise VectorFormatError(f"{path}: not a regular file")
-        raw = path.read_bytes()
         if path.suffix == ".gz":
-            raw = gzip.decompress(raw)
+            with gzip.open(path, "rb") as f:  # read in steps: a small file may unpack to gigabytes
+                raw = f.read(MAX_UNPACKED + 1)
+            if len(raw) > MAX_UNPACKED:
+                raise VectorFormatError(f"{path}: unpacks to more than {MAX_UNPACKED >> 20} MiB; gunzip it and "
+                                        "pass the .jsonl file if that is what it holds")
+        else:
+            raw = path.read_bytes()
     except OSError as exc:
         raise VectorFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except (EOFError, zlib.error) as exc:

@@ -26,7 +26,9 @@ is either not written by the loop (read once, seen by every turn) or written ear
 what the read needs (its valid region or, for a read of the whole storage, all of it); every window the loop
 stores to is disjoint from every window of the same tensor any op of the loop touches in another turn (no
 dependence between turns through memory; within a turn the ops run in order, so the order holds), and tensors
-that differ but share memory are not mixed with stores.
+that differ but share memory are not mixed with stores; every tile the loop writes and every tensor it stores
+to can be written (a read-only argument is refused by the sequential loop at its first write, with the ops
+before it done: a batch would have done other turns' stores by then).
 
 Each tile the loop writes gets a stack (N, numel) starting from its bytes (every turn starts from them: the
 loop writes the same part of it every turn, and reads only parts written in the turn), each op runs over the
@@ -311,7 +313,7 @@ def _prepare(regs: list[Any], program: list[tuple[Any, ...]], config: Any, lo: i
     ints: dict[int, tuple[int, int]] = {iv: (lo, by)}  # slot -> (first value, step per turn)
     views: dict[int, tuple[GlobalTensor, Any, int, int]] = {}  # slot -> (tensor, kind, first offset, step)
     tiles: dict[int, Tile] = {}  # id -> tile
-    steps: list[tuple[Any, ...]] = []  # ("load"/"store", tile id, windows, offsets, vr, vc) / ("op", run, ids)
+    steps: list[tuple[Any, ...]] = []  # ("load"/"store", tile id, windows, (first, step), vr, vc, tensor) / ("op", ...)
     accesses: list[tuple[Any, ...]] = []  # (tensor, first offset, step, rows, cols, row stride, step no., a store)
     order: list[tuple[int, str, str]] = []  # (tile id, "read" / "write", what) in body order
     finishing: list[Callable[[], bool]] = []  # last checks of the op forms, once every other one holds
@@ -380,8 +382,9 @@ def _prepare(regs: list[Any], program: list[tuple[Any, ...]], config: Any, lo: i
             windows = plan[5]
             if plan[4] is None or not (0 <= first < len(windows) and 0 <= first + step * last < len(windows)):
                 raise Refused  # `tload` / `tstore`'s route: checked or refused per call
-            offsets = np.arange(first, first + step * turns, step) if step else np.full(turns, first)
-            steps.append((what, id(tile), windows, offsets, vr, vc, tensor))
+            # (the turns' offsets are made by the batch itself: only once the stacks' size is known to be
+            # bounded, MAX_STACK_BYTES, may anything proportional to the turns be allocated)
+            steps.append((what, id(tile), windows, (first, step), vr, vc, tensor))
             accesses.append((tensor, first, step, vr, vc, kind.row_stride, len(steps), what == "store"))
             if what == "load":
                 whole = (vr, vc) == tile.view.shape  # type: ignore[union-attr]
@@ -424,6 +427,8 @@ def _check_tiles(tiles: dict[int, Tile], order: list[tuple[int, str, str]]) -> N
                 if not certainly_apart(a.storage, b.storage) and np.may_share_memory(a.storage, b.storage):
                     raise Refused
     written = {t for t, how, _ in order if how == "write"}
+    if any(not tiles[t].storage.flags.writeable for t in written):
+        raise Refused  # the sequential loop refuses at the first write, with the turns before it done
     done: dict[int, set[str]] = {}
     for t, how, what in order:
         if how == "write":
@@ -438,6 +443,8 @@ def _check_memory(accesses: list[tuple[Any, ...]], turns: int) -> None:
     stores = [a for a in accesses if a[7]]
     if not stores:
         return
+    if any(not s[0].flat.flags.writeable for s in stores):
+        raise Refused  # a read-only argument: refused at the first store, with the turns before it done
     tensors = {id(a[0]): a[0] for a in accesses}
     if len(tensors) > 1:
         stored = {id(a[0]) for a in stores}
@@ -535,7 +542,8 @@ def _work(tiles: dict[int, Tile], order: list[tuple[int, str, str]], steps: list
             if entry[0] == "op":
                 entry[1]([stacks[t] for t in entry[2]])
                 continue
-            what, t, windows, offsets, vr, vc, _ = entry
+            what, t, windows, (first, step), vr, vc, _ = entry
+            offsets = np.arange(first, first + step * turns, step) if step else np.full(turns, first)
             view = stacks[t].view
             if what == "load":
                 view[:, :vr, :vc] = windows[offsets]

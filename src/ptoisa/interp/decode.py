@@ -27,6 +27,7 @@ keep per-frame state of its own in a scratch slot (`FunctionDecoder.scratch`), e
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from time import monotonic
@@ -86,6 +87,9 @@ def locate(exc: Exception, step: Step) -> Exception:
         if op == "func.call":
             add_call_note(exc, where)
         return exc
+    if isinstance(exc, RecursionError):  # calls (at most MAX_CALL_DEPTH) with loops and branches in each
+        exc = LimitError("calls, loops and branches nest deeper than the interpreter's Python stack allows "
+                         f"(sys.getrecursionlimit() is {sys.getrecursionlimit()}); nothing past this point ran")
     if not isinstance(exc, PtoError):
         text = f"{type(exc).__name__}: {exc}"
         if isinstance(exc, ValueError) and "read-only" in str(exc):  # NumPy refusing to write a caller's array

@@ -38,6 +38,8 @@ class GlobalTensor:
             self.flat = array if array.ndim == 1 else array.ravel()  # a view of a C-contiguous array
         else:
             self.flat = np.ascontiguousarray(array).reshape(-1)
+            if not flags.writeable and self.flat.flags.writeable:  # a copy of a read-only array stays read-only:
+                self.flat.flags.writeable = False  # a write raises, as it does in a C-contiguous one
         self._copy_back = not contiguous
         self._written = [False]  # shared with the pointers `offset` derives
         self._grids: dict[int, tuple[np.ndarray, int]] = {}  # row stride -> (flat as rows of that length, rows)

@@ -35,6 +35,7 @@ from xdsl.ir import Operation
 from ..errors import PtoError
 from ..isa._check import SITE, Site
 from ..ir.convert import dtype_of_type
+from ..ir.entry_rules import is_entry
 from ..ir.legality import module_target
 from ..ir.types import PtrType, TileBufType
 from ..memory import OnChipMemory
@@ -252,6 +253,7 @@ class Program:
         self._arguments: dict[str, tuple[Argument, ...]] = {}  # entry name -> described arguments
         self._binders: dict[str, tuple[Any, ...]] = {}  # entry name -> (name, convert, scalar?, Argument)s
         self._decoding: dict[str, CompiledFunction] = {}  # functions being decoded (recursion), under the lock
+        self._queue: list[tuple[FuncOp, CompiledFunction]] | None = None  # while decoding: what `_decode` does
         self._lock = threading.RLock()
         self.decode_count = 0
         self.default_target = target
@@ -279,16 +281,20 @@ class Program:
         return current_config()
 
     def entry_name(self, entry: str | None = None) -> str:
-        """The function a run starts in: `entry`, else the one marked `pto.entry`, else the only public one."""
+        """The function a run starts in: `entry`, else the one marked `pto.entry` (or, as PTOAS marks entries,
+        `hacc.entry` or `pto.internal.entry = true`), else the only public one."""
         if entry is None and self._default_entry is not None:
             return self._default_entry
         if entry is not None:
             if entry not in self.functions:
                 known = ", ".join(self.functions) or "none"
                 raise UnknownEntryError(f"no function @{entry} in {self.source.path} (functions: {known})")
+            if not self.functions[entry].body.blocks:  # (its arguments have no names, and nothing would run)
+                raise UnknownEntryError(f"@{entry} in {self.source.path} is a declaration: it has no body to run",
+                                        location=self.source.location(self.functions[entry]))
             return entry
         defined = {n: f for n, f in self.functions.items() if f.body.blocks}
-        marked = [n for n, f in defined.items() if "pto.entry" in f.attributes]
+        marked = [n for n, f in defined.items() if "pto.entry" in f.attributes or is_entry(f, [])]
         if len(marked) == 1:
             self._default_entry = marked[0]
             return marked[0]
@@ -313,7 +319,7 @@ class Program:
 
     # --- decoding ---------------------------------------------------------------------------------------
     def compiled_function(self, name: str, at: Operation | None = None, decoder: Any = None) -> CompiledFunction:
-        """The decoded function `name` (decoded now if it was not yet)."""
+        """The decoded function `name` (decoded now if it was not yet, with every function it calls)."""
         compiled = self._compiled.get(name)
         if compiled is not None:
             return compiled
@@ -321,9 +327,12 @@ class Program:
             compiled = self._compiled.get(name) or self._decoding.get(name)
             if compiled is not None:
                 return compiled
+            if self._queue is not None:  # a func.call met while decoding: its callee is decoded after the caller
+                return self._shell(name, at)
             return self._decode(name, at)
 
-    def _decode(self, name: str, at: Operation | None) -> CompiledFunction:
+    def _shell(self, name: str, at: Operation | None) -> CompiledFunction:
+        """The function `name` to be filled by `_decode`'s worklist (a call binds it now, runs it once filled)."""
         func = self.functions.get(name)
         if func is None:
             where = self.source.location(at) if at is not None else None
@@ -331,13 +340,28 @@ class Program:
         ftype = func.function_type
         compiled = CompiledFunction(name, [a.name_hint or f"arg{a.index}" for a in func.body.blocks[0].args]
                                     if func.body.blocks else [], list(ftype.inputs), list(ftype.outputs))
-        self._decoding[name] = compiled  # before decoding the body, so that recursive calls resolve
-        try:
-            decode_function(self, func, compiled)
-        finally:
-            del self._decoding[name]
-        self._compiled[name] = compiled
+        self._decoding[name] = compiled  # before decoding any body, so that later calls of it resolve
+        assert self._queue is not None
+        self._queue.append((func, compiled))
         return compiled
+
+    def _decode(self, name: str, at: Operation | None) -> CompiledFunction:
+        """Decode `name` and every function it reaches through calls, one after the other (a worklist, not
+        recursion: a chain of calls hundreds deep decodes at the Python stack depth of one function). The
+        functions become visible to other threads (`_compiled`) together, once all are whole; a refusal leaves
+        none of them decoded."""
+        self._queue = queue = []
+        try:
+            first = self._shell(name, at)
+            for func, compiled in queue:  # (decoding a function appends its callees)
+                decode_function(self, func, compiled)
+            for _, compiled in queue:
+                self._compiled[compiled.name] = compiled
+        finally:
+            for _, compiled in queue:
+                del self._decoding[compiled.name]
+            self._queue = None
+        return first
 
     # --- running ----------------------------------------------------------------------------------------
     def run(self, entry: Any = None, *args: Any, target: str | Config | None = None, fill: str | int | None = None,
@@ -492,7 +516,11 @@ def _convert(p: Argument, value: Any) -> Any:
     if p.dtype is None:
         raise ArgumentError(f"argument %{p.name}: element type of {p.type_text} has no NumPy dtype")
     if isinstance(value, (list, tuple)):
-        value = np.asarray(value, dtype=p.dtype)
+        try:
+            value = np.asarray(value, dtype=p.dtype)
+        except (TypeError, ValueError, OverflowError) as exc:  # ragged, not numbers, out of the type's range
+            raise ArgumentError(f"argument %{p.name} ({p.type_text}): the list is not an array of {p.dtype} ({exc})"
+                                ) from None
     if not isinstance(value, np.ndarray):
         raise ArgumentError(f"argument %{p.name} ({p.type_text}) needs a NumPy array (got {type(value).__name__})")
     if value.dtype != p.dtype:
@@ -518,7 +546,11 @@ def _tile_argument(p: Argument, value: Any) -> TileArgument:
             raise ArgumentError(f"argument %{p.name} needs a tile of type {p.type_text} (got {value.spec})")
         return TileArgument(p.name, value, None)
     if isinstance(value, (list, tuple)):
-        value = np.asarray(value, dtype=spec.np_dtype)
+        try:
+            value = np.asarray(value, dtype=spec.np_dtype)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ArgumentError(f"argument %{p.name} ({p.type_text}): the list is not an array of {spec.np_dtype} "
+                                f"({exc})") from None
     if not isinstance(value, np.ndarray) or value.shape != (spec.rows, spec.cols) or value.dtype != spec.np_dtype:
         got = f"{value.dtype}[{'x'.join(map(str, value.shape))}]" if isinstance(value, np.ndarray) else \
             type(value).__name__
@@ -550,7 +582,7 @@ def _memref_view(p: Argument, tensor: GlobalTensor) -> View:
 def _pair(value: Any) -> tuple[int, int]:
     """(index, count) of the block this run plays: an int i means block i of i + 1."""
     if type(value) is tuple and len(value) == 2 and type(value[0]) is int and type(value[1]) is int \
-            and 0 <= value[0] < value[1]:
+            and 0 <= value[0] < value[1] <= _I64_MAX:
         return value  # the common case (the default (0, 1)), without the general checks below
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         value = (int(value), int(value) + 1)
@@ -560,7 +592,12 @@ def _pair(value: Any) -> tuple[int, int]:
     idx, num = int(value[0]), int(value[1])
     if not 0 <= idx < num:
         raise ArgumentError(f"block index {idx} must be in [0, {num})")
+    if num > _I64_MAX:
+        raise ArgumentError(f"block count {num} does not fit the i64 that get_block_num gives (at most {_I64_MAX})")
     return idx, num
+
+
+_I64_MAX = (1 << 63) - 1
 
 
 def _block(block: Any) -> tuple[int, int]:

@@ -54,8 +54,9 @@ def _parse(text: str, path: str) -> tuple[ModuleOp, dict[int, int]]:
         module = parser.parse_module()
         module.verify()
         check_module(module)  # PTOAS's rules on entry functions and call graphs
+        positions: dict[int, dict[int, int]] = {}  # (the module does not change before to_dps below)
         for op in module.walk():
-            for value, reason in undominated_operands(op):
+            for value, reason in undominated_operands(op, positions):
                 raise VerifyException(f"operand of '{op.name}' {reason}")
         if has_form(module, True):  # Level 1: give every SSA op its destination tile, as PTOAS's lowering does
             moved: dict[int, Operation] = {}
@@ -76,9 +77,15 @@ def _parse(text: str, path: str) -> tuple[ModuleOp, dict[int, int]]:
 
 def read_source(path_or_text: str | Path, config: Config | None = None) -> Source:
     """A Source from a file path, or from PTOAS text (anything containing a newline or `{` is text)."""
+    if not isinstance(path_or_text, (str, Path)):
+        from .errors import ArgumentError
+
+        raise ArgumentError(f"load takes a path or PTOAS text (got {type(path_or_text).__name__})")
     if isinstance(path_or_text, Path) or ("\n" not in path_or_text and "{" not in path_or_text):
         path = Path(path_or_text)
         try:
+            if "\0" in str(path):  # (os calls refuse it with ValueError)
+                raise UnreadableSourceError(f"cannot read {str(path)!r}: a path has no NUL character")
             if path.exists() and not path.is_file():
                 raise UnreadableSourceError(f"cannot read {path}: not a regular file")
             text = path.read_bytes().decode("utf-8")

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
@@ -123,6 +123,18 @@ class PtoParser(Parser):
         op = super().parse_operation()
         self.op_positions[op] = start
         return op
+
+    def parse_optional_builtin_int_or_float_attr(self) -> IntegerAttr | FloatAttr | None:
+        """As xDSL's, and an `index` literal outside 64 bits is refused as MLIR refuses it (xDSL checks the range
+        of every integer type but index: `arith.constant 99999999999999999999 : index` verified, and a run held
+        a value no index register holds)."""
+        start = self._current_token.span.start
+        attr = super().parse_optional_builtin_int_or_float_attr()
+        if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType) and \
+                not -(1 << 63) <= attr.value.data < 1 << 64:
+            self.raise_error(f"Integer value {attr.value.data} is out of range for type index which supports values "
+                             f"in the range [{-(1 << 63)}, {1 << 64})", start, self._current_token.span.start)
+        return attr
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
         if name in asm_names():
@@ -282,11 +294,12 @@ def target_of(parsed: Parsed | None, text: str, flag: str | None) -> Config:
 def verify_ops(parsed: Parsed, config: Config) -> list[Diagnostic]:
     """Verify every op for `config`, collecting one diagnostic per failing op (in source order)."""
     out: list[tuple[int, Diagnostic]] = []
+    positions: dict[int, dict[int, int]] = {}  # (the module does not change while it is verified)
     with verification_target(config):
         for op in _walk(parsed.module):
             try:
                 op.verify(verify_nested_ops=False)
-                for value, reason in undominated_operands(op):
+                for value, reason in undominated_operands(op, positions):
                     name = f"%{value.name_hint}" if value.name_hint else "an operand"
                     raise VerifyException(f"{name} {reason}")
                 if isinstance(op, FuncOp):

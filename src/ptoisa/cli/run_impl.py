@@ -376,8 +376,8 @@ def _tensor(param: Any, text: str, max_bytes: int | None = None) -> np.ndarray:
     if text.startswith(("zeros:", "random:")):
         if param.dtype is None:
             raise _Usage(f"{what}: {param.type_text} has no NumPy element type")
-        made, _, rest = text.partition(":")
-        shape_text, _, seed = rest.partition(":") if made == "random" else (rest, "", "")
+        made, _, spec = text.partition(":")
+        shape_text, _, seed = spec.partition(":") if made == "random" else (spec, "", "")
         shape = _shape(shape_text, what)
         nbytes = prod(shape) * param.dtype.itemsize
         if max_bytes is not None and nbytes > max_bytes:

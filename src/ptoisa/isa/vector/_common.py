@@ -168,7 +168,7 @@ _F32 = np.dtype(np.float32)
 _F32_QUIET = np.uint32(0x00400000)
 
 
-def cpp_float_cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def cpp_float_cast(x: np.ndarray, dtype: Any) -> np.ndarray:
     """`static_cast` between half and float (or double) as the simulator's build does it (GCC 12 on x86-64: half
     converts through libgcc's soft-float routines, float to double in hardware): NumPy's conversion, but a
     signalling NaN comes out quiet, as IEEE 754's conversions give it (the quiet bit set, the payload's top bits

@@ -6,6 +6,8 @@ Fuzzers run a small budget by default (CI); set PTOISA_FUZZ_SCALE to multiply it
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 
 
@@ -16,3 +18,17 @@ def fuzz_budget(default: int) -> int:
     except ValueError:
         scale = 1.0
     return max(1, int(default * scale))
+
+
+def cli_status(argv: list[str]) -> tuple[object, str]:
+    """Run `ptoisa ARGV` in process: (its exit status, what it wrote to standard error); standard output is
+    dropped."""
+    from ptoisa.cli.main import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code
+    return code, err.getvalue()

@@ -6,14 +6,11 @@ PTOISA_FUZZ_SCALE multiplies the number of cases (60 by default)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import random
 from pathlib import Path
 
-from conftest import fuzz_budget
+from conftest import cli_status, fuzz_budget
 
-from ptoisa.cli.main import main
 
 KERNEL = str(Path(__file__).resolve().parents[2] / "examples" / "pto" / "run_softmax.pto")  # (x f16, y f16)
 SIZES = ["0", "1", "2", "8", "64", "512", "-1", "True", "2.0", "99999999999999999999999", "9223372036854775807",
@@ -49,16 +46,6 @@ def _spec_shape(rng: random.Random) -> str:
     return _shape(rng, parts, rng.choice(["x", ",", "*"]))
 
 
-def _status(argv: list[str]) -> tuple[object, str]:
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        try:
-            code = main(argv)
-        except SystemExit as exc:
-            code = exc.code
-    return code, err.getvalue()
-
-
 def test_hostile_data_files_never_reach_an_internal_error(tmp_path: Path) -> None:
     rng = random.Random(20261126)
     bad = []
@@ -72,7 +59,7 @@ def test_hostile_data_files_never_reach_an_internal_error(tmp_path: Path) -> Non
                      ["show", spec if not spec.startswith("zeros") else str(npy)],
                      ["show", str(raw), "--dtype", dtype, "--shape", _spec_shape(rng)],
                      ["compare", str(npy), spec if not spec.startswith("zeros") else f"{raw}:{dtype}"]):
-            code, err = _status(argv)
+            code, err = cli_status(argv)
             if code not in (0, 1, 2) or "internal error" in err or "Traceback" in err:
                 bad.append((argv, code, err[:300]))
     assert not bad, bad[:3]
@@ -121,7 +108,7 @@ def test_compare_verdicts_agree_with_exact_arithmetic(tmp_path: Path) -> None:
         argv = ["compare", str(tmp_path / "a.npy"), str(tmp_path / "b.npy")]
         argv += ["--atol", str(atol)] if atol is not None else []
         argv += ["--ulp", str(ulp)] if ulp is not None else []
-        code, err = _status(argv)
+        code, err = cli_status(argv)
         within = True
         for x, y in zip(values[0].tolist(), values[1].tolist()):
             same_bits = np.array([x], dtype).tobytes() == np.array([y], dtype).tobytes()

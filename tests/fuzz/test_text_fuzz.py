@@ -3,14 +3,11 @@ message of ours, never exit 3 or a traceback. PTOISA_FUZZ_SCALE=170 runs about 1
 
 from __future__ import annotations
 
-import contextlib
-import io
 import random
 from pathlib import Path
 
-from conftest import fuzz_budget
+from conftest import cli_status, fuzz_budget
 
-from ptoisa.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "pto"
 SOURCES = [p.read_bytes() for p in sorted(EXAMPLES.glob("*.pto"))]
@@ -35,16 +32,6 @@ def _mutate(data: bytes, rng: random.Random) -> bytes:
     return bytes(out)
 
 
-def _status(argv: list[str]) -> tuple[object, str]:
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        try:
-            code = main(argv)
-        except SystemExit as exc:
-            code = exc.code
-    return code, err.getvalue()
-
-
 def test_mutated_texts_never_reach_an_internal_error(tmp_path):
     rng = random.Random(1124)
     bad = []
@@ -52,7 +39,7 @@ def test_mutated_texts_never_reach_an_internal_error(tmp_path):
         path = tmp_path / f"t{n % 4}.pto"
         path.write_bytes(_mutate(rng.choice(SOURCES), rng))
         for argv in (["check", str(path)], ["convert", str(path), "--to", "ssa"], ["run", str(path), *RUN_ARGS]):
-            code, err = _status(argv)
+            code, err = cli_status(argv)
             if code not in (0, 1, 2) or "internal error" in err or "Traceback" in err:
                 bad.append((argv[0], code, err[:200], path.read_bytes()[:100]))
     assert not bad, bad[:3]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from enum import Enum
+from typing import Any
 
 import numpy as np
 
@@ -177,25 +178,23 @@ _PAIRS: dict[tuple[tuple[int, ...], np.dtype, bool], Spare] = {}
 def _spare(shape: tuple[int, ...], acc: np.dtype) -> Spare:
     """The scratch arrays of a blocked copy (`_steps_outer`) of one shape and type, shared by the compiled calls
     that need them (so that many signatures hold few arrays); past `_SPARES_KEPT` shapes, one of the call's own."""
-    key = (shape, acc)
-    spare = _SPARES.get(key)
-    if spare is None:
-        spare = Spare(shape, acc)
-        if len(_SPARES) < _SPARES_KEPT:
-            _SPARES[key] = spare
-    return spare
+    return _kept(_SPARES, (shape, acc), shape, acc)
 
 
 def _pairs(shape: tuple[int, ...], acc: np.dtype, turned: bool) -> Spare:
     """The free list of `_in_order_compiled_copy`'s (scratch, copy target) pairs of one shape, type and kind (the
     target the scratch's transpose, or the scratch), shared as `_spare` shares its arrays (its own cache: the
     pairs are not arrays, and they leave `_spare`'s shapes to the blocked copies)."""
-    key = (shape, acc, turned)
-    spare = _PAIRS.get(key)
+    return _kept(_PAIRS, (shape, acc, turned), shape, acc)
+
+
+def _kept(cache: dict[Any, Spare], key: Any, shape: tuple[int, ...], acc: np.dtype) -> Spare:
+    """The Spare of `key` in `cache`, made (and kept while the cache holds under `_SPARES_KEPT`) on first use."""
+    spare = cache.get(key)
     if spare is None:
         spare = Spare(shape, acc)
-        if len(_PAIRS) < _SPARES_KEPT:
-            _PAIRS[key] = spare
+        if len(cache) < _SPARES_KEPT:
+            cache[key] = spare
     return spare
 
 

@@ -310,3 +310,18 @@ def test_an_index_literal_outside_64_bits_is_refused_where_it_stands(tmp_path, c
             assert code == 1 and "out of range for type index" in err
             with pytest.raises(ptoisa.PtoError, match="out of range for type index"):
                 ptoisa.load(text)
+
+
+def test_a_vector_file_with_a_byte_order_mark_is_refused_plainly(tmp_path, capsys):
+    """A BOM is refused as `check` refuses one before a .pto's first op, but said as it is (before, the file was
+    'not a JSONL vector file (line 1 does not start a JSON object)', though its line 1 does, after the BOM)."""
+    data = Path(__file__).resolve().parents[2] / "tests" / "data" / "conformance" / "tci.jsonl"
+    text = data.read_text(encoding="utf-8")
+    for name, raw, words in [("bom.jsonl", b"\xef\xbb\xbf" + text.encode("utf-8"), "a UTF-8 byte-order mark (BOM)"),
+                             ("u16.jsonl", text.encode("utf-16"), "not UTF-8 text (it starts with a UTF-16")]:
+        path = tmp_path / name
+        path.write_bytes(raw)
+        code, out, _ = _run(capsys, ["vectors", "run", str(path), "-q"])
+        assert code == 1 and f"{path}: errors: {path}: " in out and words in out, out
+        assert "does not start a JSON object" not in out
+

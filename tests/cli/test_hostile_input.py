@@ -325,3 +325,23 @@ def test_a_vector_file_with_a_byte_order_mark_is_refused_plainly(tmp_path, capsy
         assert code == 1 and f"{path}: errors: {path}: " in out and words in out, out
         assert "does not start a JSON object" not in out
 
+
+def test_vectors_results_may_be_a_device_or_standard_output(tmp_path, capsys):
+    """--results /dev/null, /dev/stdout: written in place (the atomic temporary-file-and-rename is for regular
+    files); /dev/stdout redirected to a file gets every result line before the summary, in order."""
+    import subprocess
+    import sys
+
+    data = Path(__file__).resolve().parents[2] / "tests" / "data" / "conformance" / "tci.jsonl"
+    code, out, err = _run(capsys, ["vectors", "run", str(data), "--results", os.devnull])
+    assert code == 0 and "results: /dev/null" in err and "agreement" in out
+    assert Path(os.devnull).is_char_device()
+    sink = tmp_path / "all.txt"
+    with open(sink, "w") as f:
+        done = subprocess.run([sys.executable, "-m", "ptoisa", "vectors", "run", str(data), "--results",
+                               "/dev/stdout"], stdout=f, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = sink.read_text().splitlines()
+    assert [line.startswith("{") for line in lines] == [True] * 49 + [False] * 4, lines[45:]
+    assert lines[49] == "target: cpu" and lines[-1].startswith("total")
+

@@ -345,3 +345,15 @@ def test_vectors_results_may_be_a_device_or_standard_output(tmp_path, capsys):
     assert [line.startswith("{") for line in lines] == [True] * 49 + [False] * 4, lines[45:]
     assert lines[49] == "target: cpu" and lines[-1].startswith("total")
 
+
+def test_made_up_shapes_and_seeds_take_ascii_digits_only(capsys):
+    """zeros:/random: sizes and seeds: int() takes Arabic-Indic digits (and '1_6', '+16'); they are refused like
+    any bad shape or seed."""
+    base = ["run", str(EXAMPLE), "zeros:64x16", "zeros:64x16", "zeros:64x2", "2.0", "100.0", "-q"]
+    for spec, words in [("zeros:\u0666\u0664x16", "bad shape '\u0666\u0664x16'"),
+                        ("random:64x\u0661\u0666", "bad shape '64x\u0661\u0666'"),
+                        ("zeros:6_4x16", "bad shape"), ("zeros:+64x16", "bad shape"),
+                        ("random:64x16:\u0663", "bad seed '\u0663'")]:
+        code, _, err = _run(capsys, [*base[:2], spec, *base[3:]])
+        assert code == 2 and f"argument %x: {words}" in err, (spec, err)
+    assert _run(capsys, [*base[:2], "random:64 x 16:0x10", *base[3:]])[0] == 0

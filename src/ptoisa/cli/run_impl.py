@@ -365,14 +365,11 @@ def _scalar(param: Any, text: str) -> Any:
 
 
 def _shape(text: str, what: str) -> tuple[int, ...]:
-    parts = [p for p in re.split(r"[x,*]", text.strip()) if p]
-    try:
-        shape = tuple(int(p) for p in parts)
-    except ValueError:
-        raise _Usage(f"{what}: bad shape {text!r} (write e.g. 16x16)") from None
-    if not shape or any(d < 0 for d in shape):
+    parts = [p.strip(" ") for p in re.split(r"[x,*]", text.strip()) if p]
+    # sizes in ASCII digits only (int() would also take other scripts' digits, "1_6" and "+16")
+    if not parts or not all(re.fullmatch(r"[0-9]+", p) for p in parts):
         raise _Usage(f"{what}: bad shape {text!r} (write e.g. 16x16)")
-    return shape
+    return tuple(int(p) for p in parts)
 
 
 def _numpy_shape(make: Any, text: str, what: str) -> np.ndarray:
@@ -448,6 +445,8 @@ def _random(dtype: np.dtype, shape: tuple[int, ...], seed_text: str, what: str) 
     try:
         seed = int(seed_text, 0) if seed_text else 0
     except ValueError:
+        seed = -1
+    if not seed_text.isascii():  # (int() also takes other scripts' digits)
         seed = -1
     if seed < 0:
         raise _Usage(f"{what}: bad seed {seed_text!r} (write random:SHAPE[:SEED], e.g. random:16x16:7)")

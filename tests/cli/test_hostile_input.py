@@ -310,3 +310,50 @@ def test_an_index_literal_outside_64_bits_is_refused_where_it_stands(tmp_path, c
             assert code == 1 and "out of range for type index" in err
             with pytest.raises(ptoisa.PtoError, match="out of range for type index"):
                 ptoisa.load(text)
+
+
+def test_a_vector_file_with_a_byte_order_mark_is_refused_plainly(tmp_path, capsys):
+    """A BOM is refused as `check` refuses one before a .pto's first op, but said as it is (before, the file was
+    'not a JSONL vector file (line 1 does not start a JSON object)', though its line 1 does, after the BOM)."""
+    data = Path(__file__).resolve().parents[2] / "tests" / "data" / "conformance" / "tci.jsonl"
+    text = data.read_text(encoding="utf-8")
+    for name, raw, words in [("bom.jsonl", b"\xef\xbb\xbf" + text.encode("utf-8"), "a UTF-8 byte-order mark (BOM)"),
+                             ("u16.jsonl", text.encode("utf-16"), "not UTF-8 text (it starts with a UTF-16")]:
+        path = tmp_path / name
+        path.write_bytes(raw)
+        code, out, _ = _run(capsys, ["vectors", "run", str(path), "-q"])
+        assert code == 1 and f"{path}: errors: {path}: " in out and words in out, out
+        assert "does not start a JSON object" not in out
+
+
+def test_vectors_results_may_be_a_device_or_standard_output(tmp_path, capsys):
+    """--results /dev/null, /dev/stdout: written in place (the atomic temporary-file-and-rename is for regular
+    files); /dev/stdout redirected to a file gets every result line before the summary, in order."""
+    import subprocess
+    import sys
+
+    data = Path(__file__).resolve().parents[2] / "tests" / "data" / "conformance" / "tci.jsonl"
+    code, out, err = _run(capsys, ["vectors", "run", str(data), "--results", os.devnull])
+    assert code == 0 and "results: /dev/null" in err and "agreement" in out
+    assert Path(os.devnull).is_char_device()
+    sink = tmp_path / "all.txt"
+    with open(sink, "w") as f:
+        done = subprocess.run([sys.executable, "-m", "ptoisa", "vectors", "run", str(data), "--results",
+                               "/dev/stdout"], stdout=f, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = sink.read_text().splitlines()
+    assert [line.startswith("{") for line in lines] == [True] * 49 + [False] * 4, lines[45:]
+    assert lines[49] == "target: cpu" and lines[-1].startswith("total")
+
+
+def test_made_up_shapes_and_seeds_take_ascii_digits_only(capsys):
+    """zeros:/random: sizes and seeds: int() takes Arabic-Indic digits (and '1_6', '+16'); they are refused like
+    any bad shape or seed."""
+    base = ["run", str(EXAMPLE), "zeros:64x16", "zeros:64x16", "zeros:64x2", "2.0", "100.0", "-q"]
+    for spec, words in [("zeros:\u0666\u0664x16", "bad shape '\u0666\u0664x16'"),
+                        ("random:64x\u0661\u0666", "bad shape '64x\u0661\u0666'"),
+                        ("zeros:6_4x16", "bad shape"), ("zeros:+64x16", "bad shape"),
+                        ("random:64x16:\u0663", "bad seed '\u0663'")]:
+        code, _, err = _run(capsys, [*base[:2], spec, *base[3:]])
+        assert code == 2 and f"argument %x: {words}" in err, (spec, err)
+    assert _run(capsys, [*base[:2], "random:64 x 16:0x10", *base[3:]])[0] == 0

@@ -150,3 +150,18 @@ def test_cli_out_never_overwrites_an_input_and_reports_replacements(tmp_path, ca
     assert code == 0 and "replaced:" in err and "scaled.npy" in err
     assert sorted(p.name for p in out.iterdir()) == ["mask.npy", "scaled.npy"]
     assert np.array_equal(np.load(out / "scaled.npy"), np.full((64, 16), 2, np.float32))
+
+
+def test_a_deadline_shared_by_runs_stops_the_run_that_passes_it():
+    from time import monotonic
+
+    program = load(LOOP)
+    assert program.run(10, limits=Limits(deadline=monotonic() + 60)).ops_executed == 11
+    with pytest.raises(LimitError, match="went past its deadline"):
+        program.run(10, limits=Limits(deadline=monotonic() - 1))
+    # with a timeout too, the earlier of the two applies and the message names the timeout
+    with pytest.raises(LimitError, match="time limit of 60 s"):
+        program.run(10, limits=Limits(timeout=60, deadline=monotonic() - 1))
+    for bad in (True, "1", float("nan")):
+        with pytest.raises(ArgumentError, match="deadline"):
+            Limits(deadline=bad)

@@ -8,6 +8,9 @@ file) behind, never half of a new one. `refuse_inputs` stops a command from writ
 from __future__ import annotations
 
 import os
+import re
+import stat
+import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -83,6 +86,72 @@ class AtomicFile:
                     os.unlink(self._tmp)
                 except OSError:
                     pass
+
+
+class StreamFile:
+    """A context manager writing in place to what is not a file to replace: a character device (/dev/null, a
+    terminal), a named pipe, or a name of an open descriptor (/dev/stdout, /dev/fd/N), which may stand for a
+    regular file the shell opened. Text only; the name of the command's own standard output writes through
+    `stdout`, so that its lines and the command's stay in order. `.replaced` is always False."""
+
+    replaced = False
+
+    def __init__(self, path: str | os.PathLike[str], stdout: IO[str] | None = None) -> None:
+        self.path = Path(path)
+        self._stdout = stdout if stdout is not None and _is_stdout(self.path) else None
+        self._file: IO[str] | None = None
+
+    def __enter__(self) -> IO[str]:
+        if self._stdout is not None:
+            return self._stdout
+        try:  # appending: a regular file behind /dev/stderr keeps what the command wrote there before
+            self._file = open(self.path, "a", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
+        except OSError as exc:
+            raise OutputRefused(f"cannot write {self.path}: {exc.strerror or exc}") from None
+        return self._file
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._file is not None:
+            self._file.close()
+        elif self._stdout is not None:
+            self._stdout.flush()
+
+
+def output_file(path: str | os.PathLike[str], stdout: IO[str] | None = None) -> AtomicFile | StreamFile:
+    """A text output: written in place (`StreamFile`) when `path` is a character device, a named pipe or a name
+    of an open descriptor, else atomically (`AtomicFile`, which refuses any other path that is there but is no
+    regular file, a block device included)."""
+    return StreamFile(path, stdout) if is_stream(path) else AtomicFile(path)
+
+
+_DESCRIPTORS = re.compile(r"/proc/(self|thread-self|\d+)(/task/\d+)?/fd")
+
+
+def is_stream(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` is a character device or a named pipe, or names an open descriptor (a link, at any step,
+    into /proc/self/fd, as /dev/stdout and /dev/fd/N are)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return True
+    name = os.path.abspath(path)
+    for _ in range(40):  # (a loop of links ends here)
+        if _DESCRIPTORS.fullmatch(os.path.realpath(os.path.dirname(name))):
+            return True
+        if not os.path.islink(name):
+            return False
+        name = os.path.normpath(os.path.join(os.path.dirname(name), os.readlink(name)))
+    return False
+
+
+def _is_stdout(path: Path) -> bool:
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):  # (a captured stdout has no descriptor)
+        return False
 
 
 def _umask() -> int:

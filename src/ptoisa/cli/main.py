@@ -92,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = vec_sub.add_parser("run", help="run JSONL vector files and compare with their expectations",
                              description=_doc("vectors"), formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("files", nargs="+", metavar="FILE.jsonl")
-    run.add_argument("--results", metavar="OUT.jsonl", help="write one JSON result line per case")
+    run.add_argument("--results", metavar="OUT.jsonl", help="write one JSON result line per case (a device or pipe such as /dev/null or "
+                                                        "/dev/stdout is written as it is)")
     run.add_argument("--quiet", "-q", action="store_true", help="print only the summary table")
     _add_target_options(run, fallback="cpu")  # the vectors come from the reference simulator
     run.set_defaults(func=cmd_vectors_run, loads=("ptoisa.conformance.runner",))
@@ -184,7 +185,7 @@ def cmd_vectors_run(args: argparse.Namespace, out: TextIO) -> int:
 
     from ..conformance.runner import Summary, run_case
     from ..conformance.vectors import read_cases
-    from .files import AtomicFile, OutputRefused, refuse_inputs
+    from .files import OutputRefused, output_file, refuse_inputs
 
     config = _config(args)
     summary = Summary()
@@ -196,7 +197,7 @@ def cmd_vectors_run(args: argparse.Namespace, out: TextIO) -> int:
     try:
         if args.results:
             refuse_inputs(args.results, args.files)
-        sink_file = AtomicFile(args.results) if args.results else None
+        sink_file = output_file(args.results, out) if args.results else None
     except OutputRefused as exc:
         raise _UsageError(str(exc)) from None
     with contextlib.ExitStack() as stack:

@@ -66,16 +66,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                           "poison stops at the first op that reads a tile element nothing wrote")
     run.add_argument("--block", default=None, metavar="I[/N]", help="get_block_idx / get_block_num (default 0/1)")
     run.add_argument("--grid", type=_positive_int, default=None, metavar="N",
-                     help="run blocks 0..N-1 of an SPMD kernel in turn over the same tensors (progress on stderr)")
+                     help="run blocks 0..N-1 of an SPMD kernel in turn over the same tensors (a block "
+                          "counter on a terminal's stderr once it takes more than 2 s)")
     run.add_argument("--quiet", "-q", action="store_true", help="print only errors and warnings")
     run.add_argument("--format", choices=["text", "json"], default="text",
                      help="json: one JSON object (target, entry, steps, arguments, outputs, returns) on stdout")
     limits = run.add_argument_group("limits", "a run that reaches one stops with an error naming the op and its "
                                               "file:line:col (exit 1)")
     limits.add_argument("--max-steps", type=_positive_int, default=100_000_000, metavar="N",
-                        help="op steps a run may execute; loops are charged before they start (default 10^8)")
+                        help="op steps a run may execute, each block of --grid on its own; loops are "
+                             "charged before they start (default 10^8)")
     limits.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
-                        help="wall-clock seconds a run may take (default: none)")
+                        help="wall-clock seconds the run may take, all the blocks of --grid together "
+                             "(default: none)")
     limits.add_argument("--max-bytes", type=_byte_size, default=1 << 30, metavar="SIZE",
                         help="bytes of any one tile or zeros:/random: tensor (default 1G; K, M, G suffixes)")
     run.set_defaults(func=cmd_run, loads=("ptoisa.cli.run_impl", "ptoisa.interp"))

@@ -138,23 +138,45 @@ def _returned_tiles(result: Any) -> dict[int, tuple[str, np.ndarray]]:
 
 def _run_grid(program: Any, entry: str, config: Any, limits: Any, bound: dict[str, Any], blocks: int,
               quiet: bool) -> Any:
-    """Blocks 0..blocks-1 in turn over the same arguments; one result with every tensor any block wrote."""
+    """Blocks 0..blocks-1 in turn over the same arguments; one result with every tensor any block wrote.
+    --timeout bounds the whole grid (every block gets the same deadline), --max-steps each block. A grid still
+    running after a couple of seconds shows a `block I/N` counter on a terminal's standard error (unless
+    --quiet), as `vectors run` counts cases; a grid of several blocks ends with a `block N/N` line."""
     import dataclasses
     import time
 
+    start = time.monotonic()
+    if limits.timeout is not None:
+        limits = dataclasses.replace(limits, deadline=start + limits.timeout)
+    counter = not quiet and blocks > 1 and sys.stderr.isatty()
     outputs: dict[str, Any] = {}
-    steps, last_report, result = 0, time.monotonic(), None
-    for index in range(blocks):
-        result = program.run(entry, target=config, block=(index, blocks), limits=limits, **bound)
-        outputs.update(result.outputs)
-        steps += result.ops_executed
-        if not quiet and blocks > 1 and (time.monotonic() - last_report > 0.5 or index == blocks - 1):
-            sys.stderr.write(f"\rblock {index + 1}/{blocks}" + ("\n" if index == blocks - 1 else ""))
-            sys.stderr.flush()
-            last_report = time.monotonic()
+    steps, shown, result = 0, 0.0, None
+    try:
+        for index in range(blocks):
+            try:
+                result = program.run(entry, target=config, block=(index, blocks), limits=limits, **bound)
+            except PtoError as exc:
+                exc.add_note(f"in block {index} of --grid {blocks}"
+                             + ("; --timeout bounds all the blocks together" if limits.timeout else ""))
+                raise
+            outputs.update(result.outputs)
+            steps += result.ops_executed
+            now = time.monotonic()
+            if counter and now - start > _COUNTER_AFTER and now - shown > 0.5:
+                sys.stderr.write(f"\rblock {index + 1}/{blocks}")
+                sys.stderr.flush()
+                shown = now
+    finally:
+        if shown:
+            sys.stderr.write("\r\033[K")
+    if not quiet and blocks > 1:
+        sys.stderr.write(f"block {blocks}/{blocks}\n")
     ordered = {name: outputs[name] for name in bound if name in outputs}
     assert result is not None  # blocks >= 1: --grid takes a positive count
     return dataclasses.replace(result, outputs=ordered, ops_executed=steps)
+
+
+_COUNTER_AFTER = 2.0  # seconds a grid runs before its block counter shows
 
 
 def _as_json(result: Any, params: list[Any], origins: dict[str, str], saved: dict[str, list[str]],
@@ -343,14 +365,11 @@ def _scalar(param: Any, text: str) -> Any:
 
 
 def _shape(text: str, what: str) -> tuple[int, ...]:
-    parts = [p for p in re.split(r"[x,*]", text.strip()) if p]
-    try:
-        shape = tuple(int(p) for p in parts)
-    except ValueError:
-        raise _Usage(f"{what}: bad shape {text!r} (write e.g. 16x16)") from None
-    if not shape or any(d < 0 for d in shape):
+    parts = [p.strip(" ") for p in re.split(r"[x,*]", text.strip()) if p]
+    # sizes in ASCII digits only (int() would also take other scripts' digits, "1_6" and "+16")
+    if not parts or not all(re.fullmatch(r"[0-9]+", p) for p in parts):
         raise _Usage(f"{what}: bad shape {text!r} (write e.g. 16x16)")
-    return shape
+    return tuple(int(p) for p in parts)
 
 
 def _numpy_shape(make: Any, text: str, what: str) -> np.ndarray:
@@ -426,6 +445,8 @@ def _random(dtype: np.dtype, shape: tuple[int, ...], seed_text: str, what: str) 
     try:
         seed = int(seed_text, 0) if seed_text else 0
     except ValueError:
+        seed = -1
+    if not seed_text.isascii():  # (int() also takes other scripts' digits)
         seed = -1
     if seed < 0:
         raise _Usage(f"{what}: bad seed {seed_text!r} (write random:SHAPE[:SEED], e.g. random:16x16:7)")

@@ -6,6 +6,7 @@ storage as little-endian hex (`inputs`, `initial_outputs`, and `outputs` when th
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import json
 import re
@@ -175,6 +176,12 @@ def read_cases(path: str | Path) -> Iterator[Case]:
         raise VectorFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except (EOFError, zlib.error) as exc:
         raise VectorFormatError(f"{path}: not a readable gzip file ({exc})") from None
+    if raw.startswith(codecs.BOM_UTF8):  # refused, as the text commands refuse it before a .pto's first op
+        raise VectorFormatError(f"{path}: starts with a UTF-8 byte-order mark (BOM), which JSON lines do not "
+                                "take; save the file as UTF-8 without a BOM")
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise VectorFormatError(f"{path}: not UTF-8 text (it starts with a UTF-16 or UTF-32 byte-order "
+                                "mark); JSON lines are UTF-8")
     lines = [(n, line) for n, line in enumerate(raw.splitlines(), start=1) if line.strip()]
     first = next(iter(lines), None)
     if first is not None and not first[1].lstrip().startswith(b"{"):  # not JSON lines at all (a .pto, a binary)

@@ -128,6 +128,8 @@ def loop_turns(regs: list[Any], lb: int, ub: int, st: int, n: int) -> tuple[rang
 
 
 def time_out(env: Any) -> LimitError:
+    if env.timeout is None:  # only a deadline (Limits.deadline)
+        return LimitError("the run went past its deadline (Limits.deadline)")
     return LimitError(f"the run took longer than its time limit of {env.timeout:g} s (--timeout)")
 
 

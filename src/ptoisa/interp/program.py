@@ -109,6 +109,8 @@ class Env:
         self.max_steps, self.max_bytes, timeout = limits.max_steps, limits.max_bytes, limits.timeout
         self.timeout = timeout
         self.deadline = monotonic() + timeout if timeout else 0.0
+        if limits.deadline is not None:  # a time budget shared with other runs: whichever ends first
+            self.deadline = min(self.deadline or limits.deadline, limits.deadline)
         self.site = Site()  # in SITE for the run; each instruction step sets where it comes from
 
     @property
@@ -128,11 +130,15 @@ class Limits:
         could never finish is refused at once).
     max_bytes: bytes of any one tile a kernel allocates.
     timeout: seconds of wall-clock time.
+    deadline: an instant of `time.monotonic()` the run must end by, for runs sharing one time budget
+        (`ptoisa run --grid N` gives every block the same one, so that --timeout bounds the whole grid); with
+        `timeout` too, whichever comes first applies.
     """
 
     max_steps: int | None = 100_000_000
     max_bytes: int | None = 1 << 30
     timeout: float | None = None
+    deadline: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_steps", "max_bytes", "timeout"):
@@ -141,6 +147,9 @@ class Limits:
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise ArgumentError(f"limit {name} must be a positive number or None (got {value!r})")
+        at = self.deadline
+        if at is not None and (isinstance(at, bool) or not isinstance(at, (int, float)) or at != at):
+            raise ArgumentError(f"limit deadline must be a time.monotonic() instant or None (got {at!r})")
 
 
 DEFAULT_LIMITS = Limits()

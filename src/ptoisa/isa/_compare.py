@@ -67,19 +67,27 @@ def compare_bits16(bits: np.ndarray, scalar_bits: np.ndarray, mode: CmpMode, inf
     return result
 
 
-_MAGNITUDE, _ZERO = np.uint16(0x7FFF), np.uint16(0)
+def _u16(value: int) -> np.ndarray:
+    """A read-only 0-d uint16 array: NumPy's ufuncs take one faster than a NumPy scalar (about 0.2 us a pass at
+    256x256), with the same result type and wrapping."""
+    array = np.array(value, np.uint16)
+    array.setflags(write=False)
+    return array
+
+
+_MAGNITUDE, _ZERO = _u16(0x7FFF), _u16(0)
 
 
 @lru_cache(maxsize=4096)
 def _plan16(raw: int, mode: CmpMode, inf_bits: int) -> tuple[Any, ...]:
     """What `compare_bits16` does against the scalar pattern `raw` (decided once per pattern, mode and format):
     ("fill", value), ("equal", ufunc, pattern), ("zero", ufunc), or ("run", first, last - first) for one run
-    of uint16 patterns and ("runs", first, last - first, first, last - first) for two, as NumPy scalars."""
+    of uint16 patterns and ("runs", first, last - first, first, last - first) for two, as 0-d uint16 arrays."""
     magnitude = raw & 0x7FFF
     if magnitude > inf_bits:  # a NaN scalar
         return "fill", mode is CmpMode.NE
     if mode is CmpMode.EQ or mode is CmpMode.NE:
-        return ("equal", OPS[mode], np.uint16(raw)) if magnitude else ("zero", OPS[mode])
+        return ("equal", OPS[mode], _u16(raw)) if magnitude else ("zero", OPS[mode])
     key = -magnitude if raw & 0x8000 else magnitude
     low, high = {CmpMode.LT: (-inf_bits, key - 1), CmpMode.LE: (-inf_bits, key),
                  CmpMode.GT: (key + 1, inf_bits), CmpMode.GE: (key, inf_bits)}[mode]
@@ -91,7 +99,7 @@ def _plan16(raw: int, mode: CmpMode, inf_bits: int) -> tuple[Any, ...]:
     if not runs:
         return "fill", False
     return ("run" if len(runs) == 1 else "runs",
-            *[np.uint16(n) for first, last in runs for n in (first, last - first)])
+            *[_u16(n) for first, last in runs for n in (first, last - first)])
 
 
 def one_test16(raw: int, mode: CmpMode, inf_bits: int) -> tuple[np.ufunc, np.ndarray] | None:
@@ -101,9 +109,7 @@ def one_test16(raw: int, mode: CmpMode, inf_bits: int) -> tuple[np.ufunc, np.nda
     plan = _plan16(raw, mode, inf_bits)
     if plan[0] != "equal":
         return None
-    pattern = np.array(plan[2], np.uint16)
-    pattern.setflags(write=False)
-    return plan[1], pattern
+    return plan[1], plan[2]
 
 
 def is_inf16(bits: np.ndarray, inf_bits: int) -> np.ndarray:

@@ -442,12 +442,10 @@ def _random(dtype: np.dtype, shape: tuple[int, ...], seed_text: str, what: str) 
     same command gives the same data; floats uniform in [-1, 1) rounded to the element type (powers of two from
     2**-4 to 2**4 for the e8m0 scale type, which has neither sign nor zero), integers in [-8, 8), unsigned ones
     and bools in [0, 16) and [0, 2)."""
-    try:
-        seed = int(seed_text, 0) if seed_text else 0
-    except ValueError:
-        seed = -1
-    if not seed_text.isascii():  # (int() also takes other scripts' digits)
-        seed = -1
+    try:  # (ASCII only: int() also takes other scripts' digits)
+        seed = int(seed_text, 0) if seed_text.isascii() else -1
+    except ValueError:  # (int("") too: no seed given)
+        seed = -1 if seed_text else 0
     if seed < 0:
         raise _Usage(f"{what}: bad seed {seed_text!r} (write random:SHAPE[:SEED], e.g. random:16x16:7)")
     rng = np.random.default_rng(seed)
@@ -492,7 +490,7 @@ def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str 
     input of the run, saying on standard error which existing files were replaced. All or nothing: every path is
     checked before any is written (OutputRefused), and each file goes to a temporary file first, all of them
     renamed into place once every one is written. Returns the files of each output and of each input."""
-    from .files import AtomicFile, refuse_inputs, same_file
+    from .files import AtomicFile, refuse_inputs
 
     if not out_dir:
         return {}, {}
@@ -507,7 +505,7 @@ def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str 
     kept_saved = {name: [str(f) for f in files] for name, files in kept.items()}
     jobs: list[tuple[Path, Any]] = [(path, outputs[name]) for name, files in planned.items() for path in files]
     jobs += [(path, given[name]) for name, files in kept.items() for path in files
-             if not _is_source(path, origins.get(name, ""), same_file)]
+             if not _is_source(path, origins.get(name, ""))]
     if manifest is not None:
         jobs.append((directory / "manifest.json",
                      (json.dumps(manifest(saved, kept_saved), indent=2) + "\n").encode()))
@@ -530,8 +528,10 @@ def _save(outputs: dict[str, np.ndarray], origins: dict[str, str], out_dir: str 
     return saved, kept_saved
 
 
-def _is_source(path: Path, origin: str, same_file: Any) -> bool:
+def _is_source(path: Path, origin: str) -> bool:
     """Whether `path` is the very file an input was read from (`x.bin:f32:16x16` names x.bin)."""
+    from .files import same_file
+
     source = origin.split(":")[0]
     return os.path.isfile(source) and path.exists() and same_file(path, source)
 

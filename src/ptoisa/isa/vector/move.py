@@ -47,11 +47,9 @@ from ...enums import AccToVecMode, ReluPreMode
 from ..enums import CmpMode
 from .._scalar import UINT64
 from ..record import TARGETS, Attr, Kernel, Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
-from ._common import cpp_float_cast, cpp_max, cpp_min, undefined, valid_of, write
+from ._common import cpp_max, cpp_min, undefined, valid_of, write
 from .expand import PairFn, _pair_into
 from .reduce import _blocked_pays
-
-_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 ALL = STANDARD_DTYPES
 
@@ -91,10 +89,8 @@ def _mov(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         return
     # a plain move; the simulator's scalar form ignores the word (cpu/TMov.hpp: `(void)preQuantScalar`)
     if values.dtype != out.spec.np_dtype:  # C++'s implicit conversion in SetElement
-        if plan.config.name == "cpu" and {values.dtype, out.spec.np_dtype} == {_F16, _F32}:
-            values = cpp_float_cast(values, out.spec.np_dtype)  # a signalling NaN comes out quiet
-        else:
-            values = _prequant.apply(values, out.spec.dtype, None, False, False)
+        # (on cpu between half and float a signalling NaN comes out quiet: `_prequant.apply`'s cpu rule)
+        values = _prequant.apply(values, out.spec.dtype, None, False, False, plan.config.name == "cpu")
     if relu:
         # the simulator's TMOV_IMPL<reluMode>: after the move, `if (v < 0) v = 0` (NaN and -0.0 stay)
         values = np.where(values < 0, np.zeros((), values.dtype), values)

@@ -67,6 +67,18 @@ def test_the_instruction_page_is_generated_from_the_records():
     assert page == render(), "run: python -m ptoisa.docgen > docs/instructions.md"
 
 
+def test_the_instruction_page_has_one_titled_section_per_family():
+    """Every record's family has a heading of its own, once: a family missing from the headings used to be
+    sorted by instruction name among the others, so the page repeated "## cube", "## pack", ... in lowercase."""
+    from ptoisa.docgen import _FAMILIES, render
+    from ptoisa.isa.record import REGISTRY
+
+    families = {r.family for r in REGISTRY.values() if r.family}
+    assert families <= set(_FAMILIES), sorted(families - set(_FAMILIES))
+    headings = [line[3:] for line in render().splitlines() if line.startswith("## ")]
+    assert len(headings) == len(set(headings)) == len(families), headings
+
+
 def test_every_vector_family_docstring_has_an_example_that_runs():
     """help(ptoisa.TADD) shows its family's rules with an example; the examples are run here."""
     import doctest

@@ -23,7 +23,14 @@ _FAMILIES = {
     "move": "Moves, selections and reshaping",
     "compound": "Compound element-wise (two operations in one)",
     "sort": "Sorting (8-byte value-index pairs)",
+    "fill": "Generated fills",
+    "quant": "Quantisation",
+    "pack": "Packing and scale addresses",
+    "cube": "Matrix multiply (the cube core)",
+    "random": "Random numbers and histograms",
+    "debug": "Debugging",
 }
+"""Each family's section heading, in page order (every record's family must be here: tests/test_docs.py)."""
 
 
 def _dtypes(rec: Instruction, target: str) -> str:
@@ -46,8 +53,10 @@ def render() -> str:
         "behind each kernel are in the module docstrings under `src/ptoisa/isa/vector/` and `docs/semantics.md`.",
         "",
     ]
-    records = sorted((r for r in REGISTRY.values() if r.family), key=lambda r: (list(_FAMILIES).index(r.family)
-                                                                             if r.family in _FAMILIES else 99, r.name))
+    order = {family: i for i, family in enumerate(_FAMILIES)}
+    # a family without a heading goes last, under its own name, still in one section (sorted by family first)
+    records = sorted((r for r in REGISTRY.values() if r.family),
+                     key=lambda r: (order.get(r.family, len(order)), r.family, r.name))
     for family, group in groupby(records, key=lambda r: r.family):
         out += [f"## {_FAMILIES.get(family, family)}", "", "| instruction | `.pto` op | meaning | "
                 + " | ".join(TARGETS) + " |", "|---|---|---|" + "---|" * len(TARGETS)]

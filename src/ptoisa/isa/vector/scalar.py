@@ -190,7 +190,7 @@ def _division_guard(what: str, floats_too: bool = False) -> Callable[..., bool]:
 
     def guard(plan: Plan, s: np.generic, src0_of: Callable[[], np.ndarray]) -> bool:
         if floats_too and plan.form == 0 and s == 0:
-            # include/pto/cpu/TBinSOps.hpp TREMS_IMPL: "illegal src is zero", and nothing is written
+            # include/pto/cpu/TBinSOps.hpp TREMS_IMPL and TFMODS_IMPL: "illegal src is zero", and nothing is written
             undefined(Check(plan.record.name, plan.config.name), plan.config, "scalar", f"{what} by zero")
             return False
         if not plan.specs["dst"].dtype.is_float:
@@ -345,7 +345,7 @@ TMINS = _reg("TMINS", cpp_min, "dst = std::min(src0, scalar)", fast=_extreme(np.
 TREMS = _reg("TREMS", rem, "dst = src0 rem scalar, with the sign of scalar", a2a3=_A2A3_REMS, a5=_A5_REMS,
              operands=(*OPERANDS, tmp("tmp", optional=True)), guard=_division_guard("remainder", True))
 TFMODS = _reg("TFMODS", _fmod, "dst = fmod(src0, scalar), with the sign of src0",
-              guard=_division_guard("remainder"))
+              guard=_division_guard("remainder", True))
 TANDS = _reg("TANDS", np.bitwise_and, "dst = src0 & scalar", _BITWISE, _BITWISE, INTS)
 TORS = _reg("TORS", np.bitwise_or, "dst = src0 | scalar", _BITWISE, _BITWISE, INTS)
 TXORS = _reg("TXORS", np.bitwise_xor, "dst = src0 ^ scalar", _BITWISE, _BITWISE, INTS,

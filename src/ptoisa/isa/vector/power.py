@@ -80,7 +80,7 @@ def _libm_pow() -> Callable[[float, float], float] | None:
 
 
 _LIBM_POW = _libm_pow()
-_NUDGE = 2.0 ** -48  # 32 units in the last place of a double: wider than NumPy's pow errs
+_NUDGE = 2.0 ** -48  # 16 to 32 units in the last place of a double: wider than NumPy's pow errs
 
 
 def _pow_double(b: np.ndarray, e: np.ndarray, settle: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
@@ -88,7 +88,7 @@ def _pow_double(b: np.ndarray, e: np.ndarray, settle: Callable[[np.ndarray], np.
     (the conversion that follows: to float, half, an integer type).
 
     NumPy's pow (SIMD on x86) differs from glibc's in the last bit of a few percent of doubles. Both err by
-    less than a few units in the last place, so a result whose neighbours within 32 units settle to the same
+    less than a few units in the last place, so a result whose neighbours 16 to 32 units away settle to the same
     value settles as glibc's would; the others (and every NaN, whose payload is libm's) are recomputed one by one
     with the C library's pow."""
     with quiet():

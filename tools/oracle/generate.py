@@ -215,10 +215,10 @@ def _tile(dtype: str, shape: tuple[int, int, int, int], layout: str = "RowMajor"
 
 
 def same_shape_cases(rng, op: str, call: str, roles: list[str], dtypes: list[str], modes: list[str],
-                     layouts=("RowMajor",), scalar: str | None = None) -> list[Case]:
+                     layouts=("RowMajor",), scalar: str | None = None, shapes=None) -> list[Case]:
     cases = []
     for dtype in dtypes:
-        for k, shape in enumerate(SHAPES):
+        for k, shape in enumerate(SHAPES if shapes is None else shapes):
             layout = layouts[k % len(layouts)]
             mode = modes[k % len(modes)]
             desc = _tile(dtype, shape, layout)
@@ -245,9 +245,10 @@ def _nonzero_divisors(case: Case) -> None:
         case.data["src1"] = arr.tobytes()
 
 
-def binary(rng, op: str, dtypes: list[str]) -> list[Case]:
+def binary(rng, op: str, dtypes: list[str], shapes=None) -> list[Case]:
     cases = same_shape_cases(rng, op, f"{op.upper()}(dst, src0, src1)", ["dst", "src0", "src1"], dtypes,
-                             ["random", "special", "small"], layouts=("RowMajor", "RowMajor", "ColMajor"))
+                             ["random", "special", "small"], layouts=("RowMajor", "RowMajor", "ColMajor"),
+                             shapes=shapes)
     if op in ("tdiv", "trem"):
         for c in cases:
             _nonzero_divisors(c)
@@ -1189,6 +1190,134 @@ def _with_tmp(rng, cases: list[Case], call: str) -> list[Case]:
     return cases
 
 
+# --- TFMOD TPOW TPOWS TPRELU TPARTARGMAX TPARTARGMIN ------------------------------------------------------------
+def _edge_case(rng, op: str, dtype: str, roles: list[str]) -> Case:
+    """One 4 x 32 case whose sources are all edge values (NaN payloads, +-inf, +-0.0, subnormals, the ends)."""
+    desc = _tile(dtype, (4, 32, 4, 32))
+    case = Case(op, "", {r: TileDesc(**vars(desc)) for r in roles}, [r for r in roles if r != "dst"])
+    case.data = {r: junk(rng, desc) if r == "dst" else edge_values(rng, dtype, 128).tobytes() for r in roles}
+    return case
+
+
+def _int_powers_in_range(base: np.ndarray, exp, dtype: str) -> np.ndarray:
+    """Bases replaced (by -2..2, and 0 by 1 under a negative exp) where base ** exp leaves the type's range: the
+    simulator's TPOWS converts std::pow's double to the integer type, undefined outside it."""
+    info = np.iinfo(NP[dtype])
+    b = base.astype(np.float64)
+    with np.errstate(all="ignore"):
+        r = np.trunc(np.power(b, np.asarray(exp, np.float64)))
+    bad = ~(np.isfinite(r) & (r >= info.min) & (r <= info.max))
+    small = np.array([1, -1, 2, -2, 1] if info.min else [1, 0, 2, 3, 1])[np.arange(b.size) % 5]
+    fixed = np.where(bad, small, b)
+    with np.errstate(all="ignore"):
+        r = np.trunc(np.power(fixed, np.asarray(exp, np.float64)))
+    fixed = np.where(np.isfinite(r) & (r >= info.min) & (r <= info.max), fixed, 1)
+    return fixed.astype(NP[dtype])
+
+
+SMALL_SHAPES = [(1, 32, 1, 32), (4, 32, 3, 32), (4, 64, 3, 40), (8, 32, 8, 7)]  # the newer ops' vectors: small
+
+
+def power_cases(rng, op: str) -> list[Case]:
+    """TFMOD (nonzero integer divisors; float zero divisors in the special and edge cases), TPRELU, TPOW and
+    TPOWS (exponents small enough to keep results finite and in range; negative bases, integral and fractional
+    exponents, NaN and infinite exponents among the specials), each with an all-edge-values case per float type."""
+    floats = FLOAT
+    shapes = None if WIDE else SMALL_SHAPES
+    if op == "tfmod":
+        cases = binary(rng, op, _wide(FLOAT + ["i32", "i16"]), shapes)
+        for c in cases:
+            _nonzero_divisors(c)
+        for t in floats:
+            cases.append(_edge_case(rng, op, t, ["dst", "src0", "src1"]))
+        for c in cases:
+            c.call = "TFMOD(dst, src0, src1)"
+        return cases
+    if op == "tprelu":
+        cases = binary(rng, op, _wide(FLOAT + ["i32", "i16", "i8"]), shapes) + \
+            [_edge_case(rng, op, t, ["dst", "src0", "src1"]) for t in floats]
+        for c in cases:  # tmp: the A2/A3 compare-mask form (uint8, a row more than dst); the simulator ignores it
+            d = c.tiles["dst"]
+            c.tiles["tmp"] = TileDesc("u8", d.rows + 1, 32, d.valid_row + 1, 32)
+            c.data["tmp"] = junk(rng, c.tiles["tmp"])
+            c.call = "TPRELU(dst, src0, src1, tmp)"
+        return cases
+    roles = ["dst", "base", "exp"] if op == "tpow" else ["dst", "base"]
+    cases = same_shape_cases(rng, op, "", roles, _wide(FLOAT + INTS), ["random", "special", "small"],
+                             shapes=shapes)
+    cases += [_edge_case(rng, op, t, roles) for t in floats]
+    scalars = [2.0, 0.5, -1.0, 3.0, -2.5, 0.0, 1 / 3, -0.0, float("nan"), float("inf"), -3.0, 7.0]
+    for k, c in enumerate(cases):
+        d = c.tiles["dst"]
+        n = d.rows * d.cols
+        kind = np.dtype(NP[d.dtype]).kind
+        base = np.frombuffer(c.data["base"], NP[d.dtype]).copy()
+        if op == "tpow":
+            if kind == "f":
+                picks = np.array([-3, -2, -1, 0, 1, 2, 3, 4, 0.5, -0.5, 1.5, 2.5], np.float64)
+                e = np.where(rng.random(n) < 0.6, picks[rng.integers(0, picks.size, n)], rng.standard_normal(n) * 3)
+                special = np.frombuffer(c.data["exp"], NP[d.dtype])
+                e = np.where(rng.random(n) < (0.3 if k % 3 == 1 or k >= len(cases) - len(floats) else 0), special, e)
+                c.data["exp"] = e.astype(NP[d.dtype]).tobytes()
+            else:
+                info = np.iinfo(NP[d.dtype])
+                e = rng.integers(-3 if kind == "i" else 0, 40, n)
+                if d.dtype == "u32":  # exponents past 2**31 (A2/A3 reads them as negative ints)
+                    e = np.where(rng.random(n) < 0.2, rng.integers(2 ** 31, 2 ** 32, n), e)
+                c.data["exp"] = np.asarray(e).astype(np.int64).astype(NP[d.dtype]).tobytes()
+                if k % 3 == 2:
+                    base = rng.integers(max(info.min, -5), min(info.max, 5) + 1, n).astype(NP[d.dtype])
+                c.data["base"] = base.tobytes()
+        else:
+            if kind == "f":
+                s = np.asarray(scalars[k % len(scalars)]).astype(NP[d.dtype])
+            else:
+                info = np.iinfo(NP[d.dtype])
+                s = np.asarray(int(rng.integers(-2 if kind == "i" else 0, 9))).astype(NP[d.dtype])
+                base = _int_powers_in_range(base, s, d.dtype)
+                c.data["base"] = base.tobytes()
+            c.scalars["exp"] = (d.dtype, s.tobytes())
+    if op == "tpows":  # a power past int8's range: std::pow's double converts with undefined behaviour
+        over = Case(op, "", {r: TileDesc("i8", 1, 32, 1, 32) for r in roles}, ["base"],
+                    expect="reject", reason="a power outside int8's range converts from double with undefined "
+                                            "behaviour in C++")
+        over.data = {"dst": junk(rng, over.tiles["dst"]), "base": np.full(32, 100, np.int8).tobytes()}
+        over.scalars["exp"] = ("i8", np.int8(3).tobytes())
+        cases.append(over)
+    return _with_tmp(rng, cases, "TPOW(dst, base, exp, tmp)" if op == "tpow" else "TPOWS(dst, base, exp, tmp)")
+
+
+def partarg_cases(rng, op: str) -> list[Case]:
+    """TPARTARGMAX / TPARTARGMIN: every value type the simulator takes with index types of each width, the four
+    validity patterns (equal, src1 fewer rows, src1 fewer columns, src0 smaller in both), ties (small values) and
+    NaNs and signed zeros (the special mode); index tiles shaped as their value tiles."""
+    pairs = [("f32", "u32"), ("f32", "i32"), ("f16", "i16"), ("f16", "u32"), ("i32", "i32"), ("i16", "u16"),
+             ("u8", "u8")]
+    cases = []
+    for k, (v, i) in enumerate(pairs):
+        for p, (rows, cols, vr, vc) in enumerate([(2, 32, 2, 32), (4, 32, 3, 20), (3, 32, 3, 17), (2, 32, 2, 32)]):
+            pattern = (k + p) % 4
+            small = [(vr, vc), (max(1, vr - 2), vc), (vr, max(1, vc - 9)), (max(1, vr - 1), max(1, vc // 2))][pattern]
+            shapes = {"dst": (vr, vc), "src0": small if pattern == 3 else (vr, vc),
+                      "src1": (vr, vc) if pattern == 3 else small}
+            tiles = {}
+            for role in ("dst", "src0", "src1"):
+                tiles[role] = TileDesc(v, rows, cols, *shapes[role])
+                tiles[role + "Idx"] = TileDesc(i, rows, cols, *shapes[role])
+            case = Case(op, f"{op.upper()}(dst, src0, src1, dstIdx, src0Idx, src1Idx)", tiles,
+                        ["src0", "src1", "src0Idx", "src1Idx"])
+            mode = ["small", "special", "random", "small"][p]
+            for role, t in tiles.items():
+                if role.startswith("dst"):
+                    case.data[role] = junk(rng, t)
+                elif role.endswith("Idx"):
+                    case.data[role] = values(rng, i, rows * cols, "random").tobytes()
+                else:
+                    case.data[role] = fill(rng, t, mode)
+            cases.append(case)
+    return cases
+
+
 # --- the seed instructions (TEXPANDS TCMPS TCI TPARTMUL TGATHER) ---------------------------------------------
 # Written to seed_<op>.jsonl.gz, in the record layout of tests/data/conformance (overload names, `params` keys).
 # `expect` follows ptoisa's contract (docs/semantics.md), worked out here from the shapes, not from ptoisa.
@@ -1816,6 +1945,10 @@ def build_cases(rng, op: str) -> list[Case]:
         return tsort32_cases(rng, op)
     if op == "tmrgsort":
         return tmrgsort_cases(rng, op)
+    if op in ("tfmod", "tprelu", "tpow", "tpows"):
+        return power_cases(rng, op)
+    if op in ("tpartargmax", "tpartargmin"):
+        return partarg_cases(rng, op)
     if op in ("trandom", "thistogram", "tpack", "tget_scale_addr"):
         return {"trandom": trandom_cases, "thistogram": thistogram_cases, "tpack": tpack_cases,
                 "tget_scale_addr": tget_scale_addr_cases}[op](rng, op)
@@ -1833,7 +1966,8 @@ OPS = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "trem", "tand", "tor", "t
        "treshape", "tmatmul", "tmatmul_acc", "tmatmul_bias", "trowargmax", "trowargmin", "tcolargmax",
        "tcolargmin", "taxpy", "ttri", "tfillpad_inplace", "tinsert", "tinsert_fp", "textract_fp", "tquant", "tdequant",
        "tsort32", "tmrgsort", "tgemv", "tgemv_acc", "tgemv_bias", "tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias",
-       "tgemv_mx", "tgemv_mx_acc", "tgemv_mx_bias", "trandom", "thistogram", "tget_scale_addr"]
+       "tgemv_mx", "tgemv_mx_acc", "tgemv_mx_bias", "trandom", "thistogram", "tget_scale_addr", "tfmod", "tpow",
+       "tpows", "tprelu", "tpartargmax", "tpartargmin"]
 # TPACK was removed from pto-isa (83f16ef4, "Remove TPack"); its vectors come from the commit before:
 #     git -C pto-isa worktree add /tmp/pto-isa-tpack 83f16ef4^ && python tools/oracle/generate.py /tmp/pto-isa-tpack tpack
 OLD_OPS = {"tpack": "pto-isa 83f16ef4^ (last commit with TPack) cpu simulator, g++ 12 -std=c++20 -O2 -DNDEBUG "
@@ -1963,7 +2097,7 @@ def run_case(exe: Path, index: int, case: Case) -> dict[str, bytes]:
 NAN_PAYLOAD_ANY = {"tadd", "tsub", "tmul", "tdiv", "tadds", "tsubs", "tmuls", "tdivs", "trowsum", "tcolsum",
                    "trowprod", "tcolprod", "tpartadd", "taddc", "tsubc", "taddsc", "tsubsc", "tlrelu",
                    "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu", "tsubrelu", "tmatmul", "tmatmul_acc",
-                   "tmatmul_bias", "taxpy", "tgemv", "tgemv_acc", "tgemv_bias", "tmatmul_mx", "tmatmul_mx_acc",
+                   "tmatmul_bias", "taxpy", "tprelu", "tgemv", "tgemv_acc", "tgemv_bias", "tmatmul_mx", "tmatmul_mx_acc",
                    "tmatmul_mx_bias", "tgemv_mx", "tgemv_mx_acc", "tgemv_mx_bias",
                    *(f"t{axis}expand{op}" for axis in ("row", "col") for op in ("add", "sub", "mul", "div"))}
 

@@ -78,6 +78,8 @@ PROFILE = TargetProfile(
         k16_src_dtypes=(D.F16,),  # DECISIONS 24: the backend's own half tests pass a uint16 k
     ),
     errata={
+        "tpartarg_ties_src0": "TPARTARGMAX and TPARTARGMIN take src0's value and index where the two values are "
+                              "equal (the page and the simulator take src1's)",
         "tmatmul_acc_ignores_cin": NPU_ERRATA["tmatmul_acc_ignores_cin"],
         "tmatmul_m1_sixteen_rows": "TMATMUL, TMATMUL_ACC and TMATMUL_BIAS with one valid row in A (m = 1) run the "
                                    "cube with m = 16 (to keep it out of its GEMV mode): C rows 1..15 receive A's "
@@ -122,6 +124,8 @@ PROFILE = TargetProfile(
                                           "signed integer as wide as the source element (int16 for half)",
     },
     evidence={
+        "tpartarg_ties_src0": "include/pto/npu/a2a3/TPartArgOp.hpp:64-75, 225, 251 (vcmp_ge / vcmp_le, then "
+                              "vsel of src0 over src1)",
         "tmatmul_acc_ignores_cin": "include/pto/npu/a2a3/TMatmul.hpp:123-134, 169-187",
         "tmatmul_m1_sixteen_rows": "include/pto/npu/a2a3/TMatmul.hpp:47-52, 69-74 (isGemv false: 165-166, "
                                    "178-179, 202-203)",

@@ -68,6 +68,8 @@ PROFILE = TargetProfile(
         tmp="optional",
     ),
     errata={
+        "tpartarg_ties_src0": "TPARTARGMAX and TPARTARGMIN take src0's value and index where the two values are "
+                              "equal (the page and the simulator take src1's)",
         "tmatmul_acc_ignores_cin": NPU_ERRATA["tmatmul_acc_ignores_cin"],
         "tgather_cmp_raw_rows": "comparison TGATHER reads src0 row i and writes dst row i at i * Cols whatever "
                                 "their layout: a col-major or boxed src0 or dst is treated as plain row-major",
@@ -108,6 +110,8 @@ PROFILE = TargetProfile(
                                 "unsigned (zero-extended) integers",
     },
     evidence={
+        "tpartarg_ties_src0": "include/pto/npu/a5/TPartArgMax.hpp, TPartArgMin.hpp (vcmp_gt / vcmp_lt of src1 "
+                              "with src0); TPartArgBinOps.hpp:121-122 (vsel of src1 over src0)",
         "tmatmul_acc_ignores_cin": "include/pto/npu/a5/TMatmul.hpp:185-205, 240-250, 289-302, 343-355",
         "tgather_cmp_raw_rows": "include/pto/npu/a5/TGather.hpp:350-390, 551-600",
         "tpartmul_boxed_raw_rows": "include/pto/npu/a5/TPartBinOps.hpp:95-131",

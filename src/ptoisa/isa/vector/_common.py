@@ -444,3 +444,23 @@ def elementwise_hook(sources: tuple[str, ...], fast_for: Callable[[np.dtype], Fa
         return run
 
     return compiled
+
+
+def npu_fmod32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The NPUs' fmod in float: `a - trunc(a / b) * b`, each step rounded to float."""
+    with quiet():
+        q = np.divide(a, b, dtype=np.float32)
+        np.trunc(q, out=q)
+        np.multiply(q, b, out=q)
+        return np.subtract(a, q, dtype=np.float32)
+
+
+def half_toward_zero(x: np.ndarray) -> np.ndarray:
+    """float -> half rounding towards zero (A5's vcvt ROUND_Z): NumPy's nearest rounding, stepped back one unit
+    where it went away from zero (a finite float past half's range becomes +-65504)."""
+    with quiet():
+        h = x.astype(np.float16)
+        over = np.isfinite(x) & (np.abs(h.astype(np.float32)) > np.abs(x))
+    bits = h.view(np.uint16)
+    bits[over] -= np.uint16(1)
+    return h

@@ -60,7 +60,8 @@ from ...targets import Config
 from ...tile.spec import TileSpec
 from .._check import Check
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
-from ._common import ALL9, cpp_float_cast, equal_valid, fmod_float, from_double, trunc_rem, undefined, valid_of, write
+from ._common import (ALL9, cpp_float_cast, equal_valid, fmod_float, from_double, half_toward_zero, npu_fmod32,
+                      trunc_rem, undefined, valid_of, write)
 from .binary import _nonzero_divisor
 from .convert import _x86_int
 
@@ -118,33 +119,13 @@ def _settle_half_direct(w: np.ndarray) -> np.ndarray:
 
 
 # --- TFMOD ------------------------------------------------------------------------------------------------------
-def _npu_fmod32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The NPUs' fmod in float: `a - trunc(a / b) * b`, each step rounded to float."""
-    with quiet():
-        q = np.divide(a, b, dtype=np.float32)
-        np.trunc(q, out=q)
-        np.multiply(q, b, out=q)
-        return np.subtract(a, q, dtype=np.float32)
-
-
-def half_toward_zero(x: np.ndarray) -> np.ndarray:
-    """float -> half rounding towards zero (A5's vcvt ROUND_Z): NumPy's nearest rounding, stepped back one unit
-    where it went away from zero (a finite float past half's range becomes +-65504)."""
-    with quiet():
-        h = x.astype(np.float16)
-        over = np.isfinite(x) & (np.abs(h.astype(np.float32)) > np.abs(x))
-    bits = h.view(np.uint16)
-    bits[over] -= np.uint16(1)
-    return h
-
-
 def _fmod(plan: Plan, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     safe = np.where(b == 0, 1, b).astype(b.dtype) if a.dtype.kind in "iu" else b
     if a.dtype.kind in "iu":
         return trunc_rem(a, safe)
     if plan.config.name == "cpu":
         return fmod_float(a, b)
-    r = _npu_fmod32(a.astype(np.float32), b.astype(np.float32))
+    r = npu_fmod32(a.astype(np.float32), b.astype(np.float32))
     return r if a.dtype == np.float32 else half_toward_zero(r)
 
 

@@ -29,8 +29,8 @@ from ...dtypes import DType as D
 from .._check import Check
 from .._scalar import weak_range
 from ..record import Legality, Plan, ScalarSlot, Scalars, Tiles, dst, instruction, scalar, src, tmp
-from ._common import (ALL9, INTS, cpp_max, cpp_min, equal_valid, fmod_float, highest, trunc_div, trunc_rem, undefined,
-                      valid_of, write)
+from ._common import (ALL9, INTS, cpp_max, cpp_min, equal_valid, fmod_float, half_toward_zero, highest, npu_fmod32,
+                      trunc_div, trunc_rem, undefined, valid_of, write)
 from .binary import rem, shift_left, shift_right
 
 OPERANDS = (dst(), src("src0"), scalar("scalar", dtype_of="src0"))
@@ -44,6 +44,7 @@ DONE = object()
 _A5_MULS = (D.U16, D.I16, D.U32, D.I32, D.F16, D.F32, D.BF16)
 _A5_DIVS = (D.U16, D.I16, D.U32, D.I32, D.F16, D.F32)
 _A2A3_REMS, _A5_REMS = (D.F32, D.I32), (D.F32, D.I32, D.U32, D.F16, D.I16, D.U16)
+_A5_FMODS = (D.F16, D.F32, D.U16, D.I16, D.U32, D.I32)  # a5/TFModS.hpp: 2- and 4-byte types its vdiv takes
 
 
 def _table(a2a3: tuple[D, ...], a5: tuple[D, ...], cpu: tuple[D, ...] = ALL9) -> dict[str, Legality]:
@@ -236,6 +237,16 @@ def _fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _rem_int(a, b)
 
 
+def _npu_fmods(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """TFMODS on the NPUs (a2a3/TFmodS.hpp, a5/TFModS.hpp): integers `a - (a / b) * b` with a truncating
+    division, i.e. C++ `%`; floats `a - trunc(a / b) * b` in float, one rounding per step, a half widened to
+    float and the result converted back rounding towards zero (A5's vcvt ROUND_Z)."""
+    if a.dtype.kind in "iu":
+        return _rem_int(a, b)
+    r = npu_fmod32(a.astype(np.float32), np.float32(b))
+    return r if a.dtype == np.float32 else half_toward_zero(r)
+
+
 def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable[..., bool] | None,
                      guard: Callable[..., bool] | None,
                      fast_whole: Callable[[int], Callable[..., bool] | None] | None = None,
@@ -323,10 +334,22 @@ def _reg(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], summary:
          operands: tuple = OPERANDS, forms: tuple = (), guard: Callable[..., bool] | None = None,
          fast: Callable[..., bool] | None = None,
          fast_whole: Callable[[int], Callable[..., bool] | None] | None = None,
-         fast_for: Callable[[np.dtype], Callable[..., bool] | None] | None = None):  # noqa: ANN202
+         fast_for: Callable[[np.dtype], Callable[..., bool] | None] | None = None,
+         npu: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None):  # noqa: ANN202
+    """`npu`, when given, is the element function on a2a3 and a5 (their backends' own formula), `fn` the cpu one."""
     general = _with_scalar(fn, fast)
+    compiled = _scalar_compiled(fn, fast, guard, fast_whole, fast_for)
+    if npu is not None:
+        cpu_general, npu_general = general, _with_scalar(npu)
+        cpu_compiled, npu_compiled = compiled, _scalar_compiled(npu, None, guard)
+
+        def general(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:  # type: ignore[misc]
+            (cpu_general if plan.config.name == "cpu" else npu_general)(plan, tiles, scalars)
+
+        def compiled(plan: Plan, *args: Any) -> Callable[[tuple], None] | None:  # type: ignore[misc]
+            return (cpu_compiled if plan.config.name == "cpu" else npu_compiled)(plan, *args)
     kernel = _guarded(guard)(general) if guard is not None else general
-    kernel.compiled = _scalar_compiled(fn, fast, guard, fast_whole, fast_for)  # type: ignore[attr-defined]
+    kernel.compiled = compiled  # type: ignore[attr-defined]
     kernel.compiled_scalars = True  # type: ignore[attr-defined]
     return instruction(name, operands=operands, forms=forms, legality=_table(a2a3, a5, cpu), dynamic=_VALID,
                        family="scalar", summary=summary)(kernel)
@@ -344,8 +367,9 @@ TMINS = _reg("TMINS", cpp_min, "dst = std::min(src0, scalar)", fast=_extreme(np.
              fast_whole=_extreme_whole(np.minimum))
 TREMS = _reg("TREMS", rem, "dst = src0 rem scalar, with the sign of scalar", a2a3=_A2A3_REMS, a5=_A5_REMS,
              operands=(*OPERANDS, tmp("tmp", optional=True)), guard=_division_guard("remainder", True))
-TFMODS = _reg("TFMODS", _fmod, "dst = fmod(src0, scalar), with the sign of src0",
-              guard=_division_guard("remainder", True))
+TFMODS = _reg("TFMODS", _fmod, "dst = fmod(src0, scalar), with the sign of src0 (NPUs: src0 - trunc(src0 / "
+              "scalar) * scalar in float)", a2a3=(D.F32,), a5=_A5_FMODS, guard=_division_guard("remainder", True),
+              npu=_npu_fmods)
 TANDS = _reg("TANDS", np.bitwise_and, "dst = src0 & scalar", _BITWISE, _BITWISE, INTS)
 TORS = _reg("TORS", np.bitwise_or, "dst = src0 | scalar", _BITWISE, _BITWISE, INTS)
 TXORS = _reg("TXORS", np.bitwise_xor, "dst = src0 ^ scalar", _BITWISE, _BITWISE, INTS,

@@ -78,6 +78,7 @@ PROFILE = TargetProfile(
         k16_src_dtypes=(D.F16,),  # DECISIONS 24: the backend's own half tests pass a uint16 k
     ),
     errata={
+        "tpairreducesum_pairs_only": "TPAIRREDUCESUM writes only the floor(V / 2) pair sums of each row (vcpadd stores half the elements it loads): a lone last column, the rest of the valid region and everything outside it keep their bytes instead of the contract's 0",
         "tmatmul_acc_ignores_cin": NPU_ERRATA["tmatmul_acc_ignores_cin"],
         "tmatmul_m1_sixteen_rows": "TMATMUL, TMATMUL_ACC and TMATMUL_BIAS with one valid row in A (m = 1) run the "
                                    "cube with m = 16 (to keep it out of its GEMV mode): C rows 1..15 receive A's "
@@ -122,6 +123,7 @@ PROFILE = TargetProfile(
                                           "signed integer as wide as the source element (int16 for half)",
     },
     evidence={
+        "tpairreducesum_pairs_only": "include/pto/npu/a2a3/TPairReduceSum.hpp (evenRemain = remainElem & ~1, vcpadd)",
         "tmatmul_acc_ignores_cin": "include/pto/npu/a2a3/TMatmul.hpp:123-134, 169-187",
         "tmatmul_m1_sixteen_rows": "include/pto/npu/a2a3/TMatmul.hpp:47-52, 69-74 (isGemv false: 165-166, "
                                    "178-179, 202-203)",

@@ -68,6 +68,8 @@ PROFILE = TargetProfile(
         tmp="optional",
     ),
     errata={
+        "tfillpad_expand_dst_valid_rows": "TFILLPAD_EXPAND pads the rows below src's valid rows only down to dst's "
+                                          "valid rows: dst's rows past its valid rows keep their bytes",
         "tpairreducesum_pairs_only": "TPAIRREDUCESUM writes only the floor(V / 2) pair sums of each row (vcpadd stores half the elements it loads): a lone last column, the rest of the valid region and everything outside it keep their bytes instead of the contract's 0",
         "tpairreducesum_flat_rows": "TPAIRREDUCESUM with both tiles' valid columns statically their Cols (or both one row high) runs the flat path: every row's pair sums are packed one after the other from dst's first element (row i's at i * V / 2), and nothing else of dst is written",
         "tmatmul_acc_ignores_cin": NPU_ERRATA["tmatmul_acc_ignores_cin"],
@@ -110,6 +112,7 @@ PROFILE = TargetProfile(
                                 "unsigned (zero-extended) integers",
     },
     evidence={
+        "tfillpad_expand_dst_valid_rows": "include/pto/npu/a5/TFillPad.hpp TFillPad (padRows = dstValidRow - srcValidRow)",
         "tpairreducesum_pairs_only": "include/pto/npu/a5/TPairReduceSum.hpp (curStoreCount = curLoadCount >> 1)",
         "tpairreducesum_flat_rows": "include/pto/npu/a5/TPairReduceSum.hpp TPairReduceSum_1D_NoPostUpdate, isContiguous",
         "tmatmul_acc_ignores_cin": "include/pto/npu/a5/TMatmul.hpp:185-205, 240-250, 289-302, 343-355",

@@ -21,7 +21,7 @@ On the NPUs the kernels step plain rows: boxed or col-major tiles are not modell
     >>> from ptoisa import *
     >>> s = Tile[TileType.Vec, float, 1, 8, BLayout.RowMajor, 1, 3](); s.set_logical([[1, 2, 3]])
     >>> d = Tile[TileType.Vec, float, 2, 16, BLayout.RowMajor, 2, 16, SLayout.NoneBox, 512, PadValue.Max]()
-    >>> _ = TFILLPAD_EXPAND(d, s, target="cpu"); d.data[0, :5].tolist(), d.data[1, 0]
+    >>> _ = TFILLPAD_EXPAND(d, s, target="cpu"); d.data[0, :5].tolist(), float(d.data[1, 0])
     ([1.0, 2.0, 3.0, inf, inf], inf)
 """
 

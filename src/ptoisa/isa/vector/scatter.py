@@ -104,7 +104,6 @@ def _scatter_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
         if vr > s.spec.rows or vc > s.spec.cols:
             check.fail("indexes", f"valid shape {(vr, vc)} reaches past src's {s.spec.rows} x {s.spec.cols} storage "
                                   "(src is read at every valid index position)")
-        _apart(plan, tiles)
         return
     pattern, axis = plan.attrs["maskPattern"], plan.attrs["ScatterType"]
     p = pattern.period
@@ -112,7 +111,6 @@ def _scatter_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
         if s.valid_shape != d.valid_shape:
             check.fail("src", f"valid shape {s.valid_shape} must equal dst's {d.valid_shape} (P1111 is TMOV)")
         return
-    _apart(plan, tiles)
     if axis is ScatterAxis.SCATTER_ROW:
         want = (s.valid_row, s.valid_col * p)
     else:
@@ -240,6 +238,7 @@ def _col_b8_pairs(plan: Plan, tiles: Tiles, contract: np.ndarray) -> np.ndarray:
 
 
 def _tscatter(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    _apart(plan, tiles)
     if plan.form == 0:
         _scatter_index(plan, tiles)
     else:
@@ -291,10 +290,6 @@ def _gatherb_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     if vr and blocks and (vr - 1) * off.spec.cols + blocks > off.spec.rows * off.spec.cols:
         check.fail("offsets", f"holds {off.spec.rows * off.spec.cols} offsets; {vr} rows of {blocks} blocks read "
                               f"up to element {(vr - 1) * off.spec.cols + blocks - 1} (offsets[i * Cols + c])")
-    _apart(plan, tiles)
-    if plan.config.name == "a2a3" and vc * size % 256:
-        _not_modelled(plan, f"dst valid rows of {vc * size} bytes: the backend's tail repeat gathers 8 blocks "
-                            "(256 bytes) a row unmasked, which ptoisa does not model (use multiples of 256 bytes)")
 
 
 def _offset_words(off: Any) -> np.ndarray:
@@ -310,6 +305,10 @@ def _tgatherb(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out, source, off = tiles["dst"], tiles["src"], tiles["offsets"]
     vr, vc = out.valid_shape
     blocks = vc * out.spec.dtype.itemsize // BLOCK
+    _apart(plan, tiles)
+    if plan.config.name == "a2a3" and blocks % 8:
+        _not_modelled(plan, f"dst valid rows of {blocks * BLOCK} bytes: the backend's tail repeat gathers 8 blocks "
+                            "(256 bytes) a row unmasked, which ptoisa does not model (use multiples of 256 bytes)")
     if not vr or not blocks:
         return
     if out.storage.ndim != 1 or source.storage.ndim != 1:

@@ -130,12 +130,11 @@ def _apart(plan: Plan, tiles: Tiles) -> None:
 
 
 def _index_positions(plan: Plan, raw: np.ndarray, numel: int) -> np.ndarray:
-    """The flat dst positions the indices name, as each target forms them (C++ conversions of the index type)."""
+    """The flat dst positions the indices name, as each target forms them: A5 reads the index words as unsigned
+    lanes; the simulator (static_cast<unsigned>) and A2/A3 (a signed index) take a negative index out of range."""
     values = raw.astype(np.int64)
     if plan.config.name == "a5":  # the index words are read as unsigned lanes of their width
         values = raw.view(f"u{raw.dtype.itemsize}").astype(np.int64)
-    elif plan.config.name == "cpu":  # static_cast<unsigned>: a negative index wraps modulo 2**32
-        values = values % (1 << 32)
     bad = (values < 0) | (values >= numel)
     if bad.any():
         r, c = map(int, np.argwhere(bad)[0])

@@ -176,7 +176,7 @@ def test_tscatter_repeated_indices_and_out_of_range():
     d = tile(np.int16, 1, 16)
     ptoisa.TSCATTER(d, src, idx, target="a2a3")  # a scalar loop: the last writer wins
     assert d.to_numpy()[0].tolist() == [0, 0, 0, 15] + [0] * 12
-    with pytest.raises(UndefinedBehaviourError, match="more than one index"):
+    with pytest.raises(UndefinedBehaviourError, match="named twice in one vscatter"):
         ptoisa.TSCATTER(d, src, idx, target="a5")
     ptoisa.TSCATTER(d, src, idx, target=make_config("a5", undefined="emulate"))
     assert d.to_numpy()[0, 3] == 15
@@ -338,3 +338,39 @@ def test_the_text_forms_run():
 }}"""
     program = ptoisa.load(text, target="a5")
     assert program is not None
+
+
+def test_tscatter_a5_repeats_across_rows_as_the_backend_test_makes_them():
+    """tests/npu/a5/src/st/testcase/tscatter/gen_data.py: indices (0 or 1) * cols + col, so rows repeat positions;
+    its golden is a row-major loop into a zeroed dst (the last row wins). Equal indices within one row's vscatter
+    (128 lanes of 16-bit indices) are refused."""
+    rng = np.random.default_rng(23)
+    rows, cols = 5, 64
+    x = rng.uniform(0, 100, (rows, cols)).astype(np.float16)
+    idx = (rng.integers(0, 2, (rows, cols)) * cols + np.arange(cols)).astype(np.uint16)
+    golden = np.zeros(rows * cols, np.float16)
+    for r in range(rows):
+        for c in range(cols):
+            golden[idx[r, c]] = x[r, c]
+    d = tile(np.float16, rows, cols, np.full((rows, cols), 3.0))
+    ptoisa.TSCATTER(d, tile(np.float16, rows, cols, x), tile(np.uint16, rows, cols, idx), target="a5")
+    assert d.to_numpy().reshape(-1).tobytes() == golden.tobytes()
+    idx[2, 5] = idx[2, 9]
+    with pytest.raises(UndefinedBehaviourError, match=r"named twice in one vscatter \(row 2"):
+        ptoisa.TSCATTER(d, tile(np.float16, rows, cols, x), tile(np.uint16, rows, cols, idx), target="a5")
+
+
+@pytest.mark.parametrize("target", ("a2a3", "a5"))
+@pytest.mark.parametrize("vc", (64, 63, 106))
+def test_tpairreducesum_backend_tests_golden(target, vc):
+    """tests/npu/*/src/st/testcase/tpairreducesum/gen_data.py: golden[r, k] = src[r, 2k] + src[r, 2k + 1] for
+    k < w_valid // 2 (a lone last column gives nothing), zeros elsewhere (the test's dst starts zeroed)."""
+    x = np.random.default_rng(4).integers(1, 10, (2, 128)).astype(np.float16)
+    golden = np.zeros((2, 128), np.float16)
+    for r in range(1 if vc == 106 else 2):
+        for k in range(vc // 2):
+            golden[r, k] = x[r, 2 * k] + x[r, 2 * k + 1]
+    vr = 1 if vc == 106 else 2
+    d = tile(np.float16, 2, 128, valid=(vr, vc))
+    quiet_call(ptoisa.TPAIRREDUCESUM, d, tile(np.float16, 2, 128, x, (vr, vc)), target=target)
+    assert np.array_equal(d.to_numpy(), golden)

@@ -13,8 +13,9 @@ The index form's page writes `dst[idx[i, j], j]`, but every implementation (simu
 as a flat element position in dst's storage (`dst.data()[idx]`), and so does ptoisa (principle 5). An index
 outside dst's storage is undefined on every target (the simulator writes past the tile): refused, and under
 `undefined="emulate"` not modelled. Two indices naming one element: the simulator and A2/A3 loop in row-major
-order, so the last one wins (ptoisa too); A5 writes a whole vector of lanes with one `vscatter`, whose order
-among equal lanes no source fixes: refused there (emulated as the last one winning). PTOAS spells only the index
+order, so the last one wins (ptoisa too); A5 scatters each row in batches of 256 / index-size lanes, one
+`vscatter` a batch, so equal indices in different batches or rows also resolve as the last one, while equal lanes
+of one vscatter have no order any source fixes: refused there (emulated as the last one winning). PTOAS spells only the index
 form (`pto.tscatter ins(%src, %indexes) outs(%dst)`); the mask form is the C++ API's.
 
 Target deviations (errata, reproduced and announced):
@@ -153,6 +154,21 @@ def _last_writers(positions: np.ndarray) -> np.ndarray:
     return positions.size - 1 - first
 
 
+def _one_vscatter_apart(plan: Plan, positions: np.ndarray, vr: int, vc: int, index_bytes: int) -> None:
+    """A5 scatters each row in batches of 256 / index-size lanes, one `vscatter` a batch, in program order: equal
+    indices in different batches or rows resolve as the last one; equal lanes of one vscatter are written in an
+    order no source fixes (undefined)."""
+    lanes = 256 // index_bytes
+    batch = (np.arange(vr)[:, None] * (-(-vc // lanes)) + np.arange(vc)[None, :] // lanes).reshape(-1)
+    keys = batch * (int(positions.max()) + 1) + positions
+    unique, counts = np.unique(keys, return_counts=True)
+    if (counts > 1).any():
+        at = int(np.flatnonzero(keys == unique[counts > 1][0])[0])
+        Check(plan.record.name, plan.config.name).undefined(
+            "indexes", f"element {positions[at]} of dst is named twice in one vscatter (row {at // vc}, lanes of "
+                       f"{lanes}): the order of its equal lanes is not fixed by any source")
+
+
 def _scatter_index(plan: Plan, tiles: Tiles) -> None:
     out, source, idx = tiles["dst"], tiles["src"], tiles["indexes"]
     vr, vc = idx.valid_shape
@@ -161,10 +177,7 @@ def _scatter_index(plan: Plan, tiles: Tiles) -> None:
     positions = _index_positions(plan, raw, out.spec.rows * out.spec.cols) if vr and vc else np.zeros(0, np.int64)
     keep = _last_writers(positions)
     if keep.size < positions.size and plan.config.name == "a5" and plan.config.undefined != "emulate":
-        dup = int(np.setdiff1d(np.arange(positions.size), keep)[0])
-        Check(plan.record.name, plan.config.name).undefined(
-            "indexes", f"element {positions[dup]} of dst is named by more than one index (one vscatter writes equal "
-                       "lanes in an order no source fixes)")
+        _one_vscatter_apart(plan, positions, vr, vc, raw.dtype.itemsize)
     flat = out.storage.reshape(-1) if out.storage.ndim == 1 else None
     if flat is None:
         _not_modelled(plan, "dst is a window of a wider tile; flat scatter positions through it are not modelled")

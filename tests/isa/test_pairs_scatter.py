@@ -374,3 +374,20 @@ def test_tpairreducesum_backend_tests_golden(target, vc):
     d = tile(np.float16, 2, 128, valid=(vr, vc))
     quiet_call(ptoisa.TPAIRREDUCESUM, d, tile(np.float16, 2, 128, x, (vr, vc)), target=target)
     assert np.array_equal(d.to_numpy(), golden)
+
+
+def test_aliased_operands_are_not_modelled():
+    """The reference loops read and write element by element; an output sharing bytes with another operand is
+    refused before any byte changes (TFILLPAD_EXPAND takes one tile as dst and src, its in-place use)."""
+    a = tile(np.float32, 1, 16, np.arange(16).reshape(1, 16))
+    before = a.to_numpy().copy()
+    with pytest.raises(NotModelledError, match="'dst0' shares storage with 'src0'"):
+        ptoisa.TINTERLEAVE(tile(np.float32, 1, 16), a, tile(np.float32, 1, 16), a, target="cpu")
+    with pytest.raises(NotModelledError, match="'dst' shares storage with 'src0'"):
+        ptoisa.TPAIRREDUCESUM(a, a, target="a5")
+    with pytest.raises(NotModelledError, match="'dst' shares storage with 'src'"):
+        ptoisa.TSCATTER(a, a, tile(np.int32, 1, 16), target="a2a3")
+    assert np.array_equal(a.to_numpy(), before)
+    t = tile(np.float32, 1, 16, np.arange(16).reshape(1, 16), valid=(1, 3), pad=PadValue.Max)
+    ptoisa.TFILLPAD_EXPAND(t, t, target="cpu")
+    assert t.to_numpy()[0, :4].tolist() == [0, 1, 2, np.inf]

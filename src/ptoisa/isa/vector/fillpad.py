@@ -38,6 +38,7 @@ from ...tile.enums import PadValue
 from ...tile.layout import region, write_region
 from .._check import Check, commit_variant
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src
+from .interleave import apart
 from .move import _padded, pad_value
 
 
@@ -86,6 +87,7 @@ def _npu_result(plan: Plan, out: Any, source: Any, pad: Any, rows_erratum: bool,
 
 def _fillpad_expand(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out, source = tiles["dst"], tiles["src"]
+    apart(plan, tiles, allowed=(("dst", "src"),))  # one tile as both: TFILLPAD_INPLACE's in-place fill
     if out.valid_row == 0 or out.valid_col == 0:
         return
     spec = out.spec

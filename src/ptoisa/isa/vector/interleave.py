@@ -87,8 +87,21 @@ def _shapes(*roles: str, even: bool = True):  # type: ignore[no-untyped-def]
     return rule
 
 
+def apart(plan: Plan, tiles: Tiles, allowed: tuple[tuple[str, str], ...] = ()) -> None:
+    """Refuse an output sharing bytes with another operand (but the `allowed` pairs when they are one tile):
+    the reference's loops read and write element by element, which these staged kernels do not reproduce."""
+    for out in (o.name for o in plan.record.forms[plan.form] if o.out):
+        for role, tile in tiles.items():
+            if role == out or (out, role) in allowed and tile is tiles[out]:
+                continue
+            if np.shares_memory(tiles[out].storage, tile.storage):
+                raise NotModelledError(f"{plan.record.name} on {plan.config.name}: '{out}' shares storage with "
+                                       f"'{role}' (the element-by-element loop over aliased tiles)")
+
+
 # --- TINTERLEAVE ---------------------------------------------------------------------------------------------
 def _interleave(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    apart(plan, tiles)
     rows, cols = tiles["dst0"].valid_shape
     a = np.array(region(tiles["src0"], rows, cols))
     b = np.array(region(tiles["src1"], rows, cols))
@@ -110,6 +123,7 @@ TINTERLEAVE = instruction(
 
 # --- TDEINTERLEAVE -------------------------------------------------------------------------------------------
 def _deinterleave(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    apart(plan, tiles)
     rows, cols = tiles["dst0"].valid_shape
     if "src" in tiles:
         stream = np.array(region(tiles["src"], rows, 2 * cols))
@@ -163,6 +177,7 @@ def _pair_sums(x: np.ndarray) -> np.ndarray:
 
 
 def _pairreducesum(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    apart(plan, tiles)
     out, source = tiles["dst"], tiles["src0"]
     rows, cols = out.valid_shape
     x = np.array(region(source, rows, cols))
@@ -213,4 +228,4 @@ TPAIRREDUCESUM = instruction(
     summary="dst[i, k] = src0[i, 2k] + src0[i, 2k + 1] for k < ceil(valid cols / 2); 0 in the rest of dst",
 )(_pairreducesum)
 
-__all__ = ["TDEINTERLEAVE", "TINTERLEAVE", "TPAIRREDUCESUM"]
+__all__ = ["TDEINTERLEAVE", "TINTERLEAVE", "TPAIRREDUCESUM", "apart"]

@@ -56,6 +56,7 @@ from ...tile.layout import region, write_region
 from .._check import Check, commit_variant
 from ..record import Attr, Legality, Plan, Scalars, Tiles, dst, instruction, src
 from ._common import ALL9
+from .interleave import apart
 
 _NINE = (D.I8, D.U8, D.I16, D.U16, D.I32, D.U32, D.F16, D.BF16, D.F32)
 _IDX = (D.I16, D.U16, D.I32, D.U32)
@@ -119,15 +120,6 @@ def _scatter_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     if d.valid_shape != want:
         check.fail("dst", f"valid shape {d.valid_shape} must be {want} (src's {s.valid_shape} spread {p} times along "
                           f"{'columns' if axis is ScatterAxis.SCATTER_ROW else 'rows'})")
-
-
-def _apart(plan: Plan, tiles: Tiles) -> None:
-    """dst sharing bytes with an input: the reference's loops read and write element by element, which the
-    staged kernels here do not reproduce."""
-    out = tiles["dst"]
-    for role, tile in tiles.items():
-        if role != "dst" and np.shares_memory(out.storage, tile.storage):
-            _not_modelled(plan, f"dst shares storage with {role} (the element-by-element loop over aliased tiles)")
 
 
 def _index_positions(plan: Plan, raw: np.ndarray, numel: int) -> np.ndarray:
@@ -250,7 +242,7 @@ def _col_b8_pairs(plan: Plan, tiles: Tiles, contract: np.ndarray) -> np.ndarray:
 
 
 def _tscatter(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
-    _apart(plan, tiles)
+    apart(plan, tiles)
     if plan.form == 0:
         _scatter_index(plan, tiles)
     else:
@@ -317,7 +309,7 @@ def _tgatherb(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out, source, off = tiles["dst"], tiles["src"], tiles["offsets"]
     vr, vc = out.valid_shape
     blocks = vc * out.spec.dtype.itemsize // BLOCK
-    _apart(plan, tiles)
+    apart(plan, tiles)
     if plan.config.name == "a2a3" and blocks % 8:
         _not_modelled(plan, f"dst valid rows of {blocks * BLOCK} bytes: the backend's tail repeat gathers 8 blocks "
                             "(256 bytes) a row unmasked, which ptoisa does not model (use multiples of 256 bytes)")

@@ -182,7 +182,7 @@ def test_tscatter_repeated_indices_and_out_of_range():
     assert d.to_numpy()[0, 3] == 15
     bad = tile(np.int16, 1, 16, [[0] * 15 + [-1]])
     for target in TARGETS:
-        with pytest.raises(UndefinedBehaviourError, match=r"indexes\[0, 15\] = -1 lies outside dst's 16"):
+        with pytest.raises(UndefinedBehaviourError, match=r"indexes element \[0, 15\] = -1 lies outside dst's 16"):
             ptoisa.TSCATTER(d, src, bad, target=target)
         with pytest.raises(NotModelledError):
             ptoisa.TSCATTER(d, src, bad, target=make_config(target, undefined="emulate"))

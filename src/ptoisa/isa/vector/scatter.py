@@ -132,7 +132,7 @@ def _index_positions(plan: Plan, raw: np.ndarray, numel: int) -> np.ndarray:
     if bad.any():
         r, c = map(int, np.argwhere(bad)[0])
         check = Check(plan.record.name, plan.config.name)
-        rule = (f"indexes[{r}, {c}] = {raw[r, c]} lies outside dst's {numel} elements")
+        rule = f"element [{r}, {c}] = {raw[r, c]} lies outside dst's {numel} elements"
         if plan.config.undefined != "emulate":
             check.undefined("indexes", rule)
         _not_modelled(plan, rule + ": the write lands outside dst")
@@ -318,30 +318,27 @@ def _tgatherb(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     if out.storage.ndim != 1 or source.storage.ndim != 1:
         _not_modelled(plan, "a window of a wider tile as dst or src (raw byte addressing through it)")
     words = _offset_words(off)
+    starts = words[(np.arange(vr) * off.spec.cols)[:, None] + np.arange(blocks)[None, :]].astype(np.int64)
     src_bytes = source.storage.view(np.uint8)
-    dst_bytes = out.storage.view(np.uint8).copy()
+    fits = starts + BLOCK <= src_bytes.size
+    check = Check(plan.record.name, plan.config.name)
+    if plan.config.name != "cpu":
+        bad = ~fits | (starts % BLOCK != 0)
+        rule = "reads past src" if not fits.all() else "is not 32-byte aligned"
+    else:  # the simulator's bound test adds in 32 bits: an offset within 32 bytes of 2**32 wraps and passes it
+        bad = ~fits & ((starts + BLOCK) % (1 << 32) <= src_bytes.size)
+        rule = "wraps the simulator's uint32 off + 32, so it reads past src"
+    if bad.any():
+        i, c = map(int, np.argwhere(bad)[0])
+        rule = f"element [{i}, {c}] = {starts[i, c]} {rule} ({src_bytes.size} bytes)"
+        if plan.config.undefined != "emulate":
+            check.undefined("offsets", rule)
+        _not_modelled(plan, rule + ": the block would come from memory outside src")
     row_bytes = out.spec.cols * out.spec.dtype.itemsize
-    npu = plan.config.name != "cpu"
-    for i in range(vr):
-        for c in range(blocks):
-            start = int(words[i * off.spec.cols + c])
-            fits = start + BLOCK <= src_bytes.size
-            if not npu and not fits and (start + BLOCK) % (1 << 32) <= src_bytes.size:
-                # the simulator's bound test adds in 32 bits: an offset within 32 bytes of 2**32 wraps and passes
-                rule = f"offsets[{i}, {c}] = {start}: the simulator's uint32 off + 32 wraps and it reads past src"
-                if plan.config.undefined != "emulate":
-                    Check(plan.record.name, plan.config.name).undefined("offsets", rule)
-                _not_modelled(plan, rule)
-            if npu and (not fits or start % BLOCK):
-                rule = (f"offsets[{i}, {c}] = {start} {'reads past src' if not fits else 'is not 32-byte aligned'}"
-                        f" ({src_bytes.size} bytes)")
-                if plan.config.undefined != "emulate":
-                    Check(plan.record.name, plan.config.name).undefined("offsets", rule)
-                _not_modelled(plan, rule + ": the block would come from on-chip memory outside src")
-            if fits:  # the simulator skips a block past src's storage
-                at = i * row_bytes + c * BLOCK
-                dst_bytes[at:at + BLOCK] = src_bytes[start:start + BLOCK]
-    out.storage.view(np.uint8)[...] = dst_bytes
+    rows = out.storage.view(np.uint8).reshape(out.spec.rows, row_bytes)[:vr, :blocks * BLOCK]
+    gathered = src_bytes[np.where(fits, starts, 0)[:, :, None] + np.arange(BLOCK)]  # (vr, blocks, 32)
+    kept = rows.reshape(vr, blocks, BLOCK)  # a block past src's storage is skipped by the simulator
+    rows[...] = np.where(fits[:, :, None], gathered, kept).reshape(vr, blocks * BLOCK)
 
 
 _GB = (D.I8, D.U8, D.I16, D.U16, D.I32, D.U32, D.F16, D.BF16, D.F32)

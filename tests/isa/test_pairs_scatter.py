@@ -142,6 +142,11 @@ def test_tpairreducesum_a5_flat_path_packs_rows():
     want = np.full(24, 7.0, np.float32)
     want[:12] = flat[0::2] + flat[1::2]
     assert np.array_equal(d.to_numpy().reshape(-1), want)
+    # its erratum off: the row-wise pair sums (still only those: tpairreducesum_pairs_only)
+    d3 = tile(np.float32, 3, 8, np.full((3, 8), 7.0), static=True)
+    quiet_call(ptoisa.TPAIRREDUCESUM, d3, tile(np.float32, 3, 8, x, static=True),
+               target=make_config("a5").without("tpairreducesum_flat_rows"))
+    assert np.array_equal(d3.to_numpy()[:, :4], x[:, 0::2] + x[:, 1::2]) and (d3.to_numpy()[:, 4:] == 7).all()
     # the same shapes with run-time valid sizes take the row-wise path
     d2 = tile(np.float32, 3, 8, np.full((3, 8), 7.0))
     quiet_call(ptoisa.TPAIRREDUCESUM, d2, tile(np.float32, 3, 8, x), target="a5")

@@ -194,7 +194,9 @@ def _pairreducesum(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         out.storage[...] = contract
         return
     target = out.storage.copy()
-    flat = plan.config.name == "a5" and _flat_path(plan.specs)
+    # A5's flat path (switching its erratum off leaves the row-wise pair sums of tpairreducesum_pairs_only)
+    flat = plan.config.name == "a5" and rows > 1 and _flat_path(plan.specs) and \
+        plan.config.erratum("tpairreducesum_flat_rows")
     if flat:  # every row's sums one after the other from element 0 (plain row-major storage)
         if target.ndim != 1:
             raise NotModelledError(f"{plan.record.name} on a5: dst is a window of a wider tile; the flat path's "
@@ -202,7 +204,7 @@ def _pairreducesum(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         target[:sums.size] = sums.reshape(-1)
     else:
         write_region(target, out.spec, rows, sums.shape[1], sums)
-    erratum = "tpairreducesum_flat_rows" if flat and rows > 1 else "tpairreducesum_pairs_only"
+    erratum = "tpairreducesum_flat_rows" if flat else "tpairreducesum_pairs_only"
     commit_variant(plan.config, plan.record.name, erratum, out.storage, contract, target)
 
 

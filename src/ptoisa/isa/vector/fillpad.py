@@ -2,7 +2,8 @@
 
     dst[i, j] = src[i, j] inside src's valid region, dst's pad value (PadValue) everywhere else in dst's storage
 
-Nothing is written when dst has no valid row or column (the simulator and A2/A3 return early). dst's PadValue
+Nothing is written when dst has no valid row or column (the simulator and A2/A3 return early; A5 does not, and a
+dst with valid rows but no valid column is not modelled there). dst's PadValue
 must not be Null (a static_assert on every target, and PTOAS's verifier); src and dst have one element type.
 Sources: include/pto/cpu/TFillPad.hpp (the contract: every element of dst's Rows x Cols), npu/a2a3/TFillPad.hpp,
 npu/a5/TFillPad.hpp (TFILLPAD_EXPAND_IMPL).
@@ -89,6 +90,9 @@ def _fillpad_expand(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out, source = tiles["dst"], tiles["src"]
     apart(plan, tiles, allowed=(("dst", "src"),))  # one tile as both: TFILLPAD_INPLACE's in-place fill
     if out.valid_row == 0 or out.valid_col == 0:
+        if plan.config.name == "a5" and out.valid_row > 0:  # no early return there: it pads src's rows and more
+            raise NotModelledError(f"{plan.record.name} on a5: a dst with valid rows but no valid column (the "
+                                   "backend has no early return and pads anyway) is not modelled")
         return
     spec = out.spec
     pad = pad_value(spec.dtype, spec.pad)

@@ -15,6 +15,7 @@ import ptoisa
 from ptoisa import BLayout, MaskPattern, PadValue, PtoError, ScatterAxis, SLayout, Tile, TileType
 from ptoisa.targets import make_config
 
+OPS = ["TINTERLEAVE", "TDEINTERLEAVE", "TDEINTERLEAVE1", "TPAIRREDUCESUM", "TSCATTER", "TGATHERB", "TFILLPAD_EXPAND"]
 TYPES = [np.float32, np.float16, np.int32, np.uint16, np.int8, np.uint8, np.int16, np.uint32]
 
 
@@ -61,7 +62,7 @@ def run(rng, n):
     counts = {}
     for it in range(n):
         dtype = TYPES[int(rng.integers(0, len(TYPES)))]
-        op = ["TINTERLEAVE", "TDEINTERLEAVE", "TDEINTERLEAVE1", "TPAIRREDUCESUM", "TSCATTER", "TGATHERB", "TFILLPAD_EXPAND"][it % 7]
+        op = OPS[it % len(OPS)]
         target = ["cpu", "a5", "a2a3"][(it // 7) % 3]
         if op in ("TINTERLEAVE", "TDEINTERLEAVE"):
             r, c, vr, vc = shape(rng, dtype, even=rng.random() < 0.9)
@@ -74,16 +75,19 @@ def run(rng, n):
                 for i in range(vr):
                     for k in range(mid):
                         if op == "TINTERLEAVE":
-                            w0[i, 2*k], w0[i, 2*k+1], w1[i, 2*k], w1[i, 2*k+1] = a0[i, k], a1[i, k], a0[i, k+mid], a1[i, k+mid]
+                            w0[i, 2 * k], w0[i, 2 * k + 1] = a0[i, k], a1[i, k]
+                            w1[i, 2 * k], w1[i, 2 * k + 1] = a0[i, k + mid], a1[i, k + mid]
                         else:
-                            w0[i, k], w1[i, k], w0[i, k+mid], w1[i, k+mid] = a0[i, 2*k], a0[i, 2*k+1], a1[i, 2*k], a1[i, 2*k+1]
+                            w0[i, k], w1[i, k] = a0[i, 2 * k], a0[i, 2 * k + 1]
+                            w0[i, k + mid], w1[i, k + mid] = a1[i, 2 * k], a1[i, 2 * k + 1]
                 check(op, d0.storage, w0)
                 check(op, d1.storage, w1)
         elif op == "TDEINTERLEAVE1":
             r, c, vr, vc = shape(rng, dtype, even=rng.random() < 0.9)
             d1, d0 = mk(rng, dtype, r, c, vr, vc), mk(rng, dtype, r, c, vr, vc)
             s = mk(rng, dtype, r, 2 * c, vr, 2 * vc if rng.random() < 0.9 else vc)
-            a, w0, w1 = s.storage.reshape(r, 2*c).copy(), d0.storage.reshape(r, c).copy(), d1.storage.reshape(r, c).copy()
+            a = s.storage.reshape(r, 2 * c).copy()
+            w0, w1 = d0.storage.reshape(r, c).copy(), d1.storage.reshape(r, c).copy()
             ok = call("TDEINTERLEAVE", (d1, d0, s), target)
             if ok and target == "cpu":
                 for i in range(vr):
@@ -112,7 +116,8 @@ def run(rng, n):
                 assert same, (got, w)
         elif op == "TSCATTER":
             if rng.random() < 0.5:
-                itype = {4: [np.int32, np.uint32], 2: [np.int16, np.uint16], 1: [np.int16, np.uint16]}[np.dtype(dtype).itemsize][it % 2]
+                widths = {4: [np.int32, np.uint32], 2: [np.int16, np.uint16], 1: [np.int16, np.uint16]}
+                itype = widths[np.dtype(dtype).itemsize][it % 2]
                 r, c, vr, vc = shape(rng, dtype)
                 c = max(c, 32 // np.dtype(itype).itemsize)
                 vc = min(vc, c)

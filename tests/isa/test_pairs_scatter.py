@@ -396,3 +396,27 @@ def test_aliased_operands_are_not_modelled():
     t = tile(np.float32, 1, 16, np.arange(16).reshape(1, 16), valid=(1, 3), pad=PadValue.Max)
     ptoisa.TFILLPAD_EXPAND(t, t, target="cpu")
     assert t.to_numpy()[0, :4].tolist() == [0, 1, 2, np.inf]
+
+
+def test_layouts_the_npus_address_as_plain_rows_are_verified_but_not_run():
+    """A col-major src of index TSCATTER on A5: legal (the verifier accepts the op), but the backend reads it as
+    plain rows, which ptoisa does not model: the call is refused when it runs, before any byte changes."""
+    dn = Tile[TileType.Vec, np.float32, 16, 16, BLayout.ColMajor]()
+    d = tile(np.float32, 16, 16, np.full((16, 16), 2.0))
+    with pytest.raises(NotModelledError, match="'src' is DN"):
+        ptoisa.TSCATTER(d, dn, tile(np.int32, 16, 16), target="a5")
+    assert (d.to_numpy() == 2).all()
+    quiet_call(ptoisa.TSCATTER, d, dn, tile(np.int32, 16, 16), target="cpu")  # the simulator reads it through its layout
+    t = "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, blayout={}, slayout=none_box, " \
+        "fractal=512, pad=0>"
+    i = t.format("row_major").replace("f32", "i32")
+    text = f"""module {{
+  func.func @k() {{
+    %a = pto.alloc_tile : {t.format("col_major")}
+    %c = pto.alloc_tile : {t.format("row_major")}
+    %i = pto.alloc_tile : {i}
+    pto.tscatter ins(%a, %i : {t.format("col_major")}, {i}) outs(%c : {t.format("row_major")})
+    return
+  }}
+}}"""
+    assert ptoisa.load(text, target="a5") is not None

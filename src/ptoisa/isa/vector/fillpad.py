@@ -39,11 +39,11 @@ from ...tile.enums import PadValue
 from ...tile.layout import region, write_region
 from .._check import Check, commit_variant
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src
-from .interleave import apart
+from .interleave import apart, modelled
 from .move import _padded, pad_value
 
 
-def _static(check: Check, config: Any, specs: Any, attrs: Any, form: int) -> None:
+def _static(check: Check, config: Any, specs: Any, attrs: Any, form: int) -> str | None:
     d, s = specs["dst"], specs["src"]
     if d.pad is PadValue.Null:
         check.fail("dst", "PadValue must not be Null (there is no pad value to fill with)")
@@ -52,8 +52,9 @@ def _static(check: Check, config: Any, specs: Any, attrs: Any, form: int) -> Non
     if config.name != "cpu":
         for role, spec in (("dst", d), ("src", s)):
             if not spec.is_row_major or spec.is_boxed:
-                raise NotModelledError(f"{check.instr} on {config.name}: '{role}' is {spec.layout_name}; the backend "
-                                       "steps plain rows, which ptoisa does not model for other layouts")
+                return (f"{check.instr} on {config.name}: '{role}' is {spec.layout_name}; the backend steps plain "
+                        "rows, which ptoisa does not model for other layouts")
+    return None
 
 
 def _rule(check: Check, plan: Plan, tiles: Tiles) -> None:
@@ -88,6 +89,7 @@ def _npu_result(plan: Plan, out: Any, source: Any, pad: Any, rows_erratum: bool,
 
 def _fillpad_expand(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out, source = tiles["dst"], tiles["src"]
+    modelled(plan)
     apart(plan, tiles, allowed=(("dst", "src"),))  # one tile as both: TFILLPAD_INPLACE's in-place fill
     if out.valid_row == 0 or out.valid_col == 0:
         if plan.config.name == "a5" and out.valid_row > 0:  # no early return there: it pads src's rows and more

@@ -61,14 +61,22 @@ def _tables(roles: tuple[str, ...], a5: tuple[D, ...], cpu: tuple[D, ...], a2a3:
             "a5": table(a5, evidence_a5), "cpu": table(cpu, evidence_cpu, locs=None)}
 
 
-def _no_boxes(check: Check, config: Any, specs: Any, attrs: Any, form: int) -> None:
-    """The NPU kernels step rows by RowStride over plain storage: a boxed row-major tile is not modelled there."""
+def _no_boxes(check: Check, config: Any, specs: Any, attrs: Any, form: int) -> str | None:
+    """The NPU kernels step rows by RowStride over plain storage: a boxed row-major tile is not modelled there
+    (the message, for the kernel to raise: a verifier accepts the op, a run refuses it)."""
     if config.name == "cpu":
-        return
+        return None
     for role, spec in specs.items():
         if spec.is_boxed:
-            raise NotModelledError(f"{check.instr} on {config.name}: '{role}' is a boxed ({spec.layout_name}) tile; "
-                                   "the backend addresses it as plain rows, which ptoisa does not model")
+            return (f"{check.instr} on {config.name}: '{role}' is a boxed ({spec.layout_name}) tile; the backend "
+                    "addresses it as plain rows, which ptoisa does not model")
+    return None
+
+
+def modelled(plan: Plan) -> None:
+    """Raise the NotModelledError a record's static rule found (its plan's data, a message), if any."""
+    if isinstance(plan.data, str):
+        raise NotModelledError(plan.data)
 
 
 def _shapes(*roles: str, even: bool = True):  # type: ignore[no-untyped-def]
@@ -101,6 +109,7 @@ def apart(plan: Plan, tiles: Tiles, allowed: tuple[tuple[str, str], ...] = ()) -
 
 # --- TINTERLEAVE ---------------------------------------------------------------------------------------------
 def _interleave(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    modelled(plan)
     apart(plan, tiles)
     rows, cols = tiles["dst0"].valid_shape
     a = np.array(region(tiles["src0"], rows, cols))
@@ -123,6 +132,7 @@ TINTERLEAVE = instruction(
 
 # --- TDEINTERLEAVE -------------------------------------------------------------------------------------------
 def _deinterleave(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    modelled(plan)
     apart(plan, tiles)
     rows, cols = tiles["dst0"].valid_shape
     if "src" in tiles:
@@ -177,6 +187,7 @@ def _pair_sums(x: np.ndarray) -> np.ndarray:
 
 
 def _pairreducesum(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    modelled(plan)
     apart(plan, tiles)
     out, source = tiles["dst"], tiles["src0"]
     rows, cols = out.valid_shape
@@ -230,4 +241,4 @@ TPAIRREDUCESUM = instruction(
     summary="dst[i, k] = src0[i, 2k] + src0[i, 2k + 1] for k < ceil(valid cols / 2); 0 in the rest of dst",
 )(_pairreducesum)
 
-__all__ = ["TDEINTERLEAVE", "TINTERLEAVE", "TPAIRREDUCESUM", "apart"]
+__all__ = ["TDEINTERLEAVE", "TINTERLEAVE", "TPAIRREDUCESUM", "apart", "modelled"]

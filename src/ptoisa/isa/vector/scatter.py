@@ -15,8 +15,8 @@ outside dst's storage is undefined on every target (the simulator writes past th
 `undefined="emulate"` not modelled. Two indices naming one element: the simulator and A2/A3 loop in row-major
 order, so the last one wins (ptoisa too); A5 scatters each row in batches of 256 / index-size lanes, one
 `vscatter` a batch, so equal indices in different batches or rows also resolve as the last one, while equal lanes
-of one vscatter have no order any source fixes: refused there (emulated as the last one winning). PTOAS spells only the index
-form (`pto.tscatter ins(%src, %indexes) outs(%dst)`); the mask form is the C++ API's.
+of one vscatter have no order any source fixes: refused there (emulated as the last one winning). PTOAS spells
+only the index form (`pto.tscatter ins(%src, %indexes) outs(%dst)`); the mask form is the C++ API's.
 
 Target deviations (errata, reproduced and announced):
 - `cpu` `tscatter_no_zero_init`: the simulator does not zero dst first (the index form writes only the elements
@@ -56,7 +56,7 @@ from ...tile.layout import region, write_region
 from .._check import Check, commit_variant
 from ..record import Attr, Legality, Plan, Scalars, Tiles, dst, instruction, src
 from ._common import ALL9
-from .interleave import apart
+from .interleave import apart, modelled
 
 _NINE = (D.I8, D.U8, D.I16, D.U16, D.I32, D.U32, D.F16, D.BF16, D.F32)
 _IDX = (D.I16, D.U16, D.I32, D.U32)
@@ -69,7 +69,8 @@ def _not_modelled(plan: Plan, what: str) -> None:
 
 
 # --- TSCATTER --------------------------------------------------------------------------------------------------
-def _scatter_static(check: Check, config: Any, specs: Any, attrs: Any, form: int) -> Any:
+def _scatter_static(check: Check, config: Any, specs: Any, attrs: Any, form: int) -> str | None:
+    """The type rules; returns the message of a combination ptoisa does not model (raised when the op runs)."""
     d, s = specs["dst"], specs["src"]
     pattern, axis = attrs["maskPattern"], attrs["ScatterType"]
     if form == 0:
@@ -84,9 +85,8 @@ def _scatter_static(check: Check, config: Any, specs: Any, attrs: Any, form: int
         if config.name != "cpu":
             for role, spec in (("src", s), ("indexes", i)):
                 if not spec.is_row_major or spec.is_boxed:
-                    raise NotModelledError(f"{check.instr} on {config.name}: '{role}' is {spec.layout_name}; the "
-                                           "backend reads it as plain row-major storage (i * Cols + j), which ptoisa "
-                                           "does not model")
+                    return (f"{check.instr} on {config.name}: '{role}' is {spec.layout_name}; the backend reads it "
+                            "as plain row-major storage (i * Cols + j), which ptoisa does not model")
         return None
     if not d.is_row_major or not s.is_row_major:
         check.fail("dst" if not d.is_row_major else "src", "must be row-major (mask TSCATTER)")
@@ -94,8 +94,8 @@ def _scatter_static(check: Check, config: Any, specs: Any, attrs: Any, form: int
         check.fail("dst", f"dtype {d.dtype.cname} is not supported by the simulator's mask form (its static_assert "
                           "wants a 16- or 32-bit element, P1111 included)")
     if config.name != "cpu" and (d.is_boxed or s.is_boxed):
-        raise NotModelledError(f"{check.instr} on {config.name}: a boxed tile in mask TSCATTER (the backend "
-                               "steps plain rows) is not modelled")
+        return (f"{check.instr} on {config.name}: a boxed tile in mask TSCATTER (the backend steps plain rows) is "
+                "not modelled")
     return None
 
 
@@ -242,6 +242,7 @@ def _col_b8_pairs(plan: Plan, tiles: Tiles, contract: np.ndarray) -> np.ndarray:
 
 
 def _tscatter(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    modelled(plan)
     apart(plan, tiles)
     if plan.form == 0:
         _scatter_index(plan, tiles)
@@ -275,13 +276,13 @@ TSCATTER = instruction(
 BLOCK = 32
 
 
-def _gatherb_static(check: Check, config: Any, specs: Any, attrs: Any, form: int) -> None:
+def _gatherb_static(check: Check, config: Any, specs: Any, attrs: Any, form: int) -> str | None:
     d = specs["dst"]
     if not d.is_row_major or d.is_boxed:
         if config.name == "a5":  # no static_assert there: it writes rows at i * RowStride whatever the layout
-            raise NotModelledError(f"{check.instr} on a5: a {d.layout_name} dst (written as plain rows) is not "
-                                   "modelled")
+            return f"{check.instr} on a5: a {d.layout_name} dst (written as plain rows) is not modelled"
         check.fail("dst", f"must be plain row-major (got {d.layout_name})")
+    return None
 
 
 def _gatherb_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
@@ -309,6 +310,7 @@ def _tgatherb(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out, source, off = tiles["dst"], tiles["src"], tiles["offsets"]
     vr, vc = out.valid_shape
     blocks = vc * out.spec.dtype.itemsize // BLOCK
+    modelled(plan)
     apart(plan, tiles)
     if plan.config.name == "a2a3" and blocks % 8:
         _not_modelled(plan, f"dst valid rows of {blocks * BLOCK} bytes: the backend's tail repeat gathers 8 blocks "

@@ -139,11 +139,13 @@ def _index_positions(plan: Plan, raw: np.ndarray, numel: int) -> np.ndarray:
     return values.reshape(-1)
 
 
-def _last_writers(positions: np.ndarray) -> np.ndarray:
-    """Indices into `positions` of the last occurrence of each distinct position (row-major order: last wins)."""
-    reverse = positions[::-1]
-    _, first = np.unique(reverse, return_index=True)
-    return positions.size - 1 - first
+def _last_writers(positions: np.ndarray, numel: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct positions written, in increasing order; for each, the index into `positions` of its last
+    occurrence): row-major order, the last writer wins. np.maximum.at applies every pair (no sort)."""
+    last = np.full(numel, -1, np.int64)
+    np.maximum.at(last, positions, np.arange(positions.size))
+    written = np.flatnonzero(last >= 0)
+    return written, last[written]
 
 
 def _one_vscatter_apart(plan: Plan, positions: np.ndarray, vr: int, vc: int, index_bytes: int) -> None:
@@ -167,19 +169,19 @@ def _scatter_index(plan: Plan, tiles: Tiles) -> None:
     raw = np.array(region(idx, vr, vc))
     values = np.array(region(source, vr, vc)).reshape(-1)
     positions = _index_positions(plan, raw, out.spec.rows * out.spec.cols) if vr and vc else np.zeros(0, np.int64)
-    keep = _last_writers(positions)
-    if keep.size < positions.size and plan.config.name == "a5" and plan.config.undefined != "emulate":
+    written, last = _last_writers(positions, out.spec.rows * out.spec.cols)
+    if written.size < positions.size and plan.config.name == "a5" and plan.config.undefined != "emulate":
         _one_vscatter_apart(plan, positions, vr, vc, raw.dtype.itemsize)
     flat = out.storage.reshape(-1) if out.storage.ndim == 1 else None
     if flat is None:
         _not_modelled(plan, "dst is a window of a wider tile; flat scatter positions through it are not modelled")
     contract = np.zeros_like(flat)
-    contract[positions[keep]] = values[keep]
+    contract[written] = values[last]
     if plan.config.name != "cpu":
         flat[...] = contract
         return
     target = flat.copy()
-    target[positions[keep]] = values[keep]
+    target[written] = values[last]
     commit_variant(plan.config, plan.record.name, "tscatter_no_zero_init", flat, contract, target)
 
 

@@ -66,6 +66,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers (`X as X`: re-exported,
         ReluPreMode as ReluPreMode,
         RoundMode as RoundMode,
         SaturationMode as SaturationMode,
+        ScatterAxis as ScatterAxis,
         STPhase as STPhase,
         TriangleMode as TriangleMode,
     )
@@ -120,7 +121,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "UndefinedBehaviourError", "UninitializedReadError"),
     ".events": ("TSYNC", "RecordEvent"),
     ".enums": ("AccToVecMode", "AtomicType", "CmpMode", "GatherAxis", "HistByte", "MaskPattern", "QuantType", "ReluPreMode",
-        "RoundMode", "SaturationMode", "STPhase", "TriangleMode"),
+        "RoundMode", "SaturationMode", "ScatterAxis", "STPhase", "TriangleMode"),
     ".memory": ("NPU_MEMORY_CLEAR", "TASSIGN"),
     ".structs": ("MrgSortExecutedNumList", "TRandomCounter", "TRandomKey"),
     ".targets": ("Config", "Target", "current_config", "get_profile", "target"),
@@ -172,7 +173,7 @@ def load(path_or_text, *, target=None, fill="zero"):  # noqa: ANN001, ANN201 - x
     return load_program(path_or_text, target=target, fill=fill)
 
 _ALL = [
-    "RoundMode", "SaturationMode", "TriangleMode", "AccToVecMode", "AtomicType", "QuantType", "ReluPreMode", "STPhase",
+    "RoundMode", "SaturationMode", "ScatterAxis", "TriangleMode", "AccToVecMode", "AtomicType", "QuantType", "ReluPreMode", "STPhase",
     "MrgSortExecutedNumList", "TRandomCounter", "TRandomKey", "HistByte",
     "DYNAMIC", "TASSIGN", "TCI", "TCMPS", "TEXPANDS", "TGATHER", "TPARTMUL", "TSYNC", "NPU_MEMORY_CLEAR",
     "BLayout", "CmpMode", "CompactMode", "Config", "ConvTile", "DType", "ErratumWarning", "GatherAxis",

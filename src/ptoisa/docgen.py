@@ -23,6 +23,8 @@ _FAMILIES = {
     "move": "Moves, selections and reshaping",
     "compound": "Compound element-wise (two operations in one)",
     "sort": "Sorting (8-byte value-index pairs)",
+    "interleave": "Interleaving and pair sums",
+    "scatter": "Scatters and byte-offset block gathers",
     "fill": "Generated fills",
     "quant": "Quantisation",
     "pack": "Packing and scale addresses",

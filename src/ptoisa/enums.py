@@ -59,6 +59,13 @@ class GatherAxis(IntEnum):
     GATHER_COL = 1
 
 
+class ScatterAxis(IntEnum):
+    """Mask TSCATTER's direction: SCATTER_ROW spreads each row's columns, SCATTER_COL spreads the rows."""
+
+    SCATTER_ROW = 0
+    SCATTER_COL = 1
+
+
 def coerce_enum(enum: type[IntEnum], value: object) -> IntEnum | None:
     """`value` as a member of `enum`: a member itself or its name as a string ("GT"); anything else (numbers,
     bools, other enums' members) is None, for the caller to refuse. C++ enum classes do not convert from

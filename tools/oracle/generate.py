@@ -1848,6 +1848,161 @@ SEED_BUILDERS = {"texpands": texpands_cases, "tcmps": tcmps_cases, "tci": tci_ca
                  "tgather": tgather_cases}
 
 
+# --- pairs, scatters, block gathers, expanding fill (TINTERLEAVE TDEINTERLEAVE TPAIRREDUCESUM TSCATTER TGATHERB
+# TFILLPAD_EXPAND) --------------------------------------------------------------------------------------------------
+PAIR_SHAPES = [(1, 32, 1, 32), (4, 32, 3, 10), (2, 64, 2, 64), (3, 64, 3, 2), (2, 128, 1, 100)]
+
+
+def _kinds(tiles: dict[str, TileDesc], k: int) -> None:
+    """Every tile of a case static (odd k) or dynamic: C++ deduces one type for dst0/dst1 and for src0/src1."""
+    for t in tiles.values():
+        t.valid_kind = "static" if k % 2 else "dynamic"
+
+
+def _edge_floats(rng, desc: TileDesc, raw: bytes) -> bytes:
+    """A float tile's bytes with signalling NaNs, -0.0 and infinities dropped in, and in the last valid column of
+    the first rows (TPAIRREDUCESUM's lone column when the valid columns are odd)."""
+    arr = np.frombuffer(raw, NP[desc.dtype]).copy()
+    bits = arr.view(np.uint32 if desc.dtype == "f32" else np.uint16)
+    snan, negzero = (0x7F800001, 0x80000000) if desc.dtype == "f32" else (0x7C01, 0x8000)
+    for value in (snan, negzero, snan | negzero, negzero):
+        bits[int(rng.integers(0, bits.size))] = value
+    for r, value in zip(range(desc.valid_row), (snan, negzero, snan | negzero)):
+        bits[r * desc.cols + desc.valid_col - 1] = value
+    return arr.tobytes()
+
+
+def pair_cases(rng, op: str) -> list[Case]:
+    """TINTERLEAVE and TDEINTERLEAVE (both forms; even valid columns, equal valid shapes) and TPAIRREDUCESUM (odd
+    valid columns included: the lone last column is x + 0)."""
+    cases = []
+    types = ["f32", "f16"] if op == "tpairreducesum" else ["f32", "f16", "i32", "u16", "i8", "u8"]
+    for n, dtype in enumerate(types):
+        for k, (rows, cols, vr, vc) in enumerate(PAIR_SHAPES):
+            per = 32 // np.dtype(NP[dtype]).itemsize
+            cols = max(cols, per)
+            mode = ["random", "special", "small"][(n + k) % 3]
+            if op == "tpairreducesum":
+                vc = [vc, 7, 1, vc - 1, 33][k]
+                d, a = TileDesc(dtype, rows, cols, vr, vc), TileDesc(dtype, rows, cols, vr, vc)
+                if k == 2:  # static valid columns equal to Cols on both: A5's flat path
+                    d.valid_col = a.valid_col = cols
+                tiles = {"dst": d, "src0": a}
+                call, inputs = "TPAIRREDUCESUM(dst, src0)", ["src0"]
+            elif op == "tdeinterleave" and k % 2:
+                half = max(2, vc // 2 // 2 * 2)
+                tiles = {"dst1": TileDesc(dtype, rows, cols, vr, half), "dst0": TileDesc(dtype, rows, cols, vr, half),
+                         "src": TileDesc(dtype, rows, 2 * cols, vr, 2 * half)}
+                call, inputs = "TDEINTERLEAVE(dst1, dst0, src)", ["src"]
+            else:
+                tiles = {r: TileDesc(dtype, rows, cols, vr, vc) for r in ("dst1", "dst0", "src1", "src0")}
+                call, inputs = f"{op.upper()}(dst1, dst0, src1, src0)", ["src1", "src0"]
+            _kinds(tiles, k)
+            case = Case(op, call, tiles, inputs)
+            if "src" in tiles:
+                case.params["form"] = 1
+            case.data = {r: fill(rng, t, mode) if r in inputs else junk(rng, t) for r, t in tiles.items()}
+            if op == "tpairreducesum" and mode == "special":
+                case.data["src0"] = _edge_floats(rng, tiles["src0"], case.data["src0"])
+            cases.append(case)
+    return cases
+
+
+def _scatter_indexes(rng, case: Case, numel: int, duplicates: bool) -> None:
+    t = case.tiles["indexes"]
+    count = t.rows * t.cols
+    picks = rng.integers(0, numel, count) if duplicates else rng.permutation(max(numel, count))[:count] % numel
+    case.data["indexes"] = picks.astype(NP[t.dtype]).tobytes()
+
+
+def tscatter_cases(rng, op: str) -> list[Case]:
+    """TSCATTER's index form (distinct and repeated indices, every index type the simulator takes, junk in dst:
+    the simulator does not zero it) and its mask form (every pattern, both axes, src with fewer valid columns than
+    Cols: the running source stream)."""
+    cases = []
+    pairs = [("f32", "i32"), ("f32", "u32"), ("f16", "i16"), ("f16", "u16"), ("i8", "u16"), ("u8", "i16"),
+             ("i32", "i32"), ("i16", "u16"), ("f32", "u8")]
+    for n, (dtype, itype) in enumerate(pairs):
+        rows, cols, vr, vc = PAIR_SHAPES[n % len(PAIR_SHAPES)]
+        per = 32 // np.dtype(NP[dtype]).itemsize
+        cols = max(cols, per, 32 // np.dtype(NP[itype]).itemsize)
+        d, s = TileDesc(dtype, rows, cols, rows, cols), TileDesc(dtype, rows, cols, vr, vc)
+        i = TileDesc(itype, rows, cols, vr, vc)
+        tiles = {"dst": d, "src": s, "indexes": i}
+        _kinds(tiles, n)
+        case = Case(op, "TSCATTER(dst, src, indexes)", tiles, ["src", "indexes"])
+        case.data = {"dst": junk(rng, d), "src": fill(rng, s, "special" if dtype in FLOAT else "random")}
+        _scatter_indexes(rng, case, min(rows * cols, np.iinfo(NP[itype]).max + 1), n % 3 == 2)
+        cases.append(case)
+    for n, pattern in enumerate(["P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111"]):
+        _, period = PATTERNS[pattern]  # (phase, period)
+        for axis in ("SCATTER_ROW", "SCATTER_COL"):
+            dtype = ["f32", "f16", "i32", "i16"][(n + (axis == "SCATTER_COL")) % 4]
+            per = 32 // np.dtype(NP[dtype]).itemsize
+            if axis == "SCATTER_ROW":
+                s = TileDesc(dtype, 2, 2 * per, 2, per + (n % 2))
+                d = TileDesc(dtype, 2, period * 2 * per, 2, period * s.valid_col)
+            else:
+                s = TileDesc(dtype, 2, per, 2, per - 1)
+                d = TileDesc(dtype, 2 * period, per, 2 * period, per - 1)
+            tiles = {"dst": d, "src": s}
+            _kinds(tiles, n)
+            case = Case(op, f"TSCATTER<MaskPattern::{pattern}, ScatterAxis::{axis}>(dst, src)", tiles, ["src"])
+            case.params.update(form=1, maskPattern=pattern, ScatterType=axis)
+            case.data = {"dst": junk(rng, d), "src": fill(rng, s, "random")}
+            cases.append(case)
+    return cases
+
+
+def tgatherb_cases(rng, op: str) -> list[Case]:
+    """TGATHERB: 32-byte blocks from byte offsets (unaligned ones, one past src's end: the simulator skips it,
+    and negative int32 offsets, which become huge uint32 values), into dst rows of whole blocks."""
+    cases = []
+    combos = [("u8", "f32", 1, 256, "u32"), ("f32", "f32", 2, 128, "u32"), ("f16", "u8", 3, 32, "u32"),
+              ("i32", "i16", 2, 64, "i32"), ("u16", "u16", 1, 48, "u32"), ("f32", "i8", 4, 16, "i32")]
+    for n, (dtype, stype, rows, cols, otype) in enumerate(combos):
+        item = np.dtype(NP[dtype]).itemsize
+        blocks = cols * item // 32
+        d = TileDesc(dtype, rows, cols, rows if n % 2 else max(1, rows - 1), cols)
+        s = TileDesc(stype, 2, 64, 2, 64)
+        o = TileDesc(otype, rows, 8 * -(-blocks // 8), rows, 8 * -(-blocks // 8))
+        tiles = {"dst": d, "src": s, "offsets": o}
+        _kinds(tiles, n)
+        case = Case(op, "TGATHERB(dst, src, offsets)", tiles, ["src", "offsets"])
+        limit = s.nbytes - 32
+        offs = rng.integers(0, limit + 1, o.rows * o.cols)
+        if n % 3 == 0:
+            offs = offs // 32 * 32
+        if n in (2, 3):
+            offs[1] = limit + 1 + int(rng.integers(0, 64))  # a block past src's storage: skipped
+        if otype == "i32":
+            offs[0] = -64  # 2**32 - 64: past src (the simulator's 32-bit off + 32 does not wrap)
+        case.data = {"dst": junk(rng, d), "src": fill(rng, s, "random"),
+                     "offsets": offs.astype(NP[otype]).tobytes()}
+        cases.append(case)
+    return cases
+
+
+def tfillpad_expand_cases(rng, op: str) -> list[Case]:
+    """TFILLPAD_EXPAND: dst larger than src in rows, columns or both, dst valid shapes smaller than its storage
+    (the simulator pads the whole storage), every pad (half Max/Min: the tfillpad_half_limits erratum)."""
+    cases = []
+    shapes = [((2, 16, 2, 5), (4, 32, 4, 32)), ((1, 16, 1, 16), (1, 64, 1, 40)), ((4, 32, 3, 17), (8, 32, 5, 32)),
+              ((2, 32, 1, 1), (2, 32, 2, 32)), ((3, 16, 3, 9), (5, 48, 5, 48))]
+    for n, dtype in enumerate(["f32", "f16", "i16", "u8", "i32", "f16"]):
+        (sr, sc, svr, svc), (dr, dc, dvr, dvc) = shapes[n % len(shapes)]
+        per = 32 // np.dtype(NP[dtype]).itemsize
+        sc, dc = max(sc, per), max(dc, per, sc if sc > per else per)
+        s = TileDesc(dtype, sr, sc, svr, min(svc, sc))
+        d = TileDesc(dtype, dr, max(dc, sc), dvr, min(dvc, max(dc, sc)), pad=["Zero", "Max", "Min"][n % 3])
+        tiles = {"dst": d, "src": s}
+        _kinds(tiles, n)
+        case = Case(op, "TFILLPAD_EXPAND(dst, src)", tiles, ["src"])
+        case.data = {"dst": junk(rng, d), "src": fill(rng, s, "special" if dtype in FLOAT else "random")}
+        cases.append(case)
+    return cases
+
+
 def build_cases(rng, op: str) -> list[Case]:
     if op in SEED_OPS:
         return SEED_BUILDERS[op](rng)
@@ -1949,6 +2104,11 @@ def build_cases(rng, op: str) -> list[Case]:
         return power_cases(rng, op)
     if op in ("tpartargmax", "tpartargmin"):
         return partarg_cases(rng, op)
+    if op in ("tinterleave", "tdeinterleave", "tpairreducesum"):
+        return pair_cases(rng, op)
+    if op in ("tscatter", "tgatherb", "tfillpad_expand"):
+        return {"tscatter": tscatter_cases, "tgatherb": tgatherb_cases, "tfillpad_expand": tfillpad_expand_cases}[op](
+            rng, op)
     if op in ("trandom", "thistogram", "tpack", "tget_scale_addr"):
         return {"trandom": trandom_cases, "thistogram": thistogram_cases, "tpack": tpack_cases,
                 "tget_scale_addr": tget_scale_addr_cases}[op](rng, op)
@@ -1968,6 +2128,7 @@ OPS = ["tadd", "tsub", "tmul", "tdiv", "tmax", "tmin", "trem", "tand", "tor", "t
        "tsort32", "tmrgsort", "tgemv", "tgemv_acc", "tgemv_bias", "tmatmul_mx", "tmatmul_mx_acc", "tmatmul_mx_bias",
        "tgemv_mx", "tgemv_mx_acc", "tgemv_mx_bias", "trandom", "thistogram", "tget_scale_addr", "tfmod", "tpow",
        "tpows", "tprelu", "tpartargmax", "tpartargmin"]
+OPS += ["tinterleave", "tdeinterleave", "tpairreducesum", "tscatter", "tgatherb", "tfillpad_expand"]
 # TPACK was removed from pto-isa (83f16ef4, "Remove TPack"); its vectors come from the commit before:
 #     git -C pto-isa worktree add /tmp/pto-isa-tpack 83f16ef4^ && python tools/oracle/generate.py /tmp/pto-isa-tpack tpack
 OLD_OPS = {"tpack": "pto-isa 83f16ef4^ (last commit with TPack) cpu simulator, g++ 12 -std=c++20 -O2 -DNDEBUG "
@@ -2098,7 +2259,7 @@ NAN_PAYLOAD_ANY = {"tadd", "tsub", "tmul", "tdiv", "tadds", "tsubs", "tmuls", "t
                    "trowprod", "tcolprod", "tpartadd", "taddc", "tsubc", "taddsc", "tsubsc", "tlrelu",
                    "tfusedmuladd", "tmuladddst", "tfusedmuladdrelu", "tsubrelu", "tmatmul", "tmatmul_acc",
                    "tmatmul_bias", "taxpy", "tprelu", "tgemv", "tgemv_acc", "tgemv_bias", "tmatmul_mx", "tmatmul_mx_acc",
-                   "tmatmul_mx_bias", "tgemv_mx", "tgemv_mx_acc", "tgemv_mx_bias",
+                   "tmatmul_mx_bias", "tgemv_mx", "tgemv_mx_acc", "tgemv_mx_bias", "tpairreducesum",
                    *(f"t{axis}expand{op}" for axis in ("row", "col") for op in ("add", "sub", "mul", "div"))}
 
 

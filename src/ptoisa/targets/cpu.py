@@ -69,6 +69,11 @@ PROFILE = TargetProfile(
         tmp="optional",
     ),
     errata={
+        "tscatter_no_zero_init": "TSCATTER does not zero dst first: the index form writes only the elements its "
+                                 "indices name, the mask form only dst's valid region; every other byte is kept",
+        "tscatter_mask_running_src": "mask TSCATTER (SCATTER_ROW) reads src as one running stream that wraps at src's "
+                                     "static Cols, not its valid columns: with fewer valid columns than Cols, row i "
+                                     "> 0 takes the elements that follow row i - 1's in src's storage rows",
         "tmatmul_bias_valid_region": "the bias forms (TMATMUL_BIAS, TGEMV_BIAS and the MX ones) store the product "
                                      "at M x N, then add bias[0, c] to every element of C's valid region: a "
                                      "product outside it gets no bias, an element inside it but outside M x N "
@@ -85,6 +90,8 @@ PROFILE = TargetProfile(
                                   "under a taller src is not broadcast)",
     },
     evidence={
+        "tscatter_no_zero_init": "include/pto/cpu/TScatter.hpp TSCATTER_IMPL (no fill of dst)",
+        "tscatter_mask_running_src": "include/pto/cpu/TScatter.hpp TScatter (sC wraps at SrcTileData::Cols)",
         "tmatmul_bias_valid_region": "include/pto/cpu/TMatmul.hpp (TMATMUL_BIAS_IMPL, TMATMUL_MX_IMPL's bias "
                                      "form: the bias loop over cMatrix.GetValidRow/GetValidCol)",
         "tcmps_eq_tolerance": "include/pto/cpu/TCmps.hpp:30, 33, 48",

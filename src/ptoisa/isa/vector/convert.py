@@ -16,8 +16,10 @@ The `cpu` profile follows the simulator (include/pto/cpu/TCvt.hpp):
   under `undefined="emulate"` the x86 result is written (the 32-bit conversion's 0x80000000 truncated to the
   destination; uint8 through int64 first; uint32 through int64).
 The NPU profiles round float -> float with the mode too (RINT, ROUND, FLOOR, CEIL, TRUNC, ODD) and saturate
-float -> integer results to the destination's range with a NaN giving 0 unless `satMode=OFF` (the hardware's
-default CTRL setting); these NPU rounding details are read from the backend's mode tables, not measured.
+float -> integer results to the destination's range with a NaN giving 0 when saturation is ON; with it OFF the
+integer's low bits are kept (inf and NaN give 0). Without a `satMode` the backends choose: OFF for half -> uint8,
+int8, int16, float -> int16 and int32 -> int16, ON for every other conversion. These NPU rounding details are
+read from the backend's mode tables, not measured.
 
     >>> from ptoisa import *
     >>> src, dst = Tile[TileType.Vec, float, 1, 8](), Tile[TileType.Vec, int32_t, 1, 8]()
@@ -142,6 +144,10 @@ def _in_range(r: np.ndarray, dtype: DType) -> np.ndarray:
     return np.isfinite(r) & (r >= lo) & (r <= hi)
 
 
+# TCVT(dst, src, mode) on the NPUs leaves saturation OFF for these narrowing conversions and ON for all others
+# (a2a3/TCvt.hpp kIsNarrowingCvt and its TCVT_IMPL overloads; a5/TCvt.hpp TCVT_IMPL's type-specific defaults)
+_NPU_DEFAULT_OFF = frozenset({(D.F16, D.U8), (D.F16, D.I8), (D.F32, D.I16), (D.F16, D.I16), (D.I32, D.I16)})
+
 # Element types whose every value is a float: converting through float rounds once, as from double does
 _EXACT_IN_FLOAT = frozenset({D.F32, D.F16, D.BF16, D.I8, D.U8, D.I16, D.U16})
 
@@ -214,7 +220,7 @@ def _convert_general(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     sat = plan.attrs["satMode"]
     cpu = plan.config.name == "cpu"
     if sat is None:
-        sat = SaturationMode.OFF if cpu else SaturationMode.ON
+        sat = SaturationMode.OFF if cpu or (s_type, d_type) in _NPU_DEFAULT_OFF else SaturationMode.ON
     x = valid_of(source)
     with quiet():
         wide = x.astype(np.float64)

@@ -1,0 +1,92 @@
+"""The A2/A3 hardware tests of the tile-scalar instructions TADDS TSUBS TMULS TDIVS TMAXS TLRELU
+(tests/npu/a2a3/src/st/testcase/<op> in hw-native-sys/pto-isa), rebuilt.
+
+The kernels (<T, dstTileRow, dstTileCol, row, validRow, col, validCol>) bind a row x col src tile at 0x0 and a
+dstTileRow x dstTileCol dst at 0x28000, both with the valid shape validRow x validCol, and pass the scalar as a
+float kernel argument converted to T (gen_data.py writes it as a float32). TDIVS's cases 10-18 divide the scalar
+by the tile (TDIVS(dst, scalar, src)). Inputs are drawn as each gen_data.py draws them (its seed, cases in order):
+uniform in +-8 (TADDS, TMULS, TLRELU with a slope in [0.001, 0.1)), +-80 (TSUBS), +-8000 (TMAXS), [1, 16383) over a
+divisor in [1, 10) (TDIVS), cast to the element type. Goldens are NumPy's operation in the element type (TDIVS on
+integers floor-divides positive values, the same as truncation): the reference compares with ResultCmp, ptoisa is
+held to the exact bytes.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ptoisa
+
+from _st import same_bytes, vec
+
+F32, F16, I32, I16 = np.float32, np.float16, np.int32, np.int16
+
+# (dtype, dst tile rows, dst tile cols, rows, cols): rows x cols is src's tile and the valid shape
+_SHAPES = [(F32, 32, 64, 32, 64), (F16, 63, 64, 63, 64), (I32, 31, 128, 31, 128), (I16, 15, 192, 15, 192),
+           (F32, 7, 448, 7, 448), (F32, 256, 16, 256, 16), (F32, 32, 128, 32, 64), (F16, 63, 128, 63, 64),
+           (I32, 31, 256, 31, 128), (I16, 15, 192, 15, 192), (F32, 7, 512, 7, 448), (F32, 256, 32, 256, 16)]
+_LRELU = [(F32 if t is I32 else F16 if t is I16 else t, *rest) for t, *rest in _SHAPES]
+_DIVS = [(F32, 32, 64, 32, 64), (F16, 63, 64, 63, 64), (I32, 31, 128, 31, 128), (I16, 15, 192, 15, 192),
+         (F32, 32, 128, 32, 64), (F16, 63, 128, 63, 64), (I16, 15, 192, 15, 192), (F32, 7, 512, 7, 448),
+         (F32, 256, 32, 256, 16)]
+CONFIGS = {"TADDS": _SHAPES, "TSUBS": _SHAPES, "TMULS": _SHAPES, "TMAXS": _SHAPES, "TLRELU": _LRELU,
+           "TDIVS": _DIVS + _DIVS}
+SEED = {"TADDS": 23, "TSUBS": 17, "TMULS": 23, "TDIVS": 23, "TMAXS": 42, "TLRELU": 42}
+RANGES = {"TADDS": ((-8, 8), (-8, 8)), "TSUBS": ((-80, 80), (-80, 80)), "TMULS": ((-8, 8), (-8, 8)),
+          "TMAXS": ((-8000, 8000), (-8000, 8000)), "TLRELU": ((-8, 8), (0.001, 0.1)), "TDIVS": ((1, 16383), (1, 10))}
+
+
+def _inputs() -> dict:
+    out = {}
+    for op, configs in CONFIGS.items():
+        np.random.seed(SEED[op])
+        (lo, hi), (slo, shi) = RANGES[op]
+        for index, (dtype, _, _, rows, cols) in enumerate(configs):
+            x = np.random.uniform(low=lo, high=hi, size=(rows, cols)).astype(dtype)
+            s = np.random.uniform(low=slo, high=shi, size=(1, 1)).astype(dtype)
+            out[op, index] = x, s[0, 0]
+    return out
+
+
+INPUTS = _inputs()
+
+
+def _golden(op: str, x: np.ndarray, s, scalar_first: bool) -> np.ndarray:
+    if op == "TADDS":
+        return x + s
+    if op == "TSUBS":
+        return x - s
+    if op == "TMULS":
+        return x * s
+    if op == "TMAXS":
+        return np.where(x > s, x, s).astype(x.dtype)
+    if op == "TLRELU":
+        return np.where(x < 0, x * s, x).astype(x.dtype)
+    a, b = (np.full_like(x, s), x) if scalar_first else (x, np.full_like(x, s))
+    return a / b if x.dtype.kind == "f" else a // b
+
+
+CASES = [(op, i) for op, configs in CONFIGS.items() for i in range(len(configs))]
+
+
+@pytest.mark.parametrize("op,index", CASES, ids=[
+    f"{op}-{np.dtype(c[0]).name}-{c[3]}x{c[4]}" + ("" if c[1:3] == c[3:] else f"-dst{c[1]}x{c[2]}")
+    + ("-scalar-first" if op == "TDIVS" and i >= len(_DIVS) else "") for op, i in CASES for c in [CONFIGS[op][i]]])
+def test_a2a3_configuration_reproduces_its_golden(op, index):
+    dtype, d_rows, d_cols, rows, cols = CONFIGS[op][index]
+    x, s = INPUTS[op, index]
+    scalar_first = op == "TDIVS" and index >= len(_DIVS)
+    # the kernel argument: gen_data.py's float32 of the scalar, converted to T
+    scalar = np.dtype(dtype).type(np.float32(s))
+    with ptoisa.target("a2a3"):
+        src = vec(dtype, rows, cols, addr=0x0)
+        dst = vec(dtype, d_rows, d_cols, rows, cols, addr=0x28000)
+        src.valid[...] = x
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fn = getattr(ptoisa, op)
+            fn(dst, scalar, src) if scalar_first else fn(dst, src, scalar)
+    assert same_bytes(_golden(op, x, s, scalar_first), dst.valid)

@@ -96,7 +96,8 @@ module {{
 @pytest.mark.parametrize("target,signed", [("a5", True), ("a2a3", False), ("cpu", False)])
 def test_a_column_of_negative_zeros(target, signed):
     """A5 starts a column from its row 0 (no 0 + r0), so -0.0 + (-0.0 + -0.0) stays -0.0; the in-order fold from
-    0 gives +0.0 (A2/A3 copies row 0 too: a known difference in that one case, see the commit)."""
+    0 gives +0.0. (A2/A3's backend copies row 0 first as well, so it would keep -0.0 here too; ptoisa's A2/A3
+    profile still folds from 0: not modelled.)"""
     with ptoisa.target(target):
         src = Tile[TileType.Vec, np.float32, 3, 8, BLayout.RowMajor, 3, 8]()
         dst = Tile[TileType.Vec, np.float32, 1, 8, BLayout.RowMajor, 1, 8]()

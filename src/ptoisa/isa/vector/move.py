@@ -16,7 +16,8 @@ TEXTRACT TCONCAT TTRANS TRESHAPE.
 Meanings from the simulator (include/pto/cpu/TMov.hpp, TSel.hpp, TSelS.hpp, TCmp.h, TPartOp.hpp, TFillPad.hpp,
 TExtract.hpp, TConcat.hpp, TTrans.hpp) and the instruction pages. TSEL reads its mask as one bit stream over dst's
 valid region in row-major order, 8 bits per mask element, moving to the next mask row after the mask's valid
-columns; TCMP zeroes the whole dst first, then writes ceil(valid cols / bits) packed elements per row (at most
+columns (the simulator's reading; the NPUs start each dst row i at the first byte of mask row i, its bytes in
+storage order); TCMP zeroes the whole dst first, then writes ceil(valid cols / bits) packed elements per row (at most
 dst's valid columns).
 
     >>> from ptoisa import *
@@ -212,9 +213,31 @@ def _tsel_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
             check.fail(role, f"valid shape {tiles[role].valid_shape} must equal dst's {shape}")
     mask = tiles["selMask"]
     count = shape[0] * shape[1]
+    if count and _npu_rows(plan):
+        row_bytes = mask.spec.cols * mask.spec.dtype.itemsize
+        if (shape[0] - 1) * row_bytes + -(-shape[1] // 8) > mask.spec.rows * row_bytes:
+            check.fail("selMask", f"{mask.spec.rows} rows of {row_bytes} bytes hold fewer mask bits than dst's "
+                                  f"{shape[0]} valid rows of {shape[1]} (the NPUs read row i's bits from mask row i)")
+        return
     if count and (mask.valid_col == 0 or -(-count // 8) > mask.valid_col * mask.spec.rows):
         check.fail("selMask", f"holds {mask.valid_col * mask.spec.rows * 8} mask bits, fewer than dst's {count} "
                               "valid elements")
+
+
+def _npu_row_bits(mask: Any, rows: int, cols: int) -> np.ndarray:
+    """The NPUs start dst row i's selection bits at the first byte of mask row i and read `cols` bits from there,
+    LSB first (a2a3/TSel.hpp: the mask address maskPtr + i * RowStride in CMPMASK; a5/TSel.hpp: plds at
+    i * maskRowStride), whatever the mask's valid columns: a row-major mask's bytes in storage order."""
+    raw = mask.storage.view(np.uint8)
+    row_bytes = mask.spec.cols * mask.spec.dtype.itemsize
+    index = np.arange(rows)[:, None] * row_bytes + np.arange(-(-cols // 8))[None, :]
+    return np.unpackbits(raw[index], axis=1, bitorder="little")[:, :cols]
+
+
+def _npu_rows(plan: Plan) -> bool:
+    """Whether TSEL reads its mask row by row (the NPUs, a plain row-major mask) rather than as one stream."""
+    spec = plan.specs["selMask"]
+    return plan.config.name != "cpu" and spec.layout_name == "ND"
 
 
 def _tsel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
@@ -223,6 +246,10 @@ def _tsel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     if rows == 0 or cols == 0:
         return
     mask = tiles["selMask"]
+    if _npu_rows(plan):
+        bits = _npu_row_bits(mask, rows, cols).astype(bool)
+        write(out, np.where(bits, valid_of(tiles["src0"], (rows, cols)), valid_of(tiles["src1"], (rows, cols))))
+        return
     per_row = mask.valid_col
     mask_values = valid_of(mask, (mask.spec.rows, per_row)).view(np.dtype(f"u{mask.spec.dtype.itemsize}"))
     bits = _mask_bits(mask_values, rows * cols, per_row).reshape(rows, cols).astype(bool)

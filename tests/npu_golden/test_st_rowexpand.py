@@ -1,8 +1,8 @@
-"""The A5 hardware tests of the row-broadcast binary instructions TROWEXPANDADD TROWEXPANDSUB TROWEXPANDMUL
-TROWEXPANDDIV TROWEXPANDMAX TROWEXPANDMIN TROWEXPANDEXPDIF (tests/npu/a5/src/st/testcase/trowexpand<op> in
+"""The NPU hardware tests of the row-broadcast binary instructions TROWEXPANDADD TROWEXPANDSUB TROWEXPANDMUL
+TROWEXPANDDIV TROWEXPANDMAX TROWEXPANDMIN TROWEXPANDEXPDIF (tests/npu/{a5,a2a3}/src/st/testcase/trowexpand<op> in
 hw-native-sys/pto-isa), rebuilt.
 
-The kernels (<T, dstRow, dstCol, src1Row, src1Col, src0eqdst>) place a dstRow x dstCol "full" tile at 0x0, dst at
+A5's kernels (<T, dstRow, dstCol, src1Row, src1Col, src0eqdst>) place a dstRow x dstCol "full" tile at 0x0, dst at
 0x0 as well (the result overwrites it) and the per-row tile right after the full one: a src1Row x 1 ColMajor tile
 (one value per row), or, in the `2` kernels, a src1Row x (32 / sizeof(T)) RowMajor tile (one 32-byte block per
 row, repeated along the row). With src0eqdst the call is op(dst, full, per-row), else op(dst, per-row, full)
@@ -22,6 +22,7 @@ import pytest
 
 import ptoisa
 from ptoisa import BLayout
+from ptoisa.errors import IllegalInstructionError
 
 from _st import result_cmp, same_bytes, vec
 
@@ -116,6 +117,97 @@ def test_a5_configuration_reproduces_its_golden(op, index):
             fn = getattr(ptoisa, f"TROWEXPAND{op.upper()}")
             fn(dst, full, small) if src0eqdst else fn(dst, small, full)
     expanded = np.tile(small_values, (1, cols // small_cols))
+    a, b = (full_values, expanded) if src0eqdst else (expanded, full_values)
+    want = _golden(op, a, b)
+    if op == "expdif":
+        assert result_cmp(want, dst.valid)
+    else:
+        assert same_bytes(want.astype(dtype), dst.valid)
+
+
+# --- A2/A3 -------------------------------------------------------------------------------------------------------
+# main.cpp's test_trowexpand<op><T, validRow, validCol, Row, Col, src0eqdst, isRowMajor, declTmp>; the kernels put
+# src0 and dst (Row x Col, valid validRow x validCol) at 0x0 and the per-row tile at Row * Col * sizeof(T): a
+# src1Row x 1 col-major tile (src1Row: validRow rounded up to 32 bytes) with validRow x 1 valid, or with isRowMajor a
+# src1Row x (32 / sizeof(T)) row-major one; with declTmp a col-major tmp follows it (its kernel gives that
+# src1Row x 1 tmp a validRow x validCol valid shape, which no tile of one column has: validRow x 1 here). gen_data.py
+# (seed 2025) draws validRow * validCol values for the full tile (rand, integers in [1, 10)) and one value per row
+# (or one block per row); the valid regions are loaded with them here.
+_A2A3_COMMON = [
+    (F32, 16, 16, 16, 16, True, False, False), (F32, 16, 16, 32, 32, True, False, False),
+    (F16, 16, 16, 16, 16, True, False, False), (F16, 16, 16, 32, 32, True, False, False),
+    (F32, 1, 16384, 1, 16384, True, False, False), (F32, 2048, 1, 2048, 8, True, False, False),
+    (F32, 16, 16, 16, 16, True, True, False), (F32, 16, 16, 32, 32, True, True, False),
+    (F16, 16, 16, 16, 16, True, True, False), (F16, 16, 16, 32, 32, True, True, False),
+    (F32, 1, 16384, 1, 16384, True, True, False), (F32, 2048, 1, 2048, 8, True, True, False),
+    (F32, 16, 16, 16, 16, False, False, False), (F32, 16, 16, 16, 16, False, True, False),
+    (F32, 16, 16, 32, 32, True, False, True), (F16, 16, 16, 16, 16, True, False, True),
+    (F32, 1, 16384, 1, 16384, True, False, True), (F32, 2048, 1, 2048, 8, True, False, True),
+]
+_A2A3_INTS = [(I32, 16, 16, 16, 16, True, False, False), (I32, 16, 16, 16, 16, True, True, False),
+              (I16, 16, 16, 16, 16, True, False, False), (I16, 16, 16, 16, 16, True, True, False)]
+A2A3 = {
+    "add": [*_A2A3_COMMON, *_A2A3_INTS], "sub": [*_A2A3_COMMON, *_A2A3_INTS], "max": [*_A2A3_COMMON, *_A2A3_INTS],
+    "min": [*_A2A3_COMMON, *_A2A3_INTS], "div": _A2A3_COMMON, "expdif": _A2A3_COMMON,
+    "mul": [*_A2A3_COMMON, *_A2A3_INTS, (U32, 16, 16, 16, 16, True, False, False),
+            (U32, 16, 16, 16, 16, True, True, False), (U32, 16, 16, 16, 16, False, False, False),
+            (U32, 16, 16, 16, 16, False, True, False)],
+}
+
+
+def _a2a3_inputs() -> dict:
+    out = {}
+    for op, configs in A2A3.items():
+        np.random.seed(2025)
+        for index, (dtype, vr, vc, _, _, _, row_major, _) in enumerate(configs):
+            per_row = 32 // np.dtype(dtype).itemsize if row_major else 1
+            if np.dtype(dtype).kind in "iu" and op not in ("div", "expdif"):
+                a = np.random.randint(1, 10, size=vr * vc).astype(dtype)
+                b = np.random.randint(1, 10, size=vr * per_row).astype(dtype)
+            else:
+                a = np.random.random(vr * vc).astype(dtype)
+                b = np.random.random(vr * per_row).astype(dtype)
+            out[op, index] = a.reshape(vr, vc), b.reshape(vr, per_row)
+    return out
+
+
+A2A3_INPUTS = _a2a3_inputs()
+A2A3_CASES = [(op, i) for op, configs in A2A3.items() for i in range(len(configs))]
+
+
+@pytest.mark.parametrize("op,index", A2A3_CASES, ids=[
+    f"TROWEXPAND{op.upper()}-{np.dtype(c[0]).name}-v{c[1]}x{c[2]}-{c[3]}x{c[4]}{'' if c[5] else '-src1full'}"
+    f"{'-rowmajor' if c[6] else ''}{'-tmp' if c[7] else ''}" for op, i in A2A3_CASES for c in [A2A3[op][i]]])
+def test_a2a3_configuration_reproduces_its_golden(op, index):
+    dtype, vr, vc, rows, cols, src0eqdst, row_major, with_tmp = A2A3[op][index]
+    full_values, small_values = A2A3_INPUTS[op, index]
+    item = np.dtype(dtype).itemsize
+    small_rows = -(-vr * item // 32) * 32 // item
+    per_row = small_values.shape[1]
+    with ptoisa.target("a2a3"):
+        full = vec(dtype, rows, cols, vr, vc, addr=0x0)
+        dst = vec(dtype, rows, cols, vr, vc, addr=0x0)
+        if row_major:
+            small = vec(dtype, small_rows, per_row, vr, per_row, addr=rows * cols * item)
+        else:
+            small = vec(dtype, small_rows, 1, vr, 1, addr=rows * cols * item, layout=BLayout.ColMajor)
+        extra = []
+        if with_tmp:
+            extra.append(vec(dtype, small_rows, 1, vr, 1, addr=rows * cols * item + small_rows * item,
+                             layout=BLayout.ColMajor))
+        full.valid[...] = full_values
+        small.valid[...] = small_values
+        fn = getattr(ptoisa, f"TROWEXPAND{op.upper()}")
+        if dtype == U32:
+            # a2a3/TRowExpandMul.hpp:40-43 static_asserts half/float/int16/int32: these configurations do not
+            # compile for A2/A3, and ptoisa refuses them
+            with pytest.raises(IllegalInstructionError):
+                fn(dst, full, small, *extra) if src0eqdst else fn(dst, small, full, *extra)
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fn(dst, full, small, *extra) if src0eqdst else fn(dst, small, full, *extra)
+    expanded = np.tile(small_values, (1, -(-vc // per_row)))[:, :vc]
     a, b = (full_values, expanded) if src0eqdst else (expanded, full_values)
     want = _golden(op, a, b)
     if op == "expdif":

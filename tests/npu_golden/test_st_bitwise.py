@@ -1,5 +1,5 @@
-"""The NPU hardware tests of the tile-tile bitwise instructions TAND TOR TXOR TSHL TSHR
-(tests/npu/{a2a3,a5}/src/st/testcase/<op> in hw-native-sys/pto-isa), rebuilt.
+"""The NPU hardware tests of the bitwise instructions TAND TOR TXOR TSHL TSHR and their tile-scalar forms TANDS TORS
+TXORS TSHLS TSHRS (tests/npu/{a2a3,a5}/src/st/testcase/<op> in hw-native-sys/pto-isa), rebuilt.
 
 Kernels: three Tile<Vec, T, TRows, TCols, RowMajor, -1, -1> tiles with the configuration's valid shape at 0x0
 (src0), 0x10000 (src1), 0x20000 (dst), loaded from contiguous valid-shaped data. A2/A3's TXOR kernel instead
@@ -114,3 +114,73 @@ def test_a2a3_txor_configuration_reproduces_its_golden(index):
             warnings.simplefilter("error")
             ptoisa.TXOR(dst, src0, src1, tmp)
     assert same_bytes(a ^ b, dst.valid)
+
+
+# --- tile-scalar forms: TANDS TORS TXORS TSHLS TSHRS -------------------------------------------------------------
+# A2/A3 (all five) and A5 TSHLS/TSHRS: (dtype, dst tile, src tile, valid), src at 0x0 and dst at 0x20000 (A2/A3
+# TXORS: dst at 0x0, src after it, a dst-shaped tmp after that, TXORS(dst, src, scalar, tmp)); gen_data.py draws
+# src over the type's range and the scalar over it too (shifts: a count in [1, 7)). A5 TANDS/TORS/TXORS: one
+# tile shape (TXORS passes dst as its unused tmp), values and scalar in [1, 16383). Seed 19 throughout.
+_SCALAR_SHAPES = [((64, 64), (64, 64), (64, 64)), ((32, 128), (32, 128), (32, 128)),
+                  ((32, 112), (32, 128), (32, 111))]
+_A2A3_SCALAR_LOGIC = [(t, *shape) for t in (I16, U16, I32, U32) for shape in _SCALAR_SHAPES]
+_SCALAR_SHIFT = [(t, *shape) for t in (I16, U16) for shape in _SCALAR_SHAPES]
+SCALAR_CONFIGS = {
+    ("a2a3", "TANDS"): _A2A3_SCALAR_LOGIC, ("a2a3", "TORS"): _A2A3_SCALAR_LOGIC,
+    ("a2a3", "TXORS"): _A2A3_SCALAR_LOGIC, ("a2a3", "TSHLS"): _SCALAR_SHIFT, ("a2a3", "TSHRS"): _SCALAR_SHIFT,
+    ("a5", "TSHLS"): [*_SCALAR_SHIFT, (U16, (1, 112), (1, 128), (1, 111))],
+    ("a5", "TSHRS"): [*_SCALAR_SHIFT, (U16, (1, 112), (1, 128), (1, 111))],
+    **{("a5", op): [(t, (r, c), (r, c), (vr, vc)) for t, r, c, vr, vc in
+                    [*_SHIFTS, (I32, 1, 8, 1, 8)]] for op in ("TANDS", "TORS", "TXORS")},
+}
+SCALAR_OPS = {"TANDS": np.bitwise_and, "TORS": np.bitwise_or, "TXORS": np.bitwise_xor, "TSHLS": np.left_shift,
+              "TSHRS": np.right_shift}
+
+
+def _scalar_inputs() -> dict:
+    out = {}
+    for (target, op), configs in SCALAR_CONFIGS.items():
+        np.random.seed(19)
+        for index, (dtype, _, src_shape, valid) in enumerate(configs):
+            info = np.iinfo(dtype)
+            if target == "a5" and op in ("TANDS", "TORS", "TXORS"):
+                x = np.random.randint(1, 16383, size=valid).astype(dtype)
+                s = np.random.randint(1, 16383, size=(1, 1)).astype(dtype)
+            else:
+                x = np.random.randint(info.min, info.max, size=src_shape, dtype=np.int64).astype(dtype)
+                if op in ("TSHLS", "TSHRS"):
+                    s = np.random.randint(1, 7, size=[1, 1]).astype(dtype)
+                else:
+                    s = np.random.randint(info.min, info.max, size=[1, 1], dtype=np.int64).astype(dtype)
+            out[target, op, index] = x[:valid[0], :valid[1]], s[0, 0]
+    return out
+
+
+SCALAR_INPUTS = _scalar_inputs()
+SCALAR_CASES = [(target, op, i) for (target, op), configs in SCALAR_CONFIGS.items() for i in range(len(configs))]
+
+
+@pytest.mark.parametrize("target,op,index", SCALAR_CASES, ids=[
+    f"{t}-{op}-{np.dtype(c[0]).name}-{'x'.join(map(str, c[2]))}-v{c[3][0]}x{c[3][1]}"
+    for t, op, i in SCALAR_CASES for c in [SCALAR_CONFIGS[t, op][i]]])
+def test_scalar_configuration_reproduces_its_golden(target, op, index):
+    dtype, dst_shape, src_shape, (v_rows, v_cols) = SCALAR_CONFIGS[target, op][index]
+    x, s = SCALAR_INPUTS[target, op, index]
+    item = np.dtype(dtype).itemsize
+    with ptoisa.target(target):
+        extra = []
+        if target == "a2a3" and op == "TXORS":
+            dst = vec(dtype, *dst_shape, v_rows, v_cols, addr=0x0)
+            src = vec(dtype, *src_shape, v_rows, v_cols, addr=dst_shape[0] * dst_shape[1] * item)
+            extra.append(vec(dtype, *dst_shape, v_rows, v_cols,
+                             addr=(dst_shape[0] * dst_shape[1] + src_shape[0] * src_shape[1]) * item))
+        else:
+            src = vec(dtype, *src_shape, v_rows, v_cols, addr=0x0)
+            dst = vec(dtype, *dst_shape, v_rows, v_cols, addr=0x20000)
+            if op == "TXORS":
+                extra.append(dst)
+        src.valid[...] = x
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            getattr(ptoisa, op)(dst, src, s, *extra)
+    assert same_bytes(SCALAR_OPS[op](x, s).astype(dtype), dst.valid)

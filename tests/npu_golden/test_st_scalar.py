@@ -163,3 +163,54 @@ def test_a5_configuration_reproduces_its_golden(op, index):
     assert same_bytes(_a5_golden(op, x, scalar), dst.valid)  # the scalar the device receives
     want = _a5_golden(op, x, s)  # gen_data.py's golden
     assert same_bytes(want, dst.valid) or result_cmp(want, dst.valid)
+
+
+# --- A5 TMAXS / TMINS --------------------------------------------------------------------------------------------
+# runTMAXS<T, dstRow, dstCol, srcRow, srcCol, vRows, vCols, pad>: src and dst with static valid vRows x vCols (and
+# PadValue::Max in the padded configurations), src at 0x0 and dst at 0x8000; gen_data.py (seed 19) draws the src
+# tile in [-13.013, 130.013) (integers in [1, 100) with the scalar 50). Golden: Python's max/min per element.
+_A5_EXT = [(F32, (64, 64), (32, 32), (32, 32), None), (F32, (128, 128), (64, 64), (64, 64), None),
+           (F32, (60, 128), (64, 64), (60, 60), "max"), (F32, (16, 200), (20, 512), (16, 200), "max"),
+           (F32, (1, 3600), (2, 4096), (1, 3600), "max"), (F16, (16, 256), (20, 224), (16, 200), "max"),
+           (F16, (1, 256), (1, 224), (1, 200), "max"), (I32, (32, 32), (32, 32), (32, 32), None),
+           (U32, (32, 32), (32, 32), (32, 32), None), (I16, (32, 128), (32, 128), (32, 128), None),
+           (U16, (32, 128), (32, 128), (32, 128), None), (I8, (32, 128), (32, 128), (32, 128), None),
+           (U8, (32, 128), (32, 128), (32, 128), None)]
+
+
+def _a5_extreme_inputs() -> dict:
+    out = {}
+    for op in ("TMAXS", "TMINS"):
+        np.random.seed(19)
+        for index, (dtype, _, src_shape, _, _) in enumerate(_A5_EXT):
+            if np.dtype(dtype).kind in "iu":
+                out[op, index] = np.random.randint(1, 100, size=src_shape).astype(dtype), np.dtype(dtype).type(50)
+            else:
+                x = np.random.uniform(low=-13.013, high=130.013, size=src_shape).astype(dtype)
+                out[op, index] = x, np.random.uniform(low=-13.013, high=130.013, size=[1]).astype(dtype)[0]
+    return out
+
+
+A5_EXT_INPUTS = _a5_extreme_inputs()
+A5_EXT_CASES = [(op, i) for op in ("TMAXS", "TMINS") for i in range(len(_A5_EXT))]
+
+
+@pytest.mark.parametrize("op,index", A5_EXT_CASES, ids=[
+    f"{op}-{np.dtype(c[0]).name}-dst{c[1][0]}x{c[1][1]}-src{c[2][0]}x{c[2][1]}-v{c[3][0]}x{c[3][1]}"
+    f"{'-pad' if c[4] else ''}" for op, i in A5_EXT_CASES for c in [_A5_EXT[i]]])
+def test_a5_tmaxs_tmins_configuration_reproduces_its_golden(op, index):
+    from ptoisa import PadValue
+
+    dtype, dst_shape, src_shape, (v_rows, v_cols), pad = _A5_EXT[index]
+    x, s = A5_EXT_INPUTS[op, index]
+    pad_value = None if pad is None else PadValue.Max  # both kernels declare PadValue::Max
+    with ptoisa.target("a5"):
+        src = vec(dtype, *src_shape, v_rows, v_cols, addr=0x0, static=True, pad=pad_value)
+        dst = vec(dtype, *dst_shape, v_rows, v_cols, addr=0x8000, static=True, pad=pad_value)
+        src.valid[...] = x[:v_rows, :v_cols]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            getattr(ptoisa, op)(dst, src, s)
+    pick = max if op == "TMAXS" else min
+    want = np.array([[pick(v, s) for v in row] for row in x[:v_rows, :v_cols]], dtype=dtype)
+    assert same_bytes(want, dst.valid)

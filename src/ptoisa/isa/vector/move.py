@@ -603,15 +603,46 @@ TEXTRACT = instruction(
 
 
 # --- TCONCAT -------------------------------------------------------------------------------------------------
+def _a2a3_concat_reach(plan: Plan, tiles: Tiles) -> int:
+    """The dst columns A2/A3's TCONCAT writes (a2a3/TConcat.hpp TConcatImpl): src0's rows copied in whole 32-byte
+    blocks, then src1's at column validCol0, in whole blocks too when validCol0 fills whole blocks, else element by
+    element."""
+    per_block = 32 // plan.specs["dst"].dtype.itemsize
+    c0, c1 = tiles["src0"].valid_col, tiles["src1"].valid_col
+    ends = [-(-c0 // per_block) * per_block, c0 + (-(-c1 // per_block) * per_block if c0 % per_block == 0 else c1)]
+    return max(ends)
+
+
+def _a2a3_plain(plan: Plan) -> bool:
+    return plan.config.name == "a2a3" and all(plan.specs[r].layout_name == "ND" for r in ("dst", "src0", "src1"))
+
+
 def _concat_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     d, a, b = (tiles[r].valid_shape for r in ("dst", "src0", "src1"))
     if not d[0] == a[0] == b[0]:
         check.fail(None, f"valid rows of dst {d[0]}, src0 {a[0]} and src1 {b[0]} must be equal")
+    if _a2a3_plain(plan):
+        # docs/isa/TCONCAT.md: A2/A3 asks validCol0 + validCol1 <= dst Cols only (the backend asserts that, A5 the
+        # equality); the whole-block copies must stay in dst's valid columns here (past them: not modelled)
+        reach = _a2a3_concat_reach(plan, tiles)
+        if a[1] + b[1] > d[1] or reach > d[1]:
+            check.fail("dst", f"valid columns ({d[1]}) must hold src0's and src1's ({a[1]} + {b[1]}) and the "
+                              f"backend's whole 32-byte copies (to column {reach})")
+        return
     if d[1] != a[1] + b[1]:
         check.fail("dst", f"valid columns ({d[1]}) must be src0's plus src1's ({a[1]} + {b[1]})")
 
 
 def _concat(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    if _a2a3_plain(plan):
+        out, a, b = tiles["dst"], tiles["src0"], tiles["src1"]
+        rows, c0, c1 = out.valid_row, a.valid_col, b.valid_col
+        per_block = 32 // plan.specs["dst"].dtype.itemsize
+        first = -(-c0 // per_block) * per_block  # src0's padding columns come along, up to a block boundary
+        second = -(-c1 // per_block) * per_block if c0 % per_block == 0 else c1
+        out.view[:rows, :first] = a.view[:rows, :first]
+        out.view[:rows, c0:c0 + second] = b.view[:rows, :second]
+        return
     write(tiles["dst"], np.concatenate([valid_of(tiles["src0"]), valid_of(tiles["src1"])], axis=1))
 
 

@@ -215,9 +215,9 @@ def _tsel_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     count = shape[0] * shape[1]
     if count and _npu_rows(plan):
         row_bytes = mask.spec.cols * mask.spec.dtype.itemsize
-        if (shape[0] - 1) * row_bytes + -(-shape[1] // 8) > mask.spec.rows * row_bytes:
-            check.fail("selMask", f"{mask.spec.rows} rows of {row_bytes} bytes hold fewer mask bits than dst's "
-                                  f"{shape[0]} valid rows of {shape[1]} (the NPUs read row i's bits from mask row i)")
+        if shape[0] > mask.spec.rows or -(-shape[1] // 8) > row_bytes:
+            check.fail("selMask", f"{mask.spec.rows} rows of {row_bytes} bytes cannot hold dst's {shape[0]} valid "
+                                  f"rows of {shape[1]} bits (the NPUs read row i's bits from mask row i)")
         return
     if count and (mask.valid_col == 0 or -(-count // 8) > mask.valid_col * mask.spec.rows):
         check.fail("selMask", f"holds {mask.valid_col * mask.spec.rows * 8} mask bits, fewer than dst's {count} "
@@ -228,10 +228,8 @@ def _npu_row_bits(mask: Any, rows: int, cols: int) -> np.ndarray:
     """The NPUs start dst row i's selection bits at the first byte of mask row i and read `cols` bits from there,
     LSB first (a2a3/TSel.hpp: the mask address maskPtr + i * RowStride in CMPMASK; a5/TSel.hpp: plds at
     i * maskRowStride), whatever the mask's valid columns: a row-major mask's bytes in storage order."""
-    raw = mask.storage.view(np.uint8)
-    row_bytes = mask.spec.cols * mask.spec.dtype.itemsize
-    index = np.arange(rows)[:, None] * row_bytes + np.arange(-(-cols // 8))[None, :]
-    return np.unpackbits(raw[index], axis=1, bitorder="little")[:, :cols]
+    raw = np.ascontiguousarray(mask.view[:rows]).view(np.uint8)  # (rows, Cols * itemsize) bytes
+    return np.unpackbits(raw[:, :-(-cols // 8)], axis=1, bitorder="little")[:, :cols]
 
 
 def _npu_rows(plan: Plan) -> bool:

@@ -840,8 +840,16 @@ _LINE = 8192  # elements: NumPy's buffer size, below which a broadcast line cost
 _GROUPED_MIN = 16384
 
 
-def _arg_table(role_layouts: tuple[str, ...]) -> dict[str, Legality]:
-    return {t: Legality({"dst": _ARG_IDX, "src": _ARG_SRC[t]}, row_major=role_layouts) for t in TARGETS}
+# The column forms' sources, from the backends' TColReduceIdxCheck: f16/u16/f32/u32 on A2/A3
+# (a2a3/TColReduceIdx.hpp:26-29), any 1-, 2- or 4-byte type on A5 (a5/TColReduceIdx.hpp:65-68)
+_COL_ARG_SRC = {"a2a3": (D.U32, D.U16, D.F16, D.F32),
+                "a5": (D.I8, D.U8, D.I16, D.U16, D.I32, D.U32, D.F16, D.BF16, D.F32),
+                "cpu": _ARG_SRC["cpu"]}
+
+
+def _arg_table(role_layouts: tuple[str, ...], sources: Mapping[str, tuple[D, ...]] = _ARG_SRC
+               ) -> dict[str, Legality]:
+    return {t: Legality({"dst": _ARG_IDX, "src": sources[t]}, row_major=role_layouts) for t in TARGETS}
 
 
 def _arg_kernel(axis: int, greater: bool) -> Callable[[Plan, Tiles, Scalars], None]:
@@ -947,9 +955,11 @@ TROWARGMAX = instruction("TROWARGMAX", operands=_ARG_OPERANDS, legality=_arg_tab
 TROWARGMIN = instruction("TROWARGMIN", operands=_ARG_OPERANDS, legality=_arg_table(("src",)), static=_boxed_src,
                          dynamic=_arg_rows_rule, family="reduce",
                          summary="dst[i, 0] = index of the first minimum of src row i")(_arg_kernel(1, False))
-TCOLARGMAX = instruction("TCOLARGMAX", operands=_ARG_OPERANDS, legality=_arg_table(("dst",)), static=_boxed_src,
+TCOLARGMAX = instruction("TCOLARGMAX", operands=_ARG_OPERANDS, legality=_arg_table(("dst",), _COL_ARG_SRC),
+                         static=_boxed_src,
                          dynamic=_arg_cols_rule, family="reduce",
                          summary="dst[0, j] = index of the first maximum of src column j")(_arg_kernel(0, True))
-TCOLARGMIN = instruction("TCOLARGMIN", operands=_ARG_OPERANDS, legality=_arg_table(("dst",)), static=_boxed_src,
+TCOLARGMIN = instruction("TCOLARGMIN", operands=_ARG_OPERANDS, legality=_arg_table(("dst",), _COL_ARG_SRC),
+                         static=_boxed_src,
                          dynamic=_arg_cols_rule, family="reduce",
                          summary="dst[0, j] = index of the first minimum of src column j")(_arg_kernel(0, False))

@@ -4,10 +4,10 @@
 A2/A3 kernels (<T, cols, src_row, src_validRow>): src is Tile<Vec, T, src_row, cols, RowMajor, -1, -1> with
 src_validRow x cols valid at 0x0, dst a 1 x cols tile; TCOLSUM's dst sits at 0x14000 and its tmp (src_row x cols,
 src_validRow / 2 valid rows) at 0x28000, TCOLMAX/TCOLMIN's dst at 0x28000, TCOLPROD's right after src. TCOLSUM's
-second half of the cases pass tmp and isBinary = true (a binary tree over rows). A5 kernels (<T, srcRow, srcValidRow, dstRow, col, validCol>): src srcRow x col
-with srcValidRow x validCol valid at 0x0, TCOLSUM's tmp ((srcRow + 1) / 2 rows) right after it and dst at
-(srcRow * 3 / 2 + 1) * col elements, the others' dst right after src. Inputs are drawn as each gen_data.py draws
-them.
+second half of the cases pass tmp and isBinary = true (a binary tree over rows). A5 kernels (<T, srcRow,
+srcValidRow, dstRow, col, validCol>): src srcRow x col with srcValidRow x validCol valid at 0x0, TCOLSUM's tmp
+((srcRow + 1) / 2 rows) right after it and dst at (srcRow * 3 / 2 + 1) * col elements, the others' dst right after
+src. Inputs are drawn as each gen_data.py draws them.
 
 How the reference compares: ResultCmp with eps 1e-3 (A5 TCOLSUM/TCOLMAX/TCOLMIN: 5e-3 for 2-byte types); A5's
 main.cpp sizes its vectors in bytes (so a threshold of int(bytes * eps) failures) and checks its half TCOLSUM cases

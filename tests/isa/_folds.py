@@ -36,3 +36,24 @@ def assert_same_or_both_nan(got, want, what) -> None:  # noqa: ANN001
             nan = np.isnan(got.astype(np.float32)) & np.isnan(want.astype(np.float32))
     diff = (bits(got) != bits(want)) & ~nan
     assert not diff.any(), f"{what}: {int(diff.sum())} differ at {np.argwhere(diff)[:5].ravel()}"
+
+
+def a5_column_fold(op, values):  # noqa: ANN001, ANN201
+    """A5's float column fold (a5/TColReduceOps.hpp TColReduceInstr_PostUpdate, the default version): row 0,
+    then each following pair combined first, r0 + (r1 + r2) + (r3 + r4) + ..., every step rounded to the
+    element type."""
+    with np.errstate(all="ignore"):
+        result = values[0]
+        for j in range((len(values) - 1) // 2):
+            result = op(result, op(values[2 * j + 1], values[2 * j + 2]))
+        if (len(values) - 1) % 2:
+            result = op(result, values[-1])
+    return result
+
+
+def target_fold(op, values, acc, axis, target):  # noqa: ANN001, ANN201
+    """The fold a target computes: A5's own grouping for float column sums and products, else the simulator's
+    step loop."""
+    if target == "a5" and axis == 0 and np.dtype(acc).kind in "fV":
+        return a5_column_fold(op, np.asarray(values).astype(acc))
+    return loop_fold(op, values, acc, axis)

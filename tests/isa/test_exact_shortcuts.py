@@ -20,7 +20,7 @@ from ptoisa.isa.vector import binary, scalar
 from ptoisa.isa.vector._common import from_double, narrow_int, trunc_rem
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _folds import UINT, assert_same_or_both_nan, bits, loop_fold  # noqa: E402
+from _folds import UINT, assert_same_or_both_nan, bits, loop_fold, target_fold  # noqa: E402
 
 FLOAT_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float32))
 INT_TYPES = tuple(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32))
@@ -446,7 +446,7 @@ def test_in_order_reductions_against_a_step_loop(name, target):
     """NumPy reduces the outer axis of an array in order: every sum and product instruction gives the step
     loop's result (from 0 or 1, one rounding per step in the accumulator's type: float for TROWSUM of half and
     bfloat16, else dst's type) on values where the order shows, valid regions smaller than the tile, each
-    legal type pair of each target."""
+    legal type pair of each target; A5's float column folds give its own grouping's result."""
     import ptoisa
     from ptoisa import BLayout, SLayout, Tile, TileType
 
@@ -472,7 +472,7 @@ def test_in_order_reductions_against_a_step_loop(name, target):
             else:
                 d = Tile[TileType.Vec, dst.type, 1, cols, BLayout.RowMajor, -1, -1](1, vc)
                 wide = Tile[TileType.Vec, dst.type, side, cols, BLayout.ColMajor, -1, -1](1, vc)  # dst row strided
-            want = loop_fold(op, x[:vr, :vc], acc, axis).astype(dst)
+            want = target_fold(op, x[:vr, :vc], acc, axis, target).astype(dst)
             for out in (d, wide):
                 with np.errstate(all="ignore"):
                     record(out, a, tmp, target=target)
@@ -492,6 +492,8 @@ def test_in_order_reductions_start_from_the_identity(name, target):
     from ptoisa import BLayout, Tile, TileType
 
     op, axis = _FOLDS[name]
+    if target == "a5" and axis == 0:
+        pytest.skip("A5 folds a column from its first row (tests/isa/test_npu_col_fold.py)")
     record = getattr(ptoisa, name)
     for src_t, dst_t in record.legality[target].pairs:
         src, dst = np.dtype(src_t.np), np.dtype(dst_t.np)

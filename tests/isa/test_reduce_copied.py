@@ -19,7 +19,7 @@ import ptoisa
 from ptoisa import BLayout, Tile, TileType
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _folds import assert_same_or_both_nan, bits, loop_fold  # noqa: E402
+from _folds import assert_same_or_both_nan, bits, loop_fold, target_fold  # noqa: E402
 from test_reduce_wide import order_sensitive  # noqa: E402
 
 FOLDS = {"TROWSUM": (np.add, 1), "TROWPROD": (np.multiply, 1), "TCOLSUM": (np.add, 0), "TCOLPROD": (np.multiply, 0)}
@@ -72,13 +72,13 @@ def test_copied_folds_against_the_step_loop(name, target, wide_dst, dtype):
             a.set_logical(x)
             with np.errstate(all="ignore"):
                 record(*tiles, target=target)
-                want = loop_fold(op, x[:vr, :vc], acc, axis).astype(dtype)
+                want = target_fold(op, x[:vr, :vc], acc, axis, target).astype(dtype)
             got = d.data[:vr, 0] if axis == 1 else d.data[0, :vc]
             assert_same_or_both_nan(got, want, (name, target, rows, cols, vr, vc))
             rest = np.ones(d.data.shape, bool)  # nothing else of dst (zeros) changes
             rest[(slice(0, vr), 0) if axis == 1 else (0, slice(0, vc))] = False
             assert not bits(d.data)[rest].any()
-        if acc == np.dtype(dtype):
+        if acc == np.dtype(dtype) and not (target == "a5" and axis == 0):  # A5's column grouping: no copy route
             assert "_in_order_compiled_copy" in _route(record, target, tiles), (name, rows, cols)
 
 
@@ -100,7 +100,7 @@ def test_row_and_column_folds_with_one_scratch_shape(target):
             ptoisa.TROWSUM(rows_dst, rows_src, tmp, target=target)
             ptoisa.TCOLSUM(cols_dst, cols_src, target=target)
         assert_same_or_both_nan(rows_dst.data[:, 0], loop_fold(np.add, x, np.dtype(np.float32), 1), "rows")
-        assert_same_or_both_nan(cols_dst.data[0], loop_fold(np.add, y, np.dtype(np.float32), 0), "cols")
+        assert_same_or_both_nan(cols_dst.data[0], target_fold(np.add, y, np.dtype(np.float32), 0, target), "cols")
 
 
 @pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])

@@ -22,7 +22,7 @@ import ptoisa
 from ptoisa import BLayout, Tile, TileType
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _folds import UINT, assert_same_or_both_nan, bits, loop_fold  # noqa: E402
+from _folds import UINT, assert_same_or_both_nan, bits, loop_fold, target_fold  # noqa: E402
 
 FOLDS = {"TROWSUM": (np.add, 1), "TROWPROD": (np.multiply, 1), "TCOLSUM": (np.add, 0), "TCOLPROD": (np.multiply, 0)}
 
@@ -83,7 +83,7 @@ def test_wide_folds_against_the_step_loop(name, target):
                 with np.errstate(all="ignore"):
                     record(d, a, tmp, target=target)
                 got = d.data[:vr, 0] if axis == 1 else d.data[0, :vc]
-                want = loop_fold(op, x[:vr, :vc], acc, axis)
+                want = target_fold(op, x[:vr, :vc], acc, axis, target)
                 with np.errstate(all="ignore"):
                     want = want.astype(dst)
                 assert_same_or_both_nan(got, want, (name, target, src, dst, rows, cols, vr, vc))
@@ -113,7 +113,7 @@ def test_wide_folds_run_time_valid_shapes(name, target):
             a.set_logical(x)
             with np.errstate(all="ignore"):
                 record(d, a, tmp, target=target)
-                want = loop_fold(op, x[:vr, :vc], acc_of(name, dst), axis).astype(dst)
+                want = target_fold(op, x[:vr, :vc], acc_of(name, dst), axis, target).astype(dst)
             got = d.data[:vr, 0] if axis == 1 else d.data[0, :vc]
             assert_same_or_both_nan(got, want, (name, target, src, valid))
 

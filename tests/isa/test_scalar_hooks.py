@@ -175,6 +175,10 @@ def test_hook_matches_general_path(name, target, layout):
                         all(isinstance(a, (Tile, Enum, int, float)) and not isinstance(a, (bool, np.generic))
                             for a in args) and not (name == "TTRI" and layout == "colmajor"):
                     hooked = True
+                # TAXPY's NPU roundings (A5's fused multiply-add; a half src0 under a float dst multiplied in
+                # float) run the bound kernel: no compiled form there
+                if name == "TAXPY" and (target == "a5" or (target != "cpu" and np.dtype(dd) != np.dtype(sd))):
+                    hooked = None
                 compare(rec, config, args, hooked)
 
 

@@ -44,6 +44,8 @@ def core_attr(attr_def: Any, value: Attribute | None) -> Enum:
         return attr_def.default
     if isinstance(value, IntegerAttr):  # `upperOrLower = 1 : i32`: an integer template argument
         number = value.value.data
+        if _is_bool(value):  # `isBinary = true`: an i1 flag, whatever sign its bit is read with
+            number = bool(number)
         for member in attr_def.enum:
             if member.value == number:
                 return member

@@ -7,7 +7,8 @@
 
 TAXPY: dst is half or float; src0 has dst's type, or is half under a float dst; the scalar has src0's type. The
 product rounds to src0's type, then the sum to dst's (the simulator's order of operations; half rounds after
-each one). TTRI writes dst's valid region (row-major tiles), the rest of dst is kept; in text the orientation is
+each one); on the NPUs a half src0 under a float dst is multiplied in float (one vaxpy writes the float dst),
+and A5's register vaxpy is a fused multiply-add: dst + src0 * scalar rounded once. TTRI writes dst's valid region (row-major tiles), the rest of dst is kept; in text the orientation is
 the attribute `upperOrLower = 0 | 1`.
 
     >>> from ptoisa import *
@@ -47,12 +48,42 @@ def _axpy_types(check: Check, config: Config, specs: Mapping[str, TileSpec], att
         check.fail("src0", f"dtype {s.cname} must equal dst's ({d.cname}) or be half under a float dst")
 
 
+def _widened(plan: Plan) -> bool:
+    """A half src0 under a float dst on the NPUs: one vaxpy writes the float dst (a2a3/TAxpy.hpp), the product
+    is never stored in half: src0 and the scalar are widened to float and the product rounds to float."""
+    return plan.config.name != "cpu" and plan.specs["src0"].dtype is D.F16 and plan.specs["dst"].dtype is D.F32
+
+
+def fused(y: np.ndarray, x: np.ndarray, a: float, out_type: np.dtype) -> np.ndarray:
+    """y + x * a rounded once to out_type (half or float inputs): the product is exact in double, the sum's
+    rounding error comes from TwoSum, and a double that lands exactly halfway between two out_type values is
+    settled by that error's sign (the one case where rounding the double again would differ)."""
+    y64, p64 = y.astype(np.float64), x.astype(np.float64) * float(a)
+    s = y64 + p64
+    b = s - y64
+    err = (y64 - (s - b)) + (p64 - b)
+    r = s.astype(out_type)
+    r64 = r.astype(np.float64)
+    other = np.nextafter(r, np.where(s > r64, np.inf, -np.inf).astype(out_type))
+    halfway = (err != 0) & (s != r64) & (s == (r64 + other.astype(np.float64)) / 2)
+    if halfway.any():  # the exact value lies on err's side of s
+        toward_other = (err > 0) == (other.astype(np.float64) > s)
+        r = np.where(halfway & toward_other, other, r)
+    return r
+
+
 def _axpy(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out, x = tiles["dst"], tiles["src0"]
     shape = out.valid_shape
     a = scalars["scalar"]
     with quiet():
-        product = valid_of(x, shape) * a  # rounded to src0's type
+        if plan.config.name == "a5":  # one vaxpy on registers (a5/TAxpy.hpp): a fused multiply-add
+            write(out, fused(valid_of(out, shape), valid_of(x, shape), float(a), out.spec.np_dtype))
+            return
+        if _widened(plan):
+            product = valid_of(x, shape).astype(np.float32) * np.float32(a)
+        else:
+            product = valid_of(x, shape) * a  # rounded to src0's type
         view = out.view
         if view is not None:  # the sum straight into dst (half widens exactly to float inside the ufunc)
             y = view[:shape[0], :shape[1]]
@@ -68,7 +99,8 @@ def _axpy_compiled(plan: Plan, positions: dict[str, int], scalars: dict[str, Sca
     conversion), then the kernel's two steps (the product in src0's type, the sum into dst in dst's)."""
     specs = plan.specs
     spec, source = specs["dst"], specs["src0"]
-    if "scalar" not in scalars or any(s.slayout is not SLayout.NoneBox for s in (spec, source)):
+    if "scalar" not in scalars or any(s.slayout is not SLayout.NoneBox for s in (spec, source)) or _widened(plan) \
+            or plan.config.name == "a5":
         return None
     vr, vc = spec.valid_row, spec.valid_col
     same = source is spec and (vr, vc) == (spec.rows, spec.cols)

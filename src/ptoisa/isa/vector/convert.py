@@ -16,8 +16,11 @@ The `cpu` profile follows the simulator (include/pto/cpu/TCvt.hpp):
   under `undefined="emulate"` the x86 result is written (the 32-bit conversion's 0x80000000 truncated to the
   destination; uint8 through int64 first; uint32 through int64).
 The NPU profiles round float -> float with the mode too (RINT, ROUND, FLOOR, CEIL, TRUNC, ODD) and saturate
-float -> integer results to the destination's range with a NaN giving 0 unless `satMode=OFF` (the hardware's
-default CTRL setting); these NPU rounding details are read from the backend's mode tables, not measured.
+float -> integer results to the destination's range with a NaN giving 0 when saturation is ON; with it OFF the
+integer's low bits are kept (inf and NaN give 0); integer -> integer conversions likewise clamp with it ON and
+wrap with it OFF. Without a `satMode` the backends choose: OFF for half -> uint8, int8, int16, float -> int16
+and int32 -> int16, ON for every other conversion. These NPU rounding details are read from the backend's mode
+tables, not measured.
 
     >>> from ptoisa import *
     >>> src, dst = Tile[TileType.Vec, float, 1, 8](), Tile[TileType.Vec, int32_t, 1, 8]()
@@ -142,6 +145,10 @@ def _in_range(r: np.ndarray, dtype: DType) -> np.ndarray:
     return np.isfinite(r) & (r >= lo) & (r <= hi)
 
 
+# TCVT(dst, src, mode) on the NPUs leaves saturation OFF for these narrowing conversions and ON for all others
+# (a2a3/TCvt.hpp kIsNarrowingCvt and its TCVT_IMPL overloads; a5/TCvt.hpp TCVT_IMPL's type-specific defaults)
+_NPU_DEFAULT_OFF = frozenset({(D.F16, D.U8), (D.F16, D.I8), (D.F32, D.I16), (D.F16, D.I16), (D.I32, D.I16)})
+
 # Element types whose every value is a float: converting through float rounds once, as from double does
 _EXACT_IN_FLOAT = frozenset({D.F32, D.F16, D.BF16, D.I8, D.U8, D.I16, D.U16})
 
@@ -180,6 +187,20 @@ def _assign_through_double(out: np.ndarray, x: np.ndarray) -> None:
     out[...] = x.astype(np.float64)  # widening to double quiets a signalling NaN, as the general path's does
 
 
+def _npu_sat(plan: Plan) -> SaturationMode:
+    """The saturation an NPU call runs with: its satMode, else the backend's default for the conversion."""
+    sat = plan.attrs["satMode"]
+    if sat is None:
+        pair = (plan.specs["src"].dtype, plan.specs["dst"].dtype)
+        return SaturationMode.OFF if pair in _NPU_DEFAULT_OFF else SaturationMode.ON
+    return sat  # type: ignore[return-value]
+
+
+def _clamps(s_type: DType, d_type: DType) -> bool:
+    """Whether some integer of s_type lies outside d_type's range."""
+    return _limits(s_type)[0] < _limits(d_type)[0] or _limits(s_type)[1] > _limits(d_type)[1]
+
+
 def _direct_of(plan: Plan) -> Any:
     """The conversion of a signature as one NumPy cast into dst's valid region, where `_convert_general` computes
     exactly that cast: integer -> integer (wraps), and to a float type from a type whose values are all floats
@@ -193,7 +214,8 @@ def _direct_of(plan: Plan) -> Any:
         return None
     s_np = s_type.np
     if not s_type.is_float and not d_type.is_float:
-        return _assign
+        # the NPUs saturate integer -> integer conversions too (CTRL's saturation bits, a5/TCvt.hpp #sat casts)
+        return None if not cpu and _npu_sat(plan) is SaturationMode.ON and _clamps(s_type, d_type) else _assign
     if not d_type.is_float:
         return None
     if s_type.is_float and not cpu:
@@ -214,7 +236,7 @@ def _convert_general(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     sat = plan.attrs["satMode"]
     cpu = plan.config.name == "cpu"
     if sat is None:
-        sat = SaturationMode.OFF if cpu else SaturationMode.ON
+        sat = SaturationMode.OFF if cpu else _npu_sat(plan)
     x = valid_of(source)
     with quiet():
         wide = x.astype(np.float64)
@@ -255,7 +277,10 @@ def _convert_general(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
             else:
                 result = from_double(wide, d_type.np)
         else:
-            result = x.astype(np.int64).astype(d_type.np)
+            result = x.astype(np.int64)
+            if not cpu and sat is SaturationMode.ON:  # clamped to the destination's range
+                result = np.clip(result, *(int(v) for v in _limits(d_type)))
+            result = result.astype(d_type.np)
     write(out, result)
 
 
@@ -275,10 +300,16 @@ _A2A3 = _pairs(
     (D.F32, D.F16), (D.F32, D.F32), (D.F32, D.I32), (D.F32, D.I16), (D.F32, D.BF16), (D.F16, D.I32),
     (D.F16, D.I16), (D.F16, D.I8), (D.F16, D.U8), (D.BF16, D.I32), (D.I16, D.F16), (D.I32, D.F32),
 )
-_A5 = _A2A3 | _pairs(
-    (D.F32, D.U8), (D.F32, D.I8), (D.F16, D.BF16), (D.BF16, D.F16), (D.BF16, D.I16), (D.I32, D.BF16),
-    (D.U8, D.F32), (D.I8, D.F32), (D.U16, D.F32), (D.U32, D.F32), (D.I16, D.I32), (D.I8, D.I32), (D.U8, D.I32),
-    (D.I32, D.I8), (D.I32, D.U8), (D.I16, D.I8), (D.I16, D.U8), (D.F16, D.F16), (D.BF16, D.BF16),
+# A5 compiles exactly the conversions its castData overloads exist for (a5/TCvt.hpp; docs/isa/TCVT.md's side-by-side
+# table lists the same): no int32 -> half there (A2/A3's deq path), and integer conversions A2/A3 lacks
+_A5 = _pairs(
+    (D.F32, D.F32), (D.F32, D.F16), (D.F32, D.BF16), (D.F32, D.I16), (D.F32, D.I32),
+    (D.F16, D.F32), (D.F16, D.I32), (D.F16, D.I16), (D.F16, D.I8), (D.F16, D.U8),
+    (D.BF16, D.F32), (D.BF16, D.I32), (D.BF16, D.F16),
+    (D.I16, D.U8), (D.I16, D.F16), (D.I16, D.F32), (D.I16, D.U32), (D.I16, D.I32),
+    (D.I32, D.F32), (D.I32, D.I16), (D.I32, D.U16), (D.I32, D.U8),
+    (D.U8, D.F16), (D.U8, D.U16), (D.I8, D.F16), (D.I8, D.I16), (D.I8, D.I32),
+    (D.U32, D.U8), (D.U32, D.U16), (D.U32, D.I16),
 )
 _CPU = frozenset((s, d) for s in STANDARD_DTYPES for d in STANDARD_DTYPES)
 

@@ -16,7 +16,8 @@ TEXTRACT TCONCAT TTRANS TRESHAPE.
 Meanings from the simulator (include/pto/cpu/TMov.hpp, TSel.hpp, TSelS.hpp, TCmp.h, TPartOp.hpp, TFillPad.hpp,
 TExtract.hpp, TConcat.hpp, TTrans.hpp) and the instruction pages. TSEL reads its mask as one bit stream over dst's
 valid region in row-major order, 8 bits per mask element, moving to the next mask row after the mask's valid
-columns; TCMP zeroes the whole dst first, then writes ceil(valid cols / bits) packed elements per row (at most
+columns (the simulator's reading; the NPUs start each dst row i at the first byte of mask row i, its bytes in
+storage order); TCMP zeroes the whole dst first, then writes ceil(valid cols / bits) packed elements per row (at most
 dst's valid columns).
 
     >>> from ptoisa import *
@@ -212,9 +213,29 @@ def _tsel_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
             check.fail(role, f"valid shape {tiles[role].valid_shape} must equal dst's {shape}")
     mask = tiles["selMask"]
     count = shape[0] * shape[1]
+    if count and _npu_rows(plan):
+        row_bytes = mask.spec.cols * mask.spec.dtype.itemsize
+        if shape[0] > mask.spec.rows or -(-shape[1] // 8) > row_bytes:
+            check.fail("selMask", f"{mask.spec.rows} rows of {row_bytes} bytes cannot hold dst's {shape[0]} valid "
+                                  f"rows of {shape[1]} bits (the NPUs read row i's bits from mask row i)")
+        return
     if count and (mask.valid_col == 0 or -(-count // 8) > mask.valid_col * mask.spec.rows):
         check.fail("selMask", f"holds {mask.valid_col * mask.spec.rows * 8} mask bits, fewer than dst's {count} "
                               "valid elements")
+
+
+def _npu_row_bits(mask: Any, rows: int, cols: int) -> np.ndarray:
+    """The NPUs start dst row i's selection bits at the first byte of mask row i and read `cols` bits from there,
+    LSB first (a2a3/TSel.hpp: the mask address maskPtr + i * RowStride in CMPMASK; a5/TSel.hpp: plds at
+    i * maskRowStride), whatever the mask's valid columns: a row-major mask's bytes in storage order."""
+    raw = np.ascontiguousarray(mask.view[:rows]).view(np.uint8)  # (rows, Cols * itemsize) bytes
+    return np.unpackbits(raw[:, :-(-cols // 8)], axis=1, bitorder="little")[:, :cols]
+
+
+def _npu_rows(plan: Plan) -> bool:
+    """Whether TSEL reads its mask row by row (the NPUs, a plain row-major mask) rather than as one stream."""
+    spec = plan.specs["selMask"]
+    return plan.config.name != "cpu" and spec.layout_name == "ND"
 
 
 def _tsel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
@@ -223,6 +244,10 @@ def _tsel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     if rows == 0 or cols == 0:
         return
     mask = tiles["selMask"]
+    if _npu_rows(plan):
+        bits = _npu_row_bits(mask, rows, cols).astype(bool)
+        write(out, np.where(bits, valid_of(tiles["src0"], (rows, cols)), valid_of(tiles["src1"], (rows, cols))))
+        return
     per_row = mask.valid_col
     mask_values = valid_of(mask, (mask.spec.rows, per_row)).view(np.dtype(f"u{mask.spec.dtype.itemsize}"))
     bits = _mask_bits(mask_values, rows * cols, per_row).reshape(rows, cols).astype(bool)
@@ -576,15 +601,46 @@ TEXTRACT = instruction(
 
 
 # --- TCONCAT -------------------------------------------------------------------------------------------------
+def _a2a3_concat_reach(plan: Plan, tiles: Tiles) -> int:
+    """The dst columns A2/A3's TCONCAT writes (a2a3/TConcat.hpp TConcatImpl): src0's rows copied in whole 32-byte
+    blocks, then src1's at column validCol0, in whole blocks too when validCol0 fills whole blocks, else element by
+    element."""
+    per_block = 32 // plan.specs["dst"].dtype.itemsize
+    c0, c1 = tiles["src0"].valid_col, tiles["src1"].valid_col
+    ends = [-(-c0 // per_block) * per_block, c0 + (-(-c1 // per_block) * per_block if c0 % per_block == 0 else c1)]
+    return max(ends)
+
+
+def _a2a3_plain(plan: Plan) -> bool:
+    return plan.config.name == "a2a3" and all(plan.specs[r].layout_name == "ND" for r in ("dst", "src0", "src1"))
+
+
 def _concat_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     d, a, b = (tiles[r].valid_shape for r in ("dst", "src0", "src1"))
     if not d[0] == a[0] == b[0]:
         check.fail(None, f"valid rows of dst {d[0]}, src0 {a[0]} and src1 {b[0]} must be equal")
+    if _a2a3_plain(plan):
+        # docs/isa/TCONCAT.md: A2/A3 asks validCol0 + validCol1 <= dst Cols only (the backend asserts that, A5 the
+        # equality); the whole-block copies must stay in dst's valid columns here (past them: not modelled)
+        reach = _a2a3_concat_reach(plan, tiles)
+        if a[1] + b[1] > d[1] or reach > d[1]:
+            check.fail("dst", f"valid columns ({d[1]}) must hold src0's and src1's ({a[1]} + {b[1]}) and the "
+                              f"backend's whole 32-byte copies (to column {reach})")
+        return
     if d[1] != a[1] + b[1]:
         check.fail("dst", f"valid columns ({d[1]}) must be src0's plus src1's ({a[1]} + {b[1]})")
 
 
 def _concat(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+    if _a2a3_plain(plan):
+        out, a, b = tiles["dst"], tiles["src0"], tiles["src1"]
+        rows, c0, c1 = out.valid_row, a.valid_col, b.valid_col
+        per_block = 32 // plan.specs["dst"].dtype.itemsize
+        first = -(-c0 // per_block) * per_block  # src0's padding columns come along, up to a block boundary
+        second = -(-c1 // per_block) * per_block if c0 % per_block == 0 else c1
+        out.view[:rows, :first] = a.view[:rows, :first]
+        out.view[:rows, c0:c0 + second] = b.view[:rows, :second]
+        return
     write(tiles["dst"], np.concatenate([valid_of(tiles["src0"]), valid_of(tiles["src1"])], axis=1))
 
 

@@ -10,6 +10,11 @@ sums and products in dst's type (so a lane of -0.0 sums to +0.0); max and min ke
 element is strictly greater (smaller), so a NaN first element stays and later NaNs are skipped, and of equal
 values (0.0 and -0.0) the first wins. The tmp tile is scratch on the NPUs; ptoisa leaves it unchanged.
 
+The NPUs group float column sums and products their own way (integers wrap the same in any order): A5 folds row
+0, then each following pair combined first, r0 + (r1 + r2) + (r3 + r4) + ...; TCOLSUM(dst, src, tmp, isBinary)
+with isBinary = true sums a binary tree of adjacent rows on both NPUs (an odd row joins the last pair on A5, the
+first on A2/A3); A2/A3 otherwise adds row after row like the simulator, which ignores isBinary.
+
     >>> from ptoisa import *
     >>> src, tmp = Tile[TileType.Vec, float, 8, 8](), Tile[TileType.Vec, float, 8, 8]()
     >>> src.set_logical([[r * 8 + c for c in range(8)] for r in range(8)])
@@ -37,7 +42,7 @@ from ...tile.enums import SLayout
 from ...tile.layout import plain_view, store
 from ...tile.spec import TileSpec
 from .._check import Check
-from ..record import TARGETS, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
+from ..record import TARGETS, Attr, Legality, Plan, Scalars, Tiles, dst, instruction, src, tmp
 from ._common import Spare, aligned_empty, cpp_float_cast, valid_of
 
 _ROW_SUM = frozenset({(D.F16, D.F16), (D.BF16, D.BF16), (D.F16, D.F32), (D.BF16, D.F32), (D.F32, D.F32),
@@ -53,9 +58,22 @@ _NPU_FLOAT = frozenset({(D.F16, D.F16), (D.F32, D.F32)})
 _NPU_INT = frozenset({(D.I16, D.I16), (D.I32, D.I32)})
 
 
-def _table(cpu: frozenset, npu: frozenset) -> dict[str, Legality]:
-    return {"a2a3": Legality({}, pairs=npu), "a5": Legality({}, pairs=npu | frozenset({(D.BF16, D.BF16)}) & cpu),
-            "cpu": Legality({}, pairs=cpu)}
+def _same(*types: D) -> frozenset:
+    return frozenset((t, t) for t in types)
+
+
+# A5's element types, from the backend's static_asserts: a row sum or product takes half/float/int32/int16
+# (a5/TRowReduce.hpp:393-396, a5/TRowProd.hpp:28), a row max or min also int8/uint8 (a5/TRowReduce.hpp:365-368,
+# 420-423); the column reductions share TColReduceCheck's nine types (a5/TColReduceOps.hpp:31-36) and TCOLPROD
+# narrows them to the 16- and 32-bit ones (a5/TColProd.hpp:42-46); 64-bit integers stay outside the contract
+_A5_ROW = _same(D.F16, D.F32, D.I32, D.I16)
+_A5_ROW_EXTREME = _A5_ROW | _same(D.I8, D.U8)
+_A5_COL = _same(D.I8, D.U8, D.I16, D.U16, D.I32, D.U32, D.F16, D.BF16, D.F32)
+_A5_COL_PROD = _same(D.I16, D.U16, D.I32, D.U32, D.F16, D.BF16, D.F32)
+
+
+def _table(cpu: frozenset, npu: frozenset, a5: frozenset) -> dict[str, Legality]:
+    return {"a2a3": Legality({}, pairs=npu), "a5": Legality({}, pairs=a5), "cpu": Legality({}, pairs=cpu)}
 
 
 def sequential(op: np.ufunc, values: np.ndarray, acc: np.dtype, axis: int, out: np.ndarray | None = None
@@ -265,6 +283,111 @@ def _in_order(axis: int, op: np.ufunc, acc_of: Callable[[Plan], np.dtype]) -> Ca
 
     kernel.compiled = lambda plan, positions: _in_order_compiled(  # type: ignore[attr-defined]
         axis, op, acc_of, plan, positions)
+    return kernel
+
+
+class Binary(Enum):
+    """TCOLSUM's `bool isBinary` argument (`{isBinary = true}` in text): on the NPUs, sum the rows as a binary
+    tree through tmp instead of one after another."""
+
+    FALSE = False
+    TRUE = True
+
+
+def _a5_pairs(op: np.ufunc, rows: list[np.ndarray]) -> np.ndarray:
+    """A5's default column fold (a5/TColReduceOps.hpp TColReduceInstr_PostUpdate, VFIMPL_DEFAULT): row 0, then
+    each following pair combined first, (r1 op r2), (r3 op r4), ..., then a last odd row."""
+    acc = rows[0]
+    count = len(rows)
+    for j in range((count - 1) // 2):
+        acc = op(acc, op(rows[2 * j + 1], rows[2 * j + 2]))
+    if (count - 1) % 2:
+        acc = op(acc, rows[count - 1])
+    return acc
+
+
+def _a5_binary_sum(rows: list[np.ndarray]) -> np.ndarray:
+    """A5's TCOLSUM with isBinary (a5/TColSum.hpp TColSum_Binary and TColSum_Binary_TmpProc): adjacent pairs
+    into tmp, a last odd row added to the last pair; then halved floor(log2(pairs)) times the same way (an odd
+    leftover added to the new last line). The running register starts at 0, so a single row is added to 0."""
+    count = len(rows)
+    n_loop = count // 2
+    value = np.zeros_like(rows[0])
+    tmp: list[np.ndarray] = []
+    for j in range(n_loop):
+        value = rows[2 * j] + rows[2 * j + 1]
+        tmp.append(value)
+    if count % 2:
+        value = rows[count - 1] + value
+        if n_loop:
+            tmp[n_loop - 1] = value
+    for _ in range(n_loop.bit_length() - 1 if n_loop else 0):
+        odd = n_loop % 2
+        n_loop //= 2
+        for j in range(n_loop):
+            value = tmp[2 * j] + tmp[2 * j + 1]
+            tmp[j] = value
+        if odd:
+            value = tmp[2 * n_loop] + value
+            tmp[n_loop - 1] = value
+    return value
+
+
+def _a2a3_binary_sum(rows: list[np.ndarray]) -> np.ndarray:
+    """A2/A3's TCOLSUM with isBinary (a2a3/TColSum.hpp BinarySum, TColSum): one row is copied; else adjacent
+    pairs into tmp with an odd last row added to tmp row 0, then tmp halved the same way while more than one of
+    its rows is left."""
+    if len(rows) == 1:
+        return rows[0]
+
+    def halve(lines: list[np.ndarray]) -> list[np.ndarray]:
+        out = [lines[2 * i] + lines[2 * i + 1] for i in range(len(lines) // 2)]
+        if len(lines) % 2:
+            out[0] = out[0] + lines[-1]
+        return out
+
+    tmp = halve(rows)
+    while len(tmp) > 1:
+        tmp = halve(tmp)
+    return tmp[0]
+
+
+def _npu_col_fold(plan: Plan) -> Callable[[list[np.ndarray]], np.ndarray] | None:
+    """The NPU's grouping of a float column sum or product, or None where it is the in-order fold (integers wrap
+    the same in any order; A2/A3 adds and multiplies row after row, a2a3/TColSum.hpp SequentialSum,
+    a2a3/TColReduceOps.hpp)."""
+    if not plan.specs["dst"].dtype.is_float:
+        return None
+    binary = plan.attrs.get("isBinary") is Binary.TRUE
+    add = plan.record.name == "TCOLSUM"
+    if plan.config.name == "a5":
+        if binary:
+            return _a5_binary_sum
+        return (lambda rows: _a5_pairs(np.add, rows)) if add else (lambda rows: _a5_pairs(np.multiply, rows))
+    if plan.config.name == "a2a3" and binary:
+        return _a2a3_binary_sum
+    return None
+
+
+def _col_fold(op: np.ufunc) -> Callable[[Plan, Tiles, Scalars], None]:
+    """TCOLSUM's and TCOLPROD's kernel: the NPU's grouping of a float fold where it differs from the in-order
+    one (`_npu_col_fold`), else the in-order fold (with its compiled form)."""
+    plain = _in_order(0, op, _dst_acc)
+
+    def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
+        fold = _npu_col_fold(plan)
+        if fold is None:
+            plain(plan, tiles, scalars)
+            return
+        x = valid_of(tiles["src"])
+        if x.size == 0:
+            return
+        with quiet():  # overflow to inf is the hardware's result, not a warning
+            result = fold([np.array(row) for row in x])
+        store(tiles["dst"], 1, result.shape[0], result.reshape(1, -1))
+
+    kernel.compiled = lambda plan, positions: (  # type: ignore[attr-defined]
+        None if _npu_col_fold(plan) is not None else plain.compiled(plan, positions))  # type: ignore[attr-defined]
     return kernel
 
 
@@ -573,33 +696,33 @@ _COL_FORMS = ((dst(), src("src")), (dst(), src("src"), tmp("tmp")))
 
 
 def _row(name: str, kernel: Callable[[Plan, Tiles, Scalars], None], pairs: frozenset, npu: frozenset,
-         summary: str):  # noqa: ANN202
-    return instruction(name, operands=_ROW_OPERANDS, legality=_table(pairs, npu), dynamic=_rows_rule,
+         a5: frozenset, summary: str):  # noqa: ANN202
+    return instruction(name, operands=_ROW_OPERANDS, legality=_table(pairs, npu, a5), dynamic=_rows_rule,
                        family="reduce", summary=summary)(kernel)
 
 
 def _col(name: str, kernel: Callable[[Plan, Tiles, Scalars], None], pairs: frozenset, npu: frozenset,
-         summary: str):  # noqa: ANN202
-    return instruction(name, operands=_COL_FORMS[0], forms=_COL_FORMS, legality=_table(pairs, npu),
+         a5: frozenset, summary: str, attrs: tuple[Attr, ...] = ()):  # noqa: ANN202
+    return instruction(name, operands=_COL_FORMS[0], forms=_COL_FORMS, legality=_table(pairs, npu, a5), attrs=attrs,
                        dynamic=_cols_rule, family="reduce", summary=summary)(kernel)
 
 
-TROWSUM = _row("TROWSUM", _in_order(1, np.add, _row_sum_acc), _ROW_SUM, _NPU_FLOAT | _NPU_INT,
+TROWSUM = _row("TROWSUM", _in_order(1, np.add, _row_sum_acc), _ROW_SUM, _NPU_FLOAT | _NPU_INT, _A5_ROW,
                "dst[i, 0] = sum of src row i (in order)")
 TROWMAX = _row("TROWMAX", _extreme_kernel(1, True), _MAXMIN,
-               _NPU_FLOAT | _NPU_INT, "dst[i, 0] = max of src row i")
+               _NPU_FLOAT | _NPU_INT, _A5_ROW_EXTREME, "dst[i, 0] = max of src row i")
 TROWMIN = _row("TROWMIN", _extreme_kernel(1, False), _MAXMIN,
-               _NPU_FLOAT | _NPU_INT, "dst[i, 0] = min of src row i")
+               _NPU_FLOAT | _NPU_INT, _A5_ROW_EXTREME, "dst[i, 0] = min of src row i")
 TROWPROD = _row("TROWPROD", _in_order(1, np.multiply, _dst_acc), _PROD,
-                _NPU_FLOAT | _NPU_INT, "dst[i, 0] = product of src row i (in order)")
-TCOLSUM = _col("TCOLSUM", _in_order(0, np.add, _dst_acc), _COL_SUM,
-               _NPU_FLOAT | _NPU_INT, "dst[0, j] = sum of src column j (in order)")
+                _NPU_FLOAT | _NPU_INT, _A5_ROW, "dst[i, 0] = product of src row i (in order)")
+TCOLSUM = _col("TCOLSUM", _col_fold(np.add), _COL_SUM, _NPU_FLOAT | _NPU_INT, _A5_COL,
+               "dst[0, j] = sum of src column j", (Attr("isBinary", Binary, Binary.FALSE),))
 TCOLMAX = _col("TCOLMAX", _extreme_kernel(0, True), _COL_MAX,
-               _NPU_FLOAT | _NPU_INT, "dst[0, j] = max of src column j")
+               _NPU_FLOAT | _NPU_INT, _A5_COL, "dst[0, j] = max of src column j")
 TCOLMIN = _col("TCOLMIN", _extreme_kernel(0, False), _MAXMIN,
-               _NPU_FLOAT | _NPU_INT, "dst[0, j] = min of src column j")
-TCOLPROD = _col("TCOLPROD", _in_order(0, np.multiply, _dst_acc), _PROD,
-                _NPU_FLOAT | _NPU_INT, "dst[0, j] = product of src column j (in order)")
+               _NPU_FLOAT | _NPU_INT, _A5_COL, "dst[0, j] = min of src column j")
+TCOLPROD = _col("TCOLPROD", _col_fold(np.multiply), _PROD,
+                _NPU_FLOAT | _NPU_INT, _A5_COL_PROD, "dst[0, j] = product of src column j")
 
 
 # --- TROWARGMAX TROWARGMIN TCOLARGMAX TCOLARGMIN (include/pto/cpu/TReduceIdx.hpp) --------------------------------
@@ -717,8 +840,16 @@ _LINE = 8192  # elements: NumPy's buffer size, below which a broadcast line cost
 _GROUPED_MIN = 16384
 
 
-def _arg_table(role_layouts: tuple[str, ...]) -> dict[str, Legality]:
-    return {t: Legality({"dst": _ARG_IDX, "src": _ARG_SRC[t]}, row_major=role_layouts) for t in TARGETS}
+# The column forms' sources, from the backends' TColReduceIdxCheck: f16/u16/f32/u32 on A2/A3
+# (a2a3/TColReduceIdx.hpp:26-29), any 1-, 2- or 4-byte type on A5 (a5/TColReduceIdx.hpp:65-68)
+_COL_ARG_SRC = {"a2a3": (D.U32, D.U16, D.F16, D.F32),
+                "a5": (D.I8, D.U8, D.I16, D.U16, D.I32, D.U32, D.F16, D.BF16, D.F32),
+                "cpu": _ARG_SRC["cpu"]}
+
+
+def _arg_table(role_layouts: tuple[str, ...], sources: Mapping[str, tuple[D, ...]] = _ARG_SRC
+               ) -> dict[str, Legality]:
+    return {t: Legality({"dst": _ARG_IDX, "src": sources[t]}, row_major=role_layouts) for t in TARGETS}
 
 
 def _arg_kernel(axis: int, greater: bool) -> Callable[[Plan, Tiles, Scalars], None]:
@@ -824,9 +955,11 @@ TROWARGMAX = instruction("TROWARGMAX", operands=_ARG_OPERANDS, legality=_arg_tab
 TROWARGMIN = instruction("TROWARGMIN", operands=_ARG_OPERANDS, legality=_arg_table(("src",)), static=_boxed_src,
                          dynamic=_arg_rows_rule, family="reduce",
                          summary="dst[i, 0] = index of the first minimum of src row i")(_arg_kernel(1, False))
-TCOLARGMAX = instruction("TCOLARGMAX", operands=_ARG_OPERANDS, legality=_arg_table(("dst",)), static=_boxed_src,
+TCOLARGMAX = instruction("TCOLARGMAX", operands=_ARG_OPERANDS, legality=_arg_table(("dst",), _COL_ARG_SRC),
+                         static=_boxed_src,
                          dynamic=_arg_cols_rule, family="reduce",
                          summary="dst[0, j] = index of the first maximum of src column j")(_arg_kernel(0, True))
-TCOLARGMIN = instruction("TCOLARGMIN", operands=_ARG_OPERANDS, legality=_arg_table(("dst",)), static=_boxed_src,
+TCOLARGMIN = instruction("TCOLARGMIN", operands=_ARG_OPERANDS, legality=_arg_table(("dst",), _COL_ARG_SRC),
+                         static=_boxed_src,
                          dynamic=_arg_cols_rule, family="reduce",
                          summary="dst[0, j] = index of the first minimum of src column j")(_arg_kernel(0, False))

@@ -4,6 +4,8 @@ j <= i + diagonal (lower) or j >= i + diagonal (upper) over the valid region), w
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -81,7 +83,17 @@ def test_fillpad_in_place_keeps_the_valid_region_and_pads_the_rest(target):
 
     t = Tile[TileType.Vec, np.float32, 2, 8, BLayout.RowMajor, 2, 3, SLayout.NoneBox, 512, PadValue.Max]()
     t.set_logical(np.arange(16, dtype=np.float32).reshape(2, 8))
-    ptoisa.TFILLPAD_INPLACE(t, t, target=target)
+    with ptoisa.target(target, errata=False):  # (a2a3's tfillpad_expand_src_block_tail: see below)
+        ptoisa.TFILLPAD_INPLACE(t, t)
     want = np.full((2, 8), np.inf, np.float32)
     want[:, :3] = [[0, 1, 2], [8, 9, 10]]
+    assert t.data.tolist() == want.tolist()
+    # A2/A3 pads from the 32-byte boundary past the valid columns when dst's and src's PadValue are equal: a row
+    # of 8 floats is one block, so the in-place fill leaves every element as it was (tests/isa/test_fillpad_npu.py)
+    t.set_logical(np.arange(16, dtype=np.float32).reshape(2, 8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ptoisa.ErratumWarning)
+        ptoisa.TFILLPAD_INPLACE(t, t, target=target)
+    if target == "a2a3":
+        want = np.arange(16, dtype=np.float32).reshape(2, 8)
     assert t.data.tolist() == want.tolist()

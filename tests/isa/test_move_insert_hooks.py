@@ -349,11 +349,17 @@ def test_tfillpad_matches_kernel(target, name, run_time):
                     out, source = make(pad, 7, 9), make(PadValue.Null, *shape)
                     fill(out, rng)
                     fill(source, rng)
+                    # no compiled call: the half Max/Min pads of cpu's erratum, and the NPUs' fill of row-major
+                    # tiles (its errata); nor A5's dst with valid rows and no valid column, which it refuses
                     hook = None if run_time or (dtype is np.float16 and pad in (PadValue.Max, PadValue.Min)
-                                                and target == "cpu") else "_fillpad_compiled"
+                                                and target == "cpu") or (target != "cpu" and layout is ROW) \
+                        else "_fillpad_compiled"
                     compare(name, config, (out, source), hook)
                     same = make(pad, *shape)
                     fill(same, rng)
+                    if not run_time and (same.valid_row == 0 or same.valid_col == 0):
+                        # an empty dst writes nothing (A5, with valid rows, is refused by the bound kernel)
+                        hook = None if target == "a5" and same.valid_row else "_write_nothing"
                     compare(name, config, (same, same), hook)
 
 

@@ -80,9 +80,9 @@ PROFILE = TargetProfile(
     errata={
         "tpartarg_ties_src0": "TPARTARGMAX and TPARTARGMIN take src0's value and index where the two values are "
                               "equal (the page and the simulator take src1's)",
-        "tfillpad_expand_dst_valid_rows": "TFILLPAD_EXPAND pads the rows below src's valid rows only down to dst's "
+        "tfillpad_expand_dst_valid_rows": "TFILLPAD, TFILLPAD_INPLACE and TFILLPAD_EXPAND pad the rows below src's valid rows only down to dst's "
                                           "valid rows: dst's rows past its valid rows keep their bytes",
-        "tfillpad_expand_src_block_tail": "TFILLPAD_EXPAND copies whole src rows and pads from the next 32-byte "
+        "tfillpad_expand_src_block_tail": "TFILLPAD, TFILLPAD_INPLACE and TFILLPAD_EXPAND copy whole src rows and pads from the next 32-byte "
                                           "boundary past src's valid columns: when dst's and src's PadValue are "
                                           "equal, the elements between keep src's values instead of the pad",
         "tscatter_col_b8_pairs": "mask TSCATTER (SCATTER_COL) of 8-bit elements copies each src row with 16-bit "

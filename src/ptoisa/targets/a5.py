@@ -70,7 +70,7 @@ PROFILE = TargetProfile(
     errata={
         "tpartarg_ties_src0": "TPARTARGMAX and TPARTARGMIN take src0's value and index where the two values are "
                               "equal (the page and the simulator take src1's)",
-        "tfillpad_expand_dst_valid_rows": "TFILLPAD_EXPAND pads the rows below src's valid rows only down to dst's "
+        "tfillpad_expand_dst_valid_rows": "TFILLPAD, TFILLPAD_INPLACE and TFILLPAD_EXPAND pad the rows below src's valid rows only down to dst's "
                                           "valid rows: dst's rows past its valid rows keep their bytes",
         "tpairreducesum_pairs_only": "TPAIRREDUCESUM writes only the floor(V / 2) pair sums of each row (vcpadd stores half the elements it loads): a lone last column, the rest of the valid region and everything outside it keep their bytes instead of the contract's 0",
         "tpairreducesum_flat_rows": "TPAIRREDUCESUM with both tiles' valid columns statically their Cols (or both one row high) runs the flat path: every row's pair sums are packed one after the other from dst's first element (row i's at i * V / 2), and nothing else of dst is written",

@@ -40,7 +40,7 @@ from ...tile.layout import region, write_region
 from .._check import Check, commit_variant
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src
 from .interleave import apart, modelled
-from .move import _padded, pad_value
+from .move import _npu_fillpad, _padded, pad_value
 
 
 def _static(check: Check, config: Any, specs: Any, attrs: Any, form: int) -> str | None:
@@ -62,29 +62,6 @@ def _rule(check: Check, plan: Plan, tiles: Tiles) -> None:
     if plan.config.name == "a5" and s.valid_row > d.valid_row:
         check.undefined("src", f"{s.valid_row} valid rows, more than dst's {d.valid_row} (the backend's pad row "
                                "count dstValidRow - srcValidRow wraps)")
-
-
-def _npu_result(plan: Plan, out: Any, source: Any, pad: Any, rows_erratum: bool, tail_erratum: bool
-                ) -> np.ndarray:
-    spec = out.spec
-    svr, svc = source.valid_shape
-    staged = out.storage.copy()
-    rows = min(svr, spec.rows)
-    padded = np.full((rows, spec.cols), pad, spec.np_dtype)
-    padded[:, :svc] = region(source, rows, svc)
-    if tail_erratum and spec.pad is source.spec.pad:
-        block = 32 // spec.dtype.itemsize
-        end = min(-(-svc // block) * block, source.spec.cols)
-        padded[:, svc:end] = region(source, rows, end)[:, svc:]
-    write_region(staged, spec, rows, spec.cols, padded)
-    below = out.valid_row if rows_erratum else spec.rows
-    if below > rows:
-        view = np.full((below - rows, spec.cols), pad, spec.np_dtype)
-        full = np.empty((below, spec.cols), spec.np_dtype)
-        full[:rows] = padded
-        full[rows:] = view
-        write_region(staged, spec, below, spec.cols, full)
-    return staged
 
 
 def _fillpad_expand(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
@@ -109,13 +86,7 @@ def _fillpad_expand(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
             return
         out.storage[...] = contract
         return
-    # the NPUs: each erratum on its own (switching one off gives the contract's meaning for that part)
-    rows = _npu_result(plan, out, source, pad, True, False)
-    commit_variant(config, plan.record.name, "tfillpad_expand_dst_valid_rows", out.storage, contract, rows)
-    if config.name == "a2a3":
-        before = out.storage.copy()
-        tail = _npu_result(plan, out, source, pad, config.erratum("tfillpad_expand_dst_valid_rows"), True)
-        commit_variant(config, plan.record.name, "tfillpad_expand_src_block_tail", out.storage, before, tail)
+    _npu_fillpad(plan, out, source)  # the NPUs: each erratum on its own
 
 
 _TYPES = STANDARD_DTYPES

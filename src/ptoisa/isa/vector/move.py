@@ -42,6 +42,7 @@ from ...dtypes import STANDARD_DTYPES
 from ...dtypes import DType as D
 from ...tile.enums import PadValue, SLayout, TileType
 from ...tile.layout import plain_view, store, write_region
+from ...tile.layout import region as layout_region
 from ...tile.tile import Tile
 from .._check import Check, announce_fallback, commit_variant
 from ...enums import AccToVecMode, ReluPreMode
@@ -482,9 +483,45 @@ def _padded(out: Tile, source: Tile, pad: float | int) -> np.ndarray:
     return full
 
 
+def npu_fill(plan: Plan, out: Any, source: Any, pad: Any, rows_erratum: bool, tail_erratum: bool) -> np.ndarray:
+    """dst's storage after the NPU backends' TFillPad on plain row-major tiles (a2a3/TFillPad.hpp TFillPad,
+    a5/TFillPad.hpp TFILLPAD_GENERIC_IMPL, shared by TFILLPAD, TFILLPAD_INPLACE and TFILLPAD_EXPAND): src's valid
+    rows copied and padded to the right; `rows_erratum`: the rows below them padded only down to dst's valid rows
+    (else all of dst's rows); `tail_erratum` (a2a3): whole src rows copied and the pad starting at the next 32-byte
+    boundary when dst's and src's PadValue are equal."""
+    spec = out.spec
+    svr, svc = source.valid_shape
+    staged = out.storage.copy()
+    rows = min(svr, spec.rows)
+    padded = np.full((rows, spec.cols), pad, spec.np_dtype)
+    padded[:, :svc] = layout_region(source, rows, svc)
+    if tail_erratum and spec.pad is source.spec.pad:
+        block = 32 // spec.dtype.itemsize
+        end = min(-(-svc // block) * block, source.spec.cols)
+        padded[:, svc:end] = layout_region(source, rows, end)[:, svc:]
+    write_region(staged, spec, rows, spec.cols, padded)
+    below = out.valid_row if rows_erratum else spec.rows
+    if below > rows:
+        view = np.full((below - rows, spec.cols), pad, spec.np_dtype)
+        full = np.empty((below, spec.cols), spec.np_dtype)
+        full[:rows] = padded
+        full[rows:] = view
+        write_region(staged, spec, below, spec.cols, full)
+    return staged
+
+
 def _fillpad(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     out, source = tiles["dst"], tiles["src"]
     spec = out.spec
+    config = plan.config
+    if out.valid_row == 0 or out.valid_col == 0:  # the simulator and A2/A3 return before any write
+        if config.name == "a5" and out.valid_row > 0:  # A5 does not (TFILLPAD_GENERIC_IMPL)
+            raise NotModelledError(f"{plan.record.name} on a5: a dst with valid rows but no valid column (the "
+                                   "backend has no early return and pads anyway) is not modelled")
+        return
+    if config.name != "cpu" and _plain_rows(spec) and _plain_rows(source.spec):
+        _npu_fillpad(plan, out, source)
+        return
     contract = _padded(out, source, pad_value(spec.dtype, spec.pad))
     if spec.dtype is D.F16 and spec.pad in (PadValue.Max, PadValue.Min) and \
             plan.config.erratum("tfillpad_half_limits"):
@@ -498,6 +535,34 @@ def _fillpad(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
     store(out, spec.rows, spec.cols, contract)
 
 
+def _write_nothing(args: tuple) -> None:
+    return None
+
+
+def _plain_rows(spec: Any) -> bool:
+    return spec.is_row_major and not spec.is_boxed
+
+
+def _npu_fillpad(plan: Plan, out: Tile, source: Tile) -> None:
+    """The NPUs' fill of plain row-major tiles, with their errata (`npu_fill`), each announced on its own."""
+    config, spec, name = plan.config, out.spec, plan.record.name
+    if config.name == "a5" and source.valid_row > out.valid_row:
+        undefined(Check(name, config.name), config, "src",
+                  f"{source.valid_row} valid rows, more than dst's {out.valid_row} (the backend's pad row count "
+                  "dstValidRow - srcValidRow wraps)")
+        raise NotModelledError(f"{name} on a5: the wrapped pad row count is not modelled")
+    pad = pad_value(spec.dtype, spec.pad)
+    contract = out.storage.copy()
+    write_region(contract, spec, spec.rows, spec.cols, _padded(out, source, pad))
+    # both variants from the bytes before any write (dst may be src: TFILLPAD_INPLACE)
+    rows = npu_fill(plan, out, source, pad, True, False)
+    tail = npu_fill(plan, out, source, pad, config.erratum("tfillpad_expand_dst_valid_rows"), True) \
+        if config.name == "a2a3" else None
+    commit_variant(config, name, "tfillpad_expand_dst_valid_rows", out.storage, contract, rows)
+    if tail is not None:
+        commit_variant(config, name, "tfillpad_expand_src_block_tail", out.storage, out.storage.copy(), tail)
+
+
 def _fillpad_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], None] | None:
     """TFILLPAD (TFILLPAD_INPLACE) of one signature with plain layouts: src's valid region (within dst) copied
     into dst, then the pad value written over the rest of dst's rows and columns. The copy reads all of src
@@ -506,6 +571,11 @@ def _fillpad_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple]
     specs = plan.specs
     s, d = specs["src"], specs["dst"]
     if s.slayout is not SLayout.NoneBox or d.slayout is not SLayout.NoneBox:
+        return None
+    npu = plan.config.name != "cpu"
+    if d.valid_row == 0 or d.valid_col == 0:  # nothing written (A5 with valid rows: the bound kernel refuses)
+        return None if plan.config.name == "a5" and d.valid_row else _write_nothing
+    if npu and _plain_rows(d) and _plain_rows(s):  # the NPUs' fill and its errata: the bound kernel
         return None
     if d.dtype is D.F16 and d.pad in (PadValue.Max, PadValue.Min) and plan.config.erratum("tfillpad_half_limits"):
         return None
@@ -530,10 +600,21 @@ def _fillpad_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple]
 _fillpad.compiled = _fillpad_compiled  # type: ignore[attr-defined]
 
 
+def _fillpad_shapes(check: Check, config: Any, specs: Any, attrs: Any, form: int) -> None:
+    """dst and src of one Rows x Cols (a static_assert in the simulator and both backends; TFILLPAD_EXPAND takes a
+    larger dst)."""
+    d, s = specs["dst"], specs["src"]
+    if (d.rows, d.cols) != (s.rows, s.cols):
+        check.fail("dst", f"shape {d.rows} x {d.cols} must be src's {s.rows} x {s.cols} (a larger dst: "
+                          "TFILLPAD_EXPAND)")
+
+
 TFILLPAD = instruction("TFILLPAD", operands=(dst(), src("src")), legality=_same("dst", "src"), family="move",
+                       static=_fillpad_shapes,
                        summary="dst = src's valid region, dst's pad value (PadValue) everywhere else")(_fillpad)
 TFILLPAD_INPLACE = instruction(
     "TFILLPAD_INPLACE", operands=(dst(), src("src")), legality=_same("dst", "src"), family="move",
+    static=_fillpad_shapes,
     summary="TFILLPAD meant for dst and src being one tile (the simulator runs the same fill)")(_fillpad)
 
 

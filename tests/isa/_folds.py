@@ -52,8 +52,17 @@ def a5_column_fold(op, values):  # noqa: ANN001, ANN201
 
 
 def target_fold(op, values, acc, axis, target):  # noqa: ANN001, ANN201
-    """The fold a target computes: A5's own grouping for float column sums and products, else the simulator's
-    step loop."""
-    if target == "a5" and axis == 0 and np.dtype(acc).kind in "fV":
-        return a5_column_fold(op, np.asarray(values).astype(acc))
+    """The fold a target computes: A5's own grouping for float column sums and products, A2/A3's step loop from
+    row 0 for them (a2a3/TColSum.hpp: row 0 copied into dst, the others added in turn), else the simulator's step
+    loop."""
+    if axis == 0 and np.dtype(acc).kind in "fV":
+        if target == "a5":
+            return a5_column_fold(op, np.asarray(values).astype(acc))
+        if target == "a2a3":
+            lanes = np.asarray(values).astype(acc)
+            result = lanes[0]
+            with np.errstate(all="ignore"):
+                for row in lanes[1:]:
+                    result = op(result, row).astype(acc)
+            return result
     return loop_fold(op, values, acc, axis)

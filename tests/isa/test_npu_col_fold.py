@@ -93,14 +93,27 @@ module {{
     assert op.core_attrs()["isBinary"].value is want
 
 
-@pytest.mark.parametrize("target,signed", [("a5", True), ("a2a3", False), ("cpu", False)])
+@pytest.mark.parametrize("target,signed", [("a5", True), ("a2a3", True), ("cpu", False)])
 def test_a_column_of_negative_zeros(target, signed):
-    """A5 starts a column from its row 0 (no 0 + r0), so -0.0 + (-0.0 + -0.0) stays -0.0; the in-order fold from
-    0 gives +0.0. (A2/A3's backend copies row 0 first as well, so it would keep -0.0 here too; ptoisa's A2/A3
-    profile still folds from 0: not modelled.)"""
+    """A5 starts a column from its row 0 (no 0 + r0), so -0.0 + (-0.0 + -0.0) stays -0.0, and so does A2/A3, whose
+    backend copies row 0 into dst and adds the others to it (a2a3/TColSum.hpp SequentialSum); the simulator's
+    in-order fold from 0 gives +0.0."""
     with ptoisa.target(target):
         src = Tile[TileType.Vec, np.float32, 3, 8, BLayout.RowMajor, 3, 8]()
         dst = Tile[TileType.Vec, np.float32, 1, 8, BLayout.RowMajor, 1, 8]()
         src.valid[...] = -0.0
         ptoisa.TCOLSUM(dst, src)
     assert np.signbit(dst.valid[0]).all() == signed
+
+
+@pytest.mark.parametrize("target,kept", [("a2a3", True), ("cpu", False)])
+@pytest.mark.parametrize("name", ["TCOLSUM", "TCOLPROD"])
+def test_a_lone_row_is_copied_on_a2a3(target, kept, name):
+    """One valid row: A2/A3 copies it (TColSum's validRow == 1 branch, TColReduceOps' row-0 copy), so a signalling
+    NaN stays signalling; the simulator's 0 + x (1 * x) quiets it."""
+    src = Tile[TileType.Vec, np.float32, 1, 8, BLayout.RowMajor, 1, 8]()
+    dst = Tile[TileType.Vec, np.float32, 1, 8, BLayout.RowMajor, 1, 8]()
+    src.storage.view(np.uint32)[:] = 0x7F800001
+    with ptoisa.target(target):
+        getattr(ptoisa, name)(dst, src)
+    assert (dst.storage.view(np.uint32)[0] == 0x7F800001) == kept

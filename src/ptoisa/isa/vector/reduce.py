@@ -28,6 +28,8 @@ first on A2/A3); A2/A3 otherwise adds row after row like the simulator, which ig
 
 from __future__ import annotations
 
+from functools import partial
+
 from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any
@@ -353,9 +355,8 @@ def _a2a3_binary_sum(rows: list[np.ndarray]) -> np.ndarray:
 
 
 def _npu_col_fold(plan: Plan) -> Callable[[list[np.ndarray]], np.ndarray] | None:
-    """The NPU's grouping of a float column sum or product, or None where it is the in-order fold (integers wrap
-    the same in any order; A2/A3 adds and multiplies row after row, a2a3/TColSum.hpp SequentialSum,
-    a2a3/TColReduceOps.hpp)."""
+    """The NPU's grouping of a float column sum or product, or None where it is the in-order fold from the
+    identity (integers wrap the same in any order)."""
     if not plan.specs["dst"].dtype.is_float:
         return None
     binary = plan.attrs.get("isBinary") is Binary.TRUE
@@ -364,9 +365,23 @@ def _npu_col_fold(plan: Plan) -> Callable[[list[np.ndarray]], np.ndarray] | None
         if binary:
             return _a5_binary_sum
         return (lambda rows: _a5_pairs(np.add, rows)) if add else (lambda rows: _a5_pairs(np.multiply, rows))
-    if plan.config.name == "a2a3" and binary:
-        return _a2a3_binary_sum
+    if plan.config.name == "a2a3":
+        if binary:
+            return _a2a3_binary_sum
+        # row 0 copied into dst, then each following row combined into it (TColSum's SequentialSum,
+        # TColReduceOps.hpp): as the in-order fold, but from row 0 rather than 0 + r0 (or 1 * r0), so a column
+        # of -0.0 sums to -0.0 and a lone row's signalling NaN is copied as it is
+        return partial(_from_row0, np.add if add else np.multiply)
     return None
+
+
+def _from_row0(op: np.ufunc, rows: list[np.ndarray]) -> np.ndarray:
+    """rows[0] op rows[1] op ... in turn, one rounding per step, into rows[0] (the kernel's own copy). (NumPy's
+    op.reduce starts from the identity: 0 + -0.0 is +0.0.)"""
+    acc = rows[0]
+    for row in rows[1:]:
+        op(acc, row, out=acc)
+    return acc
 
 
 def _col_fold(op: np.ufunc) -> Callable[[Plan, Tiles, Scalars], None]:

@@ -357,3 +357,42 @@ def test_made_up_shapes_and_seeds_take_ascii_digits_only(capsys):
         code, _, err = _run(capsys, [*base[:2], spec, *base[3:]])
         assert code == 2 and f"argument %x: {words}" in err, (spec, err)
     assert _run(capsys, [*base[:2], "random:64 x 16:0x10", *base[3:]])[0] == 0
+
+
+@pytest.mark.parametrize("digits", ["\u0661", "\uff11", "1\u0662"])  # Arabic-Indic, full-width, mixed
+def test_every_number_on_the_command_line_takes_ascii_digits_only(capsys, digits):
+    """int() and float() read other scripts' digits ('١' and '１' are 1 to them): every option and argument that
+    takes a number refuses them, naming the character (before, all of these ran as if given the ASCII number);
+    the same numbers in ASCII are taken."""
+    data = str(EXAMPLE.parent / "data" / "x_64x16_f32.npy")
+    base = ["run", str(EXAMPLE), "zeros:64x16", "zeros:64x16", "zeros:64x2", "2.0", "100.0", "-q"]
+    cases = [(["--block", f"0/{digits}"], "--block must be I or I/N"), (["--grid", digits], "--grid: not a whole"),
+             (["--max-steps", digits], "--max-steps: not a whole"), (["--max-bytes", f"{digits}0K"], "--max-bytes"),
+             (["--fill", digits], "--fill must be"), (["--timeout", digits], "--timeout: not a number")]
+    for extra, words in cases:
+        code, _, err = _run_exit(capsys, [*base, *extra])
+        assert code == 2 and words in err and "numbers are written in ASCII digits" in err, (extra, err)
+        assert code == 2 and f"{ord(digits[-1]):04X}" in err, (extra, err)
+    for scalar in (digits, f"{digits}.5", f"0x{digits}"):
+        code, _, err = _run_exit(capsys, [*base[:5], scalar, *base[6:]])
+        assert code == 2 and "argument %scale (f32) needs a number" in err and "ASCII digits" in err, (scalar, err)
+    for argv in (["compare", data, data, "--first", digits], ["compare", data, data, "--atol", digits],
+                 ["compare", data, data, "--ulp", digits], ["show", data, "--shape", f"{digits}024"]):
+        code, _, err = _run_exit(capsys, argv)
+        assert code == 2 and "ASCII digits" in err, (argv, err)
+    ascii_number = "1" if digits != "1\u0662" else "12"
+    for extra in (["--block", f"0/{ascii_number}"], ["--grid", ascii_number], ["--max-steps", "10000"],
+                  ["--max-bytes", "10K"], ["--fill", "1"], ["--timeout", "60"]):
+        assert _run_exit(capsys, [*base, *extra])[0] == 0, extra
+    assert _run_exit(capsys, ["compare", data, data, "--first", "1", "--atol", "1.5", "--ulp", "1"])[0] == 0
+    assert _run_exit(capsys, ["show", data, "--shape", "1024"])[0] == 0
+
+
+def _run_exit(capsys, argv):
+    """main(), with argparse's exit (status 2 for a bad option value) as a status."""
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -14,6 +14,8 @@ import os
 import sys
 from typing import Any, TextIO
 
+from .numbers import foreign
+
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE = 0, 1, 2
 
 COMPARE_DOC = """\
@@ -74,6 +76,7 @@ def _have_matplotlib() -> bool:
 
 def _tolerance(text: str) -> float:
     """A finite, non-negative tolerance (argparse turns the ValueError into a usage error naming the option)."""
+    _ascii(text, _tolerance)
     value = float(text)
     if not value >= 0 or value == float("inf"):
         raise ValueError(text)
@@ -81,10 +84,17 @@ def _tolerance(text: str) -> float:
 
 
 def _count(text: str) -> int:
+    _ascii(text, _count)
     value = int(text)
     if value < 0:
         raise ValueError(text)
     return value
+
+
+def _ascii(text: str, kind: Any) -> None:
+    """Other scripts' digits, which int() and float() read, are refused saying so (ptoisa.cli.numbers)."""
+    if not text.isascii():
+        raise argparse.ArgumentTypeError(f"invalid {kind.__name__} value: {text!r}{foreign(text)}")
 
 
 _tolerance.__name__ = "non-negative number"  # argparse names the type in its message
@@ -149,9 +159,11 @@ def load_array(spec: str, dtype: str | None = None, shape: str | None = None) ->
                            if array.dtype.kind == "V" and array.dtype.names is None else ""))
     if shape:
         try:
-            dims = tuple(int(d) for d in shape.lower().replace(",", "x").split("x") if d)
+            dims = tuple(int(d) for d in shape.lower().replace(",", "x").split("x") if d) if shape.isascii() else None
         except ValueError:
-            raise DataError(f"bad shape {shape!r} (write e.g. 16x16)") from None
+            dims = None
+        if dims is None:
+            raise DataError(f"bad shape {shape!r}{foreign(shape) or ' (write e.g. 16x16)'}")
         if any(d < 0 for d in dims):
             raise DataError(f"bad shape {shape!r}: sizes cannot be negative")
         if math.prod(dims) != array.size:

@@ -396,3 +396,42 @@ def _run_exit(capsys, argv):
         code = exc.code
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def test_characters_mlir_does_not_lex_are_named_where_they_stand(tmp_path, capsys):
+    """Outside string literals and comments MLIR text is ASCII: the first other character is the error, at its
+    place, named by code point (a byte-order mark, U+FEFF, does not show at all). Before: a BOM or a zero-width
+    space was 'Unexpected character: ' and an invisible character, '١٢' was lexed as a number (' in block
+    definition'), '²' failed in int(); xDSL's 'after {first_char}' came out unfilled. The same in run and load;
+    such characters in strings and comments are text as before."""
+    import re
+
+    import ptoisa
+
+    body = "func.func @f() {{\n  %c = arith.constant {} : i32\n  return\n}}\n"
+    path = tmp_path / "k.pto"
+    cases = [("\ufeff" + body.format("1"), "1:1", "Unexpected character U+FEFF ZERO WIDTH NO-BREAK SPACE: a UTF-8 "
+              "byte-order mark (BOM) starts the file, which MLIR does not take; save the file as UTF-8 without a BOM"),
+             (body.format("\u0661\u0662"), "2:23", "Unexpected character '\u0661' (U+0661 ARABIC-INDIC DIGIT ONE): "
+              "outside string literals and comments, MLIR text is ASCII"),
+             (body.format("\u00b2"), "2:23", "Unexpected character '\u00b2' (U+00B2 SUPERSCRIPT TWO)"),
+             (body.format("1\u200b"), "2:24", "Unexpected character U+200B ZERO WIDTH SPACE: outside"),
+             (body.format("1\ufeff"), "2:24", "Unexpected character U+FEFF ZERO WIDTH NO-BREAK SPACE: outside"),
+             (body.format("\x01"), "2:23", "Unexpected character U+0001\n"),
+             (body.format("1").replace("%c", "%"), "2:3", "Expected suffix identifier after %\n"),
+             (body.format("1").replace("return", "{"), "3:3",
+              "expected an operation, a block label (^name:) or '}' here\n")]
+    for text, where, words in cases:
+        path.write_text(text, encoding="utf-8")
+        code, out, _ = _run(capsys, ["check", str(path)])
+        assert code == 1 and f"{path}:{where}: error: {words}" in out, (text, out)
+        code, _, err = _run(capsys, ["run", str(path)])
+        assert code == 1 and words.strip() in err and "internal error" not in err, (text, err)
+        with pytest.raises(ptoisa.PtoError, match=re.escape(words.strip())):
+            ptoisa.load(text)
+    text = ('// caf\u00e9 \u0661\n' + body.format("1").replace(": i32", ": i32  // \u200b") +
+            'func.func private @g() attributes {note = "\ufeff\u00b2 \\" \u0661"}  // \ufeff\n')
+    path.write_text(text, encoding="utf-8")
+    code, out, _ = _run(capsys, ["check", str(path)])
+    assert code == 0, out
+    ptoisa.load(text)

@@ -114,9 +114,26 @@ class PtoParser(Parser):
         if (wide := _too_wide(text)) is not None:  # xDSL would build the type's 2**width bounds first
             raise ParseError(Span(wide.start(), wide.end(), Input(text, name)),
                              f"integer type {wide.group(0)} is wider than MLIR allows (at most {_MAX_INT_WIDTH} bits)")
-        super().__init__(ctx, text, name)
+        self._foreign = first_foreign(text)
+        try:  # (the first token is lexed here)
+            super().__init__(ctx, text, name)
+        except Exception as exc:  # noqa: BLE001 - replaced when a character MLIR does not lex came first
+            raise _plain(exc, self._foreign, text, name, _lexed(exc, None)) from None
         self.asm = asm
         self.op_positions: dict[Operation, int] = {}
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """As xDSL's, with MLIR's lexer rule on characters: outside string literals and comments the text is ASCII
+        (the first other character is an error where it stands, named: U+FEFF, a byte-order mark, is invisible;
+        xDSL lexed some, '١٢' as a number, '²' failing in int(), or gave messages without them)."""
+        try:
+            module = super().parse_module(allow_implicit_module)
+        except Exception as exc:  # noqa: BLE001
+            raise _plain(exc, self._foreign, self.lexer.input.content, self.lexer.input.name,
+                         _lexed(exc, self)) from None
+        if self._foreign is not None:  # (xDSL took it, inside a token)
+            raise _foreign_error(self._foreign, self.lexer.input.content, self.lexer.input.name)
+        return module
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
@@ -143,6 +160,80 @@ class PtoParser(Parser):
             at = self.lexer.input.content.rfind(name, 0, self._current_token.span.start)
             self.raise_error(msg("ssa.asm_name", name=name), max(at, 0), max(at, 0) + len(name))
         return super()._get_op_by_name(name)
+
+
+def first_foreign(text: str) -> int | None:
+    """Offset of the first character outside ASCII that is neither in a string literal nor in a `//` comment (the
+    characters MLIR's lexer refuses), or None. String literals end on their line; only lines with such a
+    character are walked."""
+    if text.isascii():
+        return None
+    start = 0
+    for line in text.split("\n"):
+        if not line.isascii():
+            inside, escaped = False, False
+            for i, c in enumerate(line):
+                if inside:
+                    inside = escaped or c != '"'
+                    escaped = not escaped and c == "\\"
+                elif c == '"':
+                    inside = True
+                elif c == "/" and line.startswith("//", i):
+                    break
+                elif not c.isascii():
+                    return start + i
+        start += len(line) + 1
+    return None
+
+
+def _character(char: str) -> str:
+    """'١' (U+0661 ARABIC-INDIC DIGIT ONE), or the code point and name alone for what does not show."""
+    import unicodedata
+
+    name = unicodedata.name(char, "")
+    code = f"U+{ord(char):04X}{' ' + name if name else ''}"
+    return f"{char!r} ({code})" if char.isprintable() and not char.isspace() else code
+
+
+def _foreign_error(at: int, text: str, name: str) -> ParseError:
+    char = text[at]
+    if char == "\ufeff" and at == 0:
+        why = ("a UTF-8 byte-order mark (BOM) starts the file, which MLIR does not take; save the file as UTF-8 "
+               "without a BOM")
+    else:
+        why = "outside string literals and comments, MLIR text is ASCII"
+    return ParseError(Span(at, at + 1, Input(text, name)), f"Unexpected character {_character(char)}: {why}")
+
+
+def _lexed(exc: BaseException, parser: PtoParser | None) -> int:
+    """How far the text was read when `exc` was raised: its position (a parse error's), else the lexer's."""
+    if isinstance(exc, ParseError):
+        return exc.span.start
+    try:
+        return parser.lexer.pos if parser is not None else -1
+    except Exception:  # noqa: BLE001
+        return -1
+
+
+def _plain(exc: BaseException, foreign: int | None, text: str, name: str, at: int) -> BaseException:
+    """The error to report for `exc`, raised at `at`: the first foreign character when the text was read up to it
+    (MLIR's lexer stops there first), else `exc` with xDSL's unfinished messages mended: a character that does not
+    show named by its code point, the 'after {first_char}' of a prefixed name given its character, what was
+    expected before ' in block definition'."""
+    if foreign is not None and at >= foreign:
+        return _foreign_error(foreign, text, name)
+    if isinstance(exc, ParseError) and type(exc) is ParseError:
+        message = exc.msg
+        unexpected = message.removeprefix("Unexpected character: ")
+        if unexpected != message and len(unexpected) == 1 and not (unexpected.isprintable() and unexpected != " "):
+            message = f"Unexpected character {_character(unexpected)}"
+        if "{first_char}" in message:
+            message = message.replace("{first_char}", text[exc.span.start:exc.span.start + 1])
+        if message == " in block definition":  # (xDSL's context, without what was expected)
+            message = "expected an operation, a block label (^name:) or '}' here"
+        if message != exc.msg:
+            return ParseError(exc.span, message)
+    return exc
 
 
 def is_asm_path(path: str) -> bool:

@@ -435,3 +435,59 @@ def test_characters_mlir_does_not_lex_are_named_where_they_stand(tmp_path, capsy
     code, out, _ = _run(capsys, ["check", str(path)])
     assert code == 0, out
     ptoisa.load(text)
+
+
+def _fake_matplotlib(folder: Path) -> None:
+    """A stand-in for matplotlib (not installed here) whose figures save the bytes b'PNG!' and the image's size."""
+    package = folder / "matplotlib"
+    package.mkdir()
+    (package / "__init__.py").write_text("def use(name):\n    pass\n")
+    (package / "pyplot.py").write_text(
+        "class _Axes:\n    def imshow(self, grid, **kw):\n        self.grid = grid\n        return None\n"
+        "    def set_title(self, text):\n        pass\n"
+        "class _Figure:\n    def __init__(self, axes):\n        self.axes = axes\n"
+        "    def colorbar(self, *a, **kw):\n        pass\n"
+        "    def savefig(self, f, format):\n        f.write(b'PNG!' + str(self.axes.grid.shape).encode())\n"
+        "def subplots(**kw):\n    axes = _Axes()\n    return _Figure(axes), axes\n"
+        "def close(figure):\n    pass\n")
+
+
+def test_convert_and_show_image_write_to_standard_output_and_devices(tmp_path):
+    """convert -o and show --image take what run's --results and vectors' --results take: /dev/stdout, a device
+    such as /dev/null, a pipe, written in place (they refused them: 'exists and is not a regular file'). When the
+    output is the command's own standard output, standard output holds the converted text or the image alone and
+    the command's own lines go to standard error; standard output appending to an input is still refused."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    _fake_matplotlib(tmp_path)
+
+    def ptoisa(*argv, stdout=subprocess.PIPE):
+        return subprocess.run([sys.executable, "-m", "ptoisa", *argv], stdout=stdout, stderr=subprocess.PIPE,
+                              env=env, timeout=120)
+
+    kernel = str(EXAMPLE.parent / "ssa_kernel.pto")
+    plain = ptoisa("convert", kernel, "--to", "dps")
+    to_stdout = ptoisa("convert", kernel, "--to", "dps", "-o", "/dev/stdout")
+    assert plain.returncode == 0 and to_stdout.returncode == 0, to_stdout.stderr
+    assert to_stdout.stdout == plain.stdout and plain.stdout.startswith(b"// converted by ptoisa")
+    assert to_stdout.stderr.decode().endswith(f"{kernel} -> /dev/stdout (dps, target a5)\n")
+    done = ptoisa("convert", kernel, "--to", "dps", "-o", os.devnull)
+    assert done.returncode == 0 and done.stdout.decode() == f"{kernel} -> /dev/null (dps, target a5)\n"
+    copy = tmp_path / "k.pto"
+    copy.write_bytes(EXAMPLE.with_name("ssa_kernel.pto").read_bytes())
+    with open(copy, "ab") as sink:
+        done = ptoisa("convert", str(copy), "--to", "dps", "-o", "/dev/stdout", stdout=sink)
+    assert done.returncode == 2 and b"it is an input of this command" in done.stderr
+    assert copy.read_bytes() == EXAMPLE.with_name("ssa_kernel.pto").read_bytes()
+
+    data = str(EXAMPLE.parent / "data" / "x_64x16_f32.npy")
+    shown = ptoisa("show", data, "--image", "/dev/stdout")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == b"PNG!(64, 16)" and b"float32[64, 16]" in shown.stderr
+    assert shown.stderr.decode().endswith("image: /dev/stdout\n")
+    shown = ptoisa("show", data, "--image", os.devnull)
+    assert shown.returncode == 0 and shown.stdout.decode().endswith("image: /dev/null\n")
+    shown = ptoisa("show", data, "--image", str(tmp_path / "x.png"))
+    assert shown.returncode == 0 and (tmp_path / "x.png").read_bytes() == b"PNG!(64, 16)"

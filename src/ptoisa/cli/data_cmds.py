@@ -64,7 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     show.add_argument("--shape", help="shape for a raw .bin file, e.g. 16x16")
     show.add_argument("--bits", action="store_true", help="unpack uint8 predicate bytes: 1 (set) or . (clear) per element")
     show.add_argument("--image", metavar="FILE.png",
-                      help="also draw the array (or, with --bits, the mask) as an image (needs matplotlib)")
+                      help="also draw the array (or, with --bits, the mask) as an image (needs matplotlib); "
+                           "with /dev/stdout the PNG alone goes to standard output, the text to standard error")
     show.set_defaults(func=cmd_show, loads=("numpy",))
 
 
@@ -316,6 +317,11 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     if args.image and not _have_matplotlib():  # say so before printing anything
         sys.stderr.write("ptoisa: error: --image needs matplotlib (pip install matplotlib)\n")
         return EXIT_USAGE
+    if args.image:
+        from .files import is_stdout
+
+        if is_stdout(args.image):  # standard output holds the image alone; the text goes to standard error
+            out = sys.stderr
     out.write(f"{args.file}: {array.dtype}{list(array.shape)}\n")
     if args.bits:
         raw = np.ascontiguousarray(array).view(np.uint8)
@@ -349,7 +355,7 @@ def _image(args: argparse.Namespace, array: Any, out: TextIO) -> int:
 
     import numpy as np
 
-    from .files import OutputRefused, write_atomically
+    from .files import OutputRefused, write_output
 
     grid = np.asarray(array, dtype=np.float64)
     grid = grid.reshape(1, -1) if grid.ndim < 2 else grid.reshape(grid.shape[0], -1)
@@ -361,7 +367,7 @@ def _image(args: argparse.Namespace, array: Any, out: TextIO) -> int:
     figure.savefig(buffer, format="png")
     plt.close(figure)
     try:
-        replaced = write_atomically(args.image, buffer.getvalue(), inputs=[args.file.split(":")[0]])
+        replaced = write_output(args.image, buffer.getvalue(), inputs=[args.file.split(":")[0]])
     except (OutputRefused, OSError) as exc:
         sys.stderr.write(f"ptoisa: error: {exc}\n")
         return EXIT_USAGE

@@ -35,7 +35,7 @@ from xdsl.ir import Operation
 from ..errors import PtoError
 from ..isa._check import SITE, Site
 from ..ir.convert import dtype_of_type
-from ..ir.entry_rules import is_entry
+from ..ir.entry_rules import is_entry, unread_marks
 from ..ir.legality import module_target
 from ..ir.types import PtrType, TileBufType
 from ..memory import OnChipMemory
@@ -291,7 +291,8 @@ class Program:
 
     def entry_name(self, entry: str | None = None) -> str:
         """The function a run starts in: `entry`, else the one marked `pto.entry` (or, as PTOAS marks entries,
-        `hacc.entry` or `pto.internal.entry = true`), else the only public one."""
+        `hacc.entry` or `pto.internal.entry = true`; a `pto.entry` with a value marks nothing there), else the
+        only public one."""
         if entry is None and self._default_entry is not None:
             return self._default_entry
         if entry is not None:
@@ -303,7 +304,7 @@ class Program:
                                         location=self.source.location(self.functions[entry]))
             return entry
         defined = {n: f for n, f in self.functions.items() if f.body.blocks}
-        marked = [n for n, f in defined.items() if "pto.entry" in f.attributes or is_entry(f, [])]
+        marked = [n for n, f in defined.items() if is_entry(f, [])]  # (as PTOAS marks: a valued pto.entry does not)
         if len(marked) == 1:
             self._default_entry = marked[0]
             return marked[0]
@@ -312,8 +313,10 @@ class Program:
         if len(candidates) == 1:
             self._default_entry = candidates[0]
             return candidates[0]
+        unread = "".join(f"; @{f.sym_name.data}: {message}" for f, message in unread_marks(self.module)
+                         if f.sym_name.data in defined)
         raise UnknownEntryError(f"{self.source.path} has {len(candidates)} candidate entry functions "
-                                f"({', '.join(candidates) or 'none'}); choose one with entry=")
+                                f"({', '.join(candidates) or 'none'}); choose one with entry={unread}")
 
     def arguments(self, entry: str | None = None) -> list[Argument]:
         """The entry's arguments, described once per function (a run reuses the description)."""

@@ -464,7 +464,7 @@ def check_text(text: str, path: str = "<string>", target: str | None = None, *, 
     if not errata or undefined != config.undefined:
         config = make_config(config.name, errata, undefined)
     notes = [d for d in [target_mismatch(parsed, config)] if d is not None]
-    found = verify_ops(parsed, config) + _predicted(parsed, config)
+    found = verify_ops(parsed, config) + _predicted(parsed, config) + _unread_marks(parsed)
     return CheckResult(path, config.name, notes + sorted(found, key=lambda d: (d.line, d.col)), parsed.source,
                        parsed.module)
 
@@ -478,6 +478,14 @@ def _predicted(parsed: Parsed, config: Config) -> list[Diagnostic]:
         for message in predicted_warnings(op, config):
             out.append(parsed.source.diagnostic(parsed.position(op), message, "warning"))
     return out
+
+
+def _unread_marks(parsed: Parsed) -> list[Diagnostic]:
+    """Warnings at functions whose entry attributes PTOAS reads as absent (`pto.entry = 1 : i32`)."""
+    from .entry_rules import unread_marks
+
+    return [parsed.source.diagnostic(parsed.position(func), message, "warning")
+            for func, message in unread_marks(parsed.module)]
 
 
 def target_mismatch(parsed: Parsed, config: Config) -> Diagnostic | None:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import _alloc  # noqa: F401 - tunes the allocator for kernels' temporaries (see its docstring)
+from .._shown import shown
 from ..dtypes import DType
 from ..errors import TileSpecError
 from .enums import DYNAMIC
@@ -119,7 +120,7 @@ class Tile:
     def _check_valid_value(self, which: str, value: int) -> None:
         limit = self.spec.rows if which == "row" else self.spec.cols
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= limit:
-            raise TileSpecError(f"valid {which} count of {self.spec} must be an integer in [0, {limit}] (got {value!r})")
+            raise TileSpecError(f"valid {which} count of {self.spec} must be an integer in [0, {limit}] (got {shown(value)})")
 
     # --- data access ---------------------------------------------------------------------------------------
     @property
@@ -244,7 +245,7 @@ def _runtime_valid(spec: TileSpec, valid: tuple[int, ...]) -> tuple[int, int]:
     vc = values.pop(0) if dyn_c and values else (spec.cols if dyn_c else spec.valid_col)
     for which, value, limit in (("row", vr, spec.rows), ("col", vc, spec.cols)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= limit:
-            raise TileSpecError(f"valid {which} count of {spec} must be an integer in [0, {limit}] (got {value!r})")
+            raise TileSpecError(f"valid {which} count of {spec} must be an integer in [0, {limit}] (got {shown(value)})")
     return int(vr), int(vc)
 
 

@@ -38,9 +38,15 @@ def _tile(rng: random.Random, rows=None, cols=None):
     dtype = rng.choice(STANDARD_DTYPES)
     rows = rng.choice(SIZES) if rows is None else rows
     cols = rng.choice(SIZES) if cols is None else cols
-    kind = rng.choice([TileType.Vec, TileType.Vec, TileType.Mat])
-    spec = Tile[kind, dtype, rows, cols, BLayout.RowMajor]
+    kind = rng.choice([TileType.Vec, TileType.Vec, TileType.Mat, CmpMode.EQ, True, 0, "Vec", 1.0, 10**5000])
+    spec = Tile[kind, dtype, rows, cols, rng.choice([BLayout.RowMajor] * 4 + [False, MaskPattern.P0101, "RowMajor"])]
     return spec()
+
+
+ARRAYS = [[[1, 2], [3]], np.zeros((1, 2), "V4"), np.zeros((1, 2), [("a", "i4"), ("b", "f4")]), [[None]], "1",
+          np.ma.masked_array([[1.0]], mask=[[True]]), np.zeros((1, 1), complex), [[2**70]], [[1e400]], np.array(1.0),
+          np.zeros((3, 3, 3)), np.array([[ml_dtypes.bfloat16(1)]]), [[float("nan")]], [[-1]], iter([1])]
+RAWS = ["x" * 64, [0] * 64, np.zeros(128, np.uint8)[::2], None, 5, b"", bytes(64), np.zeros(16, np.float32)]
 
 
 def _plausible_tile(rng: random.Random):
@@ -52,9 +58,17 @@ def _plausible_tile(rng: random.Random):
 
 
 def _call(rng: random.Random) -> None:
-    which = rng.randrange(7)
+    which = rng.randrange(8)
     if which == 0:
         _tile(rng)
+        return
+    if which == 7:  # a tile's data from odd arrays and bytes
+        tile = _plausible_tile(rng)
+        before = tile.tobytes()
+        try:
+            tile.set_logical(rng.choice(ARRAYS)) if rng.random() < 0.6 else tile.load_bytes(rng.choice(RAWS))
+        except ptoisa.PtoError:
+            assert tile.tobytes() == before, "a refused write changed a tile"
         return
     tiles = [_plausible_tile(rng) for _ in range(4)]
     before = [t.tobytes() for t in tiles]
@@ -208,3 +222,74 @@ def test_target_blocks_refuse_arguments_of_the_wrong_kind():
             raise AssertionError(args)
     with ptoisa.target("a2a3", errata="tcmps_repeat_tail") as config:  # one name, as before
         assert config.errata == frozenset({"tcmps_repeat_tail"})
+
+
+def test_tile_template_arguments_of_another_kind_are_refused():
+    """Tile[...]'s enums are C++ enum classes: a member of another enum (CmpMode.EQ, an IntEnum of the caller's),
+    a bool or a float is not TileType.Vec or BLayout.RowMajor though its value matches (before: Tile[CmpMode.EQ,
+    ...] was a Vec tile and BLayout True a ColMajor one). A member, its name and its integer value still are."""
+    import enum
+
+    class Other(enum.IntEnum):
+        A = 0
+
+    f32 = ptoisa.float32_t
+    for args, words in [((CmpMode.EQ, f32, 1, 8), "unknown location <CmpMode.EQ: 0>"),
+                        ((Other.A, f32, 1, 8), "unknown location <Other.A: 0>"), ((0.0, f32, 1, 8), "location 0.0"),
+                        ((False, f32, 1, 8), "unknown location False"),
+                        ((TileType.Vec, f32, 1, 8, True), "unknown BLayout True"),
+                        ((TileType.Vec, f32, 1, 8, Other.A), "unknown BLayout <Other.A: 0>")]:
+        try:
+            Tile[args]
+        except ptoisa.TileSpecError as exc:
+            assert words in str(exc), (args, str(exc))
+        else:
+            raise AssertionError(args)
+    plain = Tile[TileType.Vec, f32, 1, 8]
+    assert Tile[0, f32, 1, 8] is plain and Tile[np.int64(0), f32, 1, 8, 0] is plain and Tile["Vec", f32, 1, 8] is plain
+
+
+def test_set_logical_and_load_bytes_refuse_what_is_not_numbers_or_bytes():
+    """A ragged list (NumPy's ValueError), raw void or record arrays (NumPy's ValueError, or a record's field
+    stored as the number), a masked array with masked elements (the hidden values were stored), text or a
+    list for load_bytes (TypeError from np.frombuffer): TileSpecError, and no byte changes. A boxed tile's .data
+    is a copy: it is read-only, so a write into it is refused by NumPy instead of lost."""
+    from ptoisa import SLayout
+
+    tile = Tile[TileType.Vec, ptoisa.float32_t, 2, 8]()
+    boxed = Tile[TileType.Mat, ptoisa.half, 16, 16, BLayout.ColMajor, 16, 16, SLayout.RowMajor]()
+    for values, words in [([[1, 2], [3]], "not an array"), (np.zeros((2, 2), "V4"), "numbers expected"),
+                          (np.zeros((2, 2), [("a", "i4")]), "numbers expected"),
+                          (np.ma.masked_array([[1.0, 2.0]], mask=[[False, True]]), "a masked element has no value")]:
+        for target in (tile, boxed):
+            before = target.tobytes()
+            try:
+                target.set_logical(values)
+            except ptoisa.TileSpecError as exc:
+                assert words in str(exc) and target.tobytes() == before, str(exc)
+            else:
+                raise AssertionError(values)
+    tile.set_logical(np.ma.masked_array([[1.0, 2.0]], mask=[[False, False]]))
+    assert tile.data[0, :3].tolist() == [1.0, 2.0, 0.0]
+    tile.set_logical(np.array([[ml_dtypes.bfloat16(1.5)]]))
+    assert tile.data[0, 0] == 1.5
+    for raw in ("x" * 64, [0] * 64, np.zeros(128, np.uint8)[::2], None, 5):
+        before = tile.tobytes()
+        try:
+            tile.load_bytes(raw)
+        except ptoisa.TileSpecError as exc:
+            assert "load_bytes takes bytes or a contiguous buffer" in str(exc) and tile.tobytes() == before
+        else:
+            raise AssertionError(type(raw))
+    for raw in (bytes(range(64)), bytearray(range(64)), memoryview(bytes(range(64))), np.arange(64, dtype=np.uint8),
+                np.arange(64, dtype=np.uint8).view(np.float32)):
+        tile.load_bytes(raw)
+        assert tile.tobytes() == bytes(range(64))
+    boxed.set_logical([[2.0]])
+    try:
+        boxed.data[0, 0] = 5
+    except ValueError as exc:
+        assert "read-only" in str(exc)
+    else:
+        raise AssertionError("a write into a boxed tile's copy was taken")
+    assert boxed.data[0, 0] == 2.0 and boxed.valid[0, 0] == 2.0 and tile.data.flags.writeable

@@ -227,15 +227,19 @@ def _inner_box(fractal_size: int, slayout: SLayout, itemsize: int) -> tuple[int,
 
 
 def _coerce_enum(enum_type: type[Enum], value: Any, what: str) -> Any:
+    """A member of `enum_type`, by itself, its name or its integer value. A member of another enum, a bool or a
+    float is refused, even where its value matches one (CmpMode.EQ, False and 0.0 are not TileType.Vec)."""
     if isinstance(value, enum_type):
         return value
     try:
         if isinstance(value, str):
             return enum_type[value]
-        return enum_type(value)
+        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, Enum)):
+            return enum_type(int(value))
     except (KeyError, ValueError):
-        names = ", ".join(m.name for m in enum_type)
-        raise TileSpecError(f"unknown {what} {shown(value)} (known: {names})") from None
+        pass
+    names = ", ".join(m.name for m in enum_type)
+    raise TileSpecError(f"unknown {what} {shown(value)} (known: {names})") from None
 
 
 MAX_TILE_BYTES = 256 << 20

@@ -4,6 +4,7 @@ or a traceback, whatever the command."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -491,3 +492,35 @@ def test_convert_and_show_image_write_to_standard_output_and_devices(tmp_path):
     assert shown.returncode == 0 and shown.stdout.decode().endswith("image: /dev/null\n")
     shown = ptoisa("show", data, "--image", str(tmp_path / "x.png"))
     assert shown.returncode == 0 and (tmp_path / "x.png").read_bytes() == b"PNG!(64, 16)"
+
+
+def test_literals_of_float_and_integer_types_follow_mlirs_rules_at_the_literal(tmp_path, capsys):
+    """MLIR's parser (parseFloatFromLiteral): a decimal float rounds to its type, past the largest finite value
+    to an infinity; an integer literal of a float type must be hexadecimal (the bit pattern), without a minus,
+    within the type's width. Before: '70000.0 : f16' and '3.5e38 : f32' failed with Python's 'float too large to
+    pack with e format' at the op after the literal, '0x100000000 : f32' with 'int too big to convert' there,
+    '0x1FFFFFFFF : f32' (33 bits), '-0x3F80 : f16' and '70000 : f16' were taken. Range errors of integer literals
+    are reported at the literal, not at the next op."""
+    import ptoisa
+
+    path = tmp_path / "k.pto"
+    refused = [("70000 : f16", "unexpected decimal integer literal for a floating point value (add a trailing dot "
+                "to make the literal a float)"), ("-0x3F80 : f16", "hexadecimal float literal should not have a "
+                "leading minus"), ("0x1FFFFFFFF : f32", "hexadecimal float constant out of range for type"),
+               ("0x100000000 : f32", "hexadecimal float constant out of range for type"),
+               ("0x10000 : f16", "hexadecimal float constant out of range for type"),
+               ("300 : i8", "Integer value 300 is out of range for type i8"),
+               ("1.5 : i32", "Floating point value is not valid for integer type.")]
+    for literal, words in refused:
+        path.write_text(f"func.func @f() {{\n  %d = arith.constant {literal}\n  return\n}}\n")
+        code, out, _ = _run(capsys, ["check", str(path)])
+        assert code == 1 and f"{path}:2:23: error: {words}" in out, (literal, out)
+        with pytest.raises(ptoisa.PtoError, match=re.escape(words)):
+            ptoisa.load(path.read_text())
+    accepted = [("70000.0 : f16", "0x7c00"), ("-70000.0 : f16", "0xfc00"), ("65519.0 : f16", "6.550400e+04"),
+                ("3.5e38 : f32", "0x7f800000"), ("0x3C00 : f16", "1.000000e+00"), ("0x3F800000 : f32", "1.000000e+00"),
+                ("1.0e99999999 : f32", "0x7f800000"), ("-0x10 : i32", "-16")]
+    for literal, printed in accepted:
+        path.write_text(f"func.func @f() {{\n  %d = arith.constant {literal}\n  return\n}}\n")
+        code, out, err = _run(capsys, ["convert", str(path), "--to", "dps"])
+        assert code == 0 and f"arith.constant {printed} : {literal.split(': ')[1]}" in out, (literal, out, err)

@@ -15,17 +15,19 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IndexType, IntegerAttr, IntegerType, ModuleOp, f64, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from ptoisa.targets import Config, current_config, make_config
 
@@ -144,14 +146,52 @@ class PtoParser(Parser):
     def parse_optional_builtin_int_or_float_attr(self) -> IntegerAttr | FloatAttr | None:
         """As xDSL's, and an `index` literal outside 64 bits is refused as MLIR refuses it (xDSL checks the range
         of every integer type but index: `arith.constant 99999999999999999999 : index` verified, and a run held
-        a value no index register holds)."""
+        a value no index register holds); a literal of a float type follows MLIR's rules (`_float_literal`)."""
         start = self._current_token.span.start
-        attr = super().parse_optional_builtin_int_or_float_attr()
+        if self._current_token.kind in (MLIRTokenKind.INTEGER_LIT, MLIRTokenKind.FLOAT_LIT, MLIRTokenKind.MINUS):
+            value = self.parse_optional_number()
+            if value is None or self._current_token.kind != MLIRTokenKind.COLON:  # (xDSL's i64 / f64 defaults)
+                return None if value is None else FloatAttr(value, f64) if isinstance(value, float) else \
+                    IntegerAttr(value, i64)
+            end = self._current_token.span.start
+            kind = self._parse_attribute_type()
+            if isinstance(kind, AnyFloat):
+                return self._float_literal(value, kind, self.lexer.input.content[start:end].strip(), start, end)
+            if not isinstance(kind, (IntegerType, IndexType)):
+                self.raise_error("Invalid type given for integer or float attribute.", start, end)
+            if isinstance(value, float):
+                self.raise_error("Floating point value is not valid for integer type.", start, end)
+            try:  # (the literal is where its range error belongs, not the op after it)
+                attr: IntegerAttr | FloatAttr | None = IntegerAttr(value, kind)
+            except VerifyException as exc:
+                self.raise_error(_text(exc), start, end)
+        else:
+            attr = super().parse_optional_builtin_int_or_float_attr()
         if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType) and \
                 not -(1 << 63) <= attr.value.data < 1 << 64:
             self.raise_error(f"Integer value {attr.value.data} is out of range for type index which supports values "
                              f"in the range [{-(1 << 63)}, {1 << 64})", start, self._current_token.span.start)
         return attr
+
+    def _float_literal(self, value: int | float, kind: AnyFloat, text: str, start: int, end: int) -> FloatAttr:
+        """A literal of a float type as MLIR's parser takes it (parseFloatFromLiteral): a decimal float rounds to
+        the type, past its largest finite value to an infinity (xDSL raised Python's 'float too large to pack'
+        at the next op); an integer literal must be hexadecimal, the type's bit pattern, without a minus and
+        within the type's width (xDSL took decimal integers as floats, a minus, and 33 bits for f32 or failed
+        with 'int too big to convert')."""
+        if isinstance(value, int):
+            if text.lstrip("-").strip()[:2].lower() != "0x":
+                self.raise_error("unexpected decimal integer literal for a floating point value (add a trailing "
+                                 "dot to make the literal a float)", start, end)
+            if text.startswith("-"):
+                self.raise_error("hexadecimal float literal should not have a leading minus", start, end)
+            if value.bit_length() > kind.bitwidth:
+                self.raise_error("hexadecimal float constant out of range for type", start, end)
+            return FloatAttr(next(kind.iter_unpack(value.to_bytes(kind.compile_time_size, "little"))), kind)
+        try:
+            return FloatAttr(value, kind)
+        except OverflowError:  # (rounded past the type's largest finite value)
+            return FloatAttr(math.copysign(math.inf, value), kind)
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
         if name in asm_names():

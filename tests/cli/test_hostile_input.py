@@ -524,3 +524,51 @@ def test_literals_of_float_and_integer_types_follow_mlirs_rules_at_the_literal(t
         path.write_text(f"func.func @f() {{\n  %d = arith.constant {literal}\n  return\n}}\n")
         code, out, err = _run(capsys, ["convert", str(path), "--to", "dps"])
         assert code == 0 and f"arith.constant {printed} : {literal.split(': ')[1]}" in out, (literal, out, err)
+
+
+def test_numbers_too_long_for_int_and_float_are_usage_errors_or_taken(capsys):
+    """Python's int() stops at 4300 decimal digits (ValueError) and float() of a huge int overflows: --block of
+    5000 digits and a scalar of 5000 hex digits for an f32 argument were internal errors (exit 3); --grid,
+    --max-steps, --max-bytes said 'not a whole number' of a whole number. Now: usage errors saying the number is
+    too large, and a huge integer for a float argument is an infinity, as 1e999999 already was."""
+    base = ["run", str(EXAMPLE), "zeros:64x16", "zeros:64x16", "zeros:64x2", "2.0", "100.0", "-q"]
+    for extra, words in [(["--block", "9" * 5000], "a block index or count past 64 bits"),
+                         (["--block", "0/" + "9" * 21], "a block index or count past 64 bits"),
+                         (["--grid", "9" * 5000], "--grid: too large: a number of 5000 digits"),
+                         (["--max-steps", "9" * 5000], "--max-steps: too large: a number of 5000 digits"),
+                         (["--max-bytes", "9" * 5000 + "K"], "--max-bytes: too large")]:
+        code, _, err = _run_exit(capsys, [*base, *extra])
+        assert code == 2 and words in err and len(err) < 2000, (extra, err[-300:])
+    for scalar in ("0x" + "f" * 5000, "9" * 5000, "-" + "9" * 5000):
+        code, _, err = _run_exit(capsys, [*base[:5], scalar, *base[6:]])
+        assert code == 0 and "internal error" not in err, err[-300:]
+
+
+def test_an_integer_for_a_float_argument_rounds_once():
+    """A Python int given for an f32 (or half) scalar argument rounds once to the type, as C++'s conversion of an
+    integer does; it went through a double first (two roundings): 2^54 + 2^30 + 1 is nearer 2^54 + 2^31 than
+    2^54 as a float (float's spacing there is 2^31), but its double is 2^54 + 2^30, a tie that rounds to 2^54.
+    Past double's range the result is an infinity (before: struct.error 'required argument is not a float', or
+    OverflowError for f64)."""
+    import math
+
+    from xdsl.dialects.builtin import f16, f32, f64
+
+    from ptoisa.interp.scalars import from_python, kind_of
+
+    value = (1 << 54) + (1 << 30) + 1
+    assert from_python(kind_of(f32), value, "x") == float((1 << 54) + (1 << 31))
+    assert from_python(kind_of(f64), value, "x") == float(value)
+    assert from_python(kind_of(f32), 16777217, "x") == 16777216.0  # (a tie below 2^53: even, as before)
+    assert from_python(kind_of(f64), 16**5000, "x") == math.inf and from_python(kind_of(f64), -(10**400), "x") == -math.inf
+    for kind in (f32, f16):  # (as a finite value that overflows the type: NarrowingWarning)
+        with pytest.warns(ptoisa_narrowing(), match="becomes inf"):
+            assert from_python(kind_of(kind), 16**5000, "x") == math.inf
+        with pytest.warns(ptoisa_narrowing(), match="becomes -inf"):
+            assert from_python(kind_of(kind), -(10**400), "x") == -math.inf
+
+
+def ptoisa_narrowing():
+    from ptoisa.errors import NarrowingWarning
+
+    return NarrowingWarning

@@ -90,6 +90,8 @@ def _positive_int(text: str) -> int:
         value = int(text, 0) if text.isascii() else None
     except ValueError:
         value = None
+    if value is None and text.strip().isdigit() and text.isascii():  # (int() stops at 4300 digits)
+        raise argparse.ArgumentTypeError(f"too large: a number of {len(text.strip())} digits")
     if value is None:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}{foreign(text)}")
     if value <= 0:

@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from .._shown import shown
 from ..errors import PtoError
 from ..targets import ENV_VAR, Config, make_config
 from .files import read_npy
@@ -261,6 +262,8 @@ def _block_arg(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"([0-9]+)(?:/([0-9]+))?", text.strip())
     if not m:
         raise _Usage(f"--block must be I or I/N (got {text!r}){foreign(text)}")
+    if max(len(m.group(1)), len(m.group(2) or "")) > 20:  # (int() stops at 4300 digits; counts fit in 64 bits)
+        raise _Usage(f"--block {shown(text)}: a block index or count past 64 bits")
     idx = int(m.group(1))
     num = int(m.group(2)) if m.group(2) else idx + 1
     if idx >= num:

@@ -572,3 +572,15 @@ def ptoisa_narrowing():
     from ptoisa.errors import NarrowingWarning
 
     return NarrowingWarning
+
+
+def test_an_empty_output_name_is_a_usage_error(capsys):
+    """`-o ''`, `--out ''`, `--results ''`, `--image ''` read as the option left out: convert printed to standard
+    output, run and vectors saved nothing, all with exit 0. Now a usage error naming the option."""
+    data = Path(__file__).resolve().parents[2] / "tests" / "data" / "conformance" / "tci.jsonl"
+    for argv, flag in [(["convert", str(EXAMPLE), "--to", "dps", "-o", ""], "--output"),
+                       (["run", str(EXAMPLE), *RUN_ARGS, "--out", ""], "--out"),
+                       (["vectors", "run", str(data), "--results", ""], "--results"),
+                       (["show", str(EXAMPLE.parent / "data" / "x_64x16_f32.npy"), "--image", ""], "--image")]:
+        code, out, err = _run_exit(capsys, argv)
+        assert code == 2 and f"argument {flag}: an empty file name" in err and out == "", (argv, err)

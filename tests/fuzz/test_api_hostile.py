@@ -293,3 +293,32 @@ def test_set_logical_and_load_bytes_refuse_what_is_not_numbers_or_bytes():
     else:
         raise AssertionError("a write into a boxed tile's copy was taken")
     assert boxed.data[0, 0] == 2.0 and boxed.valid[0, 0] == 2.0 and tile.data.flags.writeable
+
+
+def test_struct_operands_read_at_most_one_word_too_many():
+    """TRANDOM's key and counter, and TRandomKey / TRandomCounter built from one iterable, take the words they need
+    and one more to see that there are too many: an endless iterator (itertools.count()) hung the call; a huge
+    int is described. Lists, tuples, arrays and iterators of the right length are taken as before."""
+    import itertools
+
+    from ptoisa.isa import vector  # noqa: F401 - registers TRANDOM
+    from ptoisa.isa.record import REGISTRY
+    from ptoisa.structs import TRandomCounter, TRandomKey
+
+    dst = Tile[TileType.Vec, ptoisa.uint32_t, 1, 8]()
+    before = dst.tobytes()
+    for key, words in [(itertools.count(), "takes 2 uint32_t words (got 3)"),
+                       ([10**5000, 1], "an integer of about 5001 digits is not a 32-bit word")]:
+        try:
+            REGISTRY["TRANDOM"](dst, key, [1, 2, 3, 4], target="cpu")
+        except ptoisa.PtoError as exc:
+            assert words in str(exc) and dst.tobytes() == before, str(exc)
+        else:
+            raise AssertionError(key)
+    try:
+        TRandomCounter(itertools.repeat(1))
+    except TypeError as exc:
+        assert "takes 4 uint32_t words (got 5)" in str(exc)
+    else:
+        raise AssertionError("an endless counter was taken")
+    assert TRandomKey(iter([1, 2])) == TRandomKey([1, 2]) == TRandomKey(np.array([1, 2], np.uint32))

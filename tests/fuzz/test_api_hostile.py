@@ -322,3 +322,33 @@ def test_struct_operands_read_at_most_one_word_too_many():
     else:
         raise AssertionError("an endless counter was taken")
     assert TRandomKey(iter([1, 2])) == TRandomKey([1, 2]) == TRandomKey(np.array([1, 2], np.uint32))
+
+
+def test_run_arguments_name_what_they_are_about_and_describe_huge_values():
+    """Program.run's subblock= refusals named the block ('block index 1 must be in [0, 0)' for subblock=(1, 0)),
+    and a block count, fill byte or limit too long to print raised Python's ValueError instead of the refusal."""
+    from ptoisa.interp import ArgumentError, Limits
+
+    program = ptoisa.load("func.func @k() {\n  return\n}\n")
+    big = 10**5000
+    for kwargs, words in [({"subblock": (1, 0)}, "subblock index 1 must be in [0, 0)"),
+                          ({"subblock": None}, "subblock must be an index or an (index, count) pair"),
+                          ({"subblock": (0, 2**63)}, "subblock count 9223372036854775808 does not fit the i64 that "
+                           "get_subblock_num gives"),
+                          ({"block": big}, "block count an integer of about 5001 digits does not fit the i64 that "
+                           "get_block_num gives"),
+                          ({"block": (big, 1)}, "block index an integer of about 5001 digits must be in [0, 1)"),
+                          ({"fill": big}, "fill byte must be in [0, 255] (got an integer of about 5001 digits)"),
+                          ({"fill": "x" * 10**5}, "(got a string of 100000 characters starting")]:
+        try:
+            program.run(**kwargs)
+        except ArgumentError as exc:
+            assert words in str(exc) and len(str(exc)) < 300, (kwargs, str(exc)[:300])
+        else:
+            raise AssertionError(kwargs)
+    try:
+        Limits(max_steps=-big)
+    except ArgumentError as exc:
+        assert "(got a negative integer of about 5001 digits)" in str(exc)
+    else:
+        raise AssertionError("a negative limit was taken")

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from .._shown import shown
 from ..errors import TargetError
@@ -64,8 +64,9 @@ def get_profile(target: str | Target) -> TargetProfile:
         raise TargetError(f"unknown target {shown(target)} (known: {known})") from None
 
 
-def make_config(target: str | Target, errata: bool | frozenset[str] = True, undefined: Undefined = "raise") -> Config:
-    """Build (and intern) a Config. `errata` is True (all), False (none) or the set of errata to reproduce."""
+def make_config(target: Any, errata: Any = True, undefined: Any = "raise") -> Config:
+    """Build (and intern) a Config. `target` is a target name or Target; `errata` is True (all), False (none) or
+    the set of errata to reproduce; `undefined` is "raise" or "emulate". Anything else is a TargetError."""
     try:
         return _make_config(target, errata, undefined)
     except TypeError:  # (the cache hashes the arguments first: a list, a dict, ...)

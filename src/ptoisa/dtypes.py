@@ -14,6 +14,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from ._shown import shown
 from .errors import TileSpecError
 
 
@@ -149,7 +150,7 @@ def as_dtype(value: Any) -> DType:
     except (KeyError, TypeError, ValueError, SyntaxError, RecursionError):  # np.dtype parses any text it gets
         known = ", ".join(d.value for d in DType)
         hint = " (Python's int has no fixed width: write int32_t, int16_t, ...)" if value is int else ""
-        raise TileSpecError(f"unknown element type {value!r}{hint} (known: {known})") from None
+        raise TileSpecError(f"unknown element type {shown(value)}{hint} (known: {known})") from None
 
 
 def dtype_of_numpy(dtype: np.dtype) -> DType | None:

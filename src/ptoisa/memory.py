@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ._shown import shown
 from .errors import PlacementError
 from .targets import Config, TargetProfile, resolve
 from .tile.conv import ConvTile
@@ -87,7 +88,7 @@ def TASSIGN(tile: Tile | ConvTile, addr: int, *, target: Any = None) -> None:
     if not isinstance(tile, (Tile, ConvTile)):
         raise PlacementError(f"TASSIGN needs a Tile or ConvTile (got {type(tile).__name__})")
     if isinstance(addr, bool) or not isinstance(addr, (int, np.integer)):
-        raise PlacementError(f"TASSIGN address must be an integer byte offset (got {addr!r})")
+        raise PlacementError(f"TASSIGN address must be an integer byte offset (got {shown(addr)})")
     memory_for(resolve(target)).bind(tile, int(addr))
 
 

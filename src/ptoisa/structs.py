@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from ._shown import shown
 
 if TYPE_CHECKING:
     from .isa._check import Check
@@ -40,13 +43,13 @@ class _Words:
 
     def __init__(self, *words: int) -> None:
         if len(words) == 1 and not isinstance(words[0], (int, np.integer)):
-            words = tuple(words[0])
+            words = tuple(itertools.islice(words[0], self.size + 1))  # (an endless iterator: one word too many)
         if len(words) != self.size:
             raise TypeError(f"{type(self).__name__} takes {self.size} uint32_t words (got {len(words)})")
         for w in words:
             if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, np.integer)) or \
                     not -2**31 <= int(w) < 2**32:
-                raise TypeError(f"{type(self).__name__}: {w!r} is not a 32-bit word")
+                raise TypeError(f"{type(self).__name__}: {shown(w)} is not a 32-bit word")
         self.words = tuple(int(w) % 2**32 for w in words)
 
     @classmethod
@@ -54,8 +57,8 @@ class _Words:
         """The struct for `value` (an instance, or a sequence of numbers), or the operand's refusal."""
         if isinstance(value, cls):
             return value
-        try:
-            return cls(*tuple(value))
+        try:  # (at most one word too many is read: an endless iterator is refused, not read forever)
+            return cls(*itertools.islice(value, cls.size + 1))
         except TypeError as exc:
             check.fail(name, f"must be a {cls.__name__} or {cls.size} uint32_t words ({exc})")
 

@@ -4,6 +4,7 @@ or a traceback, whatever the command."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -357,3 +358,229 @@ def test_made_up_shapes_and_seeds_take_ascii_digits_only(capsys):
         code, _, err = _run(capsys, [*base[:2], spec, *base[3:]])
         assert code == 2 and f"argument %x: {words}" in err, (spec, err)
     assert _run(capsys, [*base[:2], "random:64 x 16:0x10", *base[3:]])[0] == 0
+
+
+@pytest.mark.parametrize("digits", ["\u0661", "\uff11", "1\u0662"])  # Arabic-Indic, full-width, mixed
+def test_every_number_on_the_command_line_takes_ascii_digits_only(capsys, digits):
+    """int() and float() read other scripts' digits ('١' and '１' are 1 to them): every option and argument that
+    takes a number refuses them, naming the character (before, all of these ran as if given the ASCII number);
+    the same numbers in ASCII are taken."""
+    data = str(EXAMPLE.parent / "data" / "x_64x16_f32.npy")
+    base = ["run", str(EXAMPLE), "zeros:64x16", "zeros:64x16", "zeros:64x2", "2.0", "100.0", "-q"]
+    cases = [(["--block", f"0/{digits}"], "--block must be I or I/N"), (["--grid", digits], "--grid: not a whole"),
+             (["--max-steps", digits], "--max-steps: not a whole"), (["--max-bytes", f"{digits}0K"], "--max-bytes"),
+             (["--fill", digits], "--fill must be"), (["--timeout", digits], "--timeout: not a number")]
+    for extra, words in cases:
+        code, _, err = _run_exit(capsys, [*base, *extra])
+        assert code == 2 and words in err and "numbers are written in ASCII digits" in err, (extra, err)
+        assert code == 2 and f"{ord(digits[-1]):04X}" in err, (extra, err)
+    for scalar in (digits, f"{digits}.5", f"0x{digits}"):
+        code, _, err = _run_exit(capsys, [*base[:5], scalar, *base[6:]])
+        assert code == 2 and "argument %scale (f32) needs a number" in err and "ASCII digits" in err, (scalar, err)
+    for argv in (["compare", data, data, "--first", digits], ["compare", data, data, "--atol", digits],
+                 ["compare", data, data, "--ulp", digits], ["show", data, "--shape", f"{digits}024"]):
+        code, _, err = _run_exit(capsys, argv)
+        assert code == 2 and "ASCII digits" in err, (argv, err)
+    ascii_number = "1" if digits != "1\u0662" else "12"
+    for extra in (["--block", f"0/{ascii_number}"], ["--grid", ascii_number], ["--max-steps", "10000"],
+                  ["--max-bytes", "10K"], ["--fill", "1"], ["--timeout", "60"]):
+        assert _run_exit(capsys, [*base, *extra])[0] == 0, extra
+    assert _run_exit(capsys, ["compare", data, data, "--first", "1", "--atol", "1.5", "--ulp", "1"])[0] == 0
+    assert _run_exit(capsys, ["show", data, "--shape", "1024"])[0] == 0
+
+
+def _run_exit(capsys, argv):
+    """main(), with argparse's exit (status 2 for a bad option value) as a status."""
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_characters_mlir_does_not_lex_are_named_where_they_stand(tmp_path, capsys):
+    """Outside string literals and comments MLIR text is ASCII: the first other character is the error, at its
+    place, named by code point (a byte-order mark, U+FEFF, does not show at all). Before: a BOM or a zero-width
+    space was 'Unexpected character: ' and an invisible character, '١٢' was lexed as a number (' in block
+    definition'), '²' failed in int(); xDSL's 'after {first_char}' came out unfilled. The same in run and load;
+    such characters in strings and comments are text as before."""
+    import re
+
+    import ptoisa
+
+    body = "func.func @f() {{\n  %c = arith.constant {} : i32\n  return\n}}\n"
+    path = tmp_path / "k.pto"
+    cases = [("\ufeff" + body.format("1"), "1:1", "Unexpected character U+FEFF ZERO WIDTH NO-BREAK SPACE: a UTF-8 "
+              "byte-order mark (BOM) starts the file, which MLIR does not take; save the file as UTF-8 without a BOM"),
+             (body.format("\u0661\u0662"), "2:23", "Unexpected character '\u0661' (U+0661 ARABIC-INDIC DIGIT ONE): "
+              "outside string literals and comments, MLIR text is ASCII"),
+             (body.format("\u00b2"), "2:23", "Unexpected character '\u00b2' (U+00B2 SUPERSCRIPT TWO)"),
+             (body.format("1\u200b"), "2:24", "Unexpected character U+200B ZERO WIDTH SPACE: outside"),
+             (body.format("1\ufeff"), "2:24", "Unexpected character U+FEFF ZERO WIDTH NO-BREAK SPACE: outside"),
+             (body.format("\x01"), "2:23", "Unexpected character U+0001\n"),
+             (body.format("1").replace("%c", "%"), "2:3", "Expected suffix identifier after %\n"),
+             (body.format("1").replace("return", "{"), "3:3",
+              "expected an operation, a block label (^name:) or '}' here\n")]
+    for text, where, words in cases:
+        path.write_text(text, encoding="utf-8")
+        code, out, _ = _run(capsys, ["check", str(path)])
+        assert code == 1 and f"{path}:{where}: error: {words}" in out, (text, out)
+        code, _, err = _run(capsys, ["run", str(path)])
+        assert code == 1 and words.strip() in err and "internal error" not in err, (text, err)
+        with pytest.raises(ptoisa.PtoError, match=re.escape(words.strip())):
+            ptoisa.load(text)
+    text = ('// caf\u00e9 \u0661\n' + body.format("1").replace(": i32", ": i32  // \u200b") +
+            'func.func private @g() attributes {note = "\ufeff\u00b2 \\" \u0661"}  // \ufeff\n')
+    path.write_text(text, encoding="utf-8")
+    code, out, _ = _run(capsys, ["check", str(path)])
+    assert code == 0, out
+    ptoisa.load(text)
+
+
+def _fake_matplotlib(folder: Path) -> None:
+    """A stand-in for matplotlib (not installed here) whose figures save the bytes b'PNG!' and the image's size."""
+    package = folder / "matplotlib"
+    package.mkdir()
+    (package / "__init__.py").write_text("def use(name):\n    pass\n")
+    (package / "pyplot.py").write_text(
+        "class _Axes:\n    def imshow(self, grid, **kw):\n        self.grid = grid\n        return None\n"
+        "    def set_title(self, text):\n        pass\n"
+        "class _Figure:\n    def __init__(self, axes):\n        self.axes = axes\n"
+        "    def colorbar(self, *a, **kw):\n        pass\n"
+        "    def savefig(self, f, format):\n        f.write(b'PNG!' + str(self.axes.grid.shape).encode())\n"
+        "def subplots(**kw):\n    axes = _Axes()\n    return _Figure(axes), axes\n"
+        "def close(figure):\n    pass\n")
+
+
+def test_convert_and_show_image_write_to_standard_output_and_devices(tmp_path):
+    """convert -o and show --image take what run's --results and vectors' --results take: /dev/stdout, a device
+    such as /dev/null, a pipe, written in place (they refused them: 'exists and is not a regular file'). When the
+    output is the command's own standard output, standard output holds the converted text or the image alone and
+    the command's own lines go to standard error; standard output appending to an input is still refused."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    _fake_matplotlib(tmp_path)
+
+    def ptoisa(*argv, stdout=subprocess.PIPE):
+        return subprocess.run([sys.executable, "-m", "ptoisa", *argv], stdout=stdout, stderr=subprocess.PIPE,
+                              env=env, timeout=120)
+
+    kernel = str(EXAMPLE.parent / "ssa_kernel.pto")
+    plain = ptoisa("convert", kernel, "--to", "dps")
+    to_stdout = ptoisa("convert", kernel, "--to", "dps", "-o", "/dev/stdout")
+    assert plain.returncode == 0 and to_stdout.returncode == 0, to_stdout.stderr
+    assert to_stdout.stdout == plain.stdout and plain.stdout.startswith(b"// converted by ptoisa")
+    assert to_stdout.stderr.decode().endswith(f"{kernel} -> /dev/stdout (dps, target a5)\n")
+    done = ptoisa("convert", kernel, "--to", "dps", "-o", os.devnull)
+    assert done.returncode == 0 and done.stdout.decode() == f"{kernel} -> /dev/null (dps, target a5)\n"
+    copy = tmp_path / "k.pto"
+    copy.write_bytes(EXAMPLE.with_name("ssa_kernel.pto").read_bytes())
+    with open(copy, "ab") as sink:
+        done = ptoisa("convert", str(copy), "--to", "dps", "-o", "/dev/stdout", stdout=sink)
+    assert done.returncode == 2 and b"it is an input of this command" in done.stderr
+    assert copy.read_bytes() == EXAMPLE.with_name("ssa_kernel.pto").read_bytes()
+
+    data = str(EXAMPLE.parent / "data" / "x_64x16_f32.npy")
+    shown = ptoisa("show", data, "--image", "/dev/stdout")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == b"PNG!(64, 16)" and b"float32[64, 16]" in shown.stderr
+    assert shown.stderr.decode().endswith("image: /dev/stdout\n")
+    shown = ptoisa("show", data, "--image", os.devnull)
+    assert shown.returncode == 0 and shown.stdout.decode().endswith("image: /dev/null\n")
+    shown = ptoisa("show", data, "--image", str(tmp_path / "x.png"))
+    assert shown.returncode == 0 and (tmp_path / "x.png").read_bytes() == b"PNG!(64, 16)"
+
+
+def test_literals_of_float_and_integer_types_follow_mlirs_rules_at_the_literal(tmp_path, capsys):
+    """MLIR's parser (parseFloatFromLiteral): a decimal float rounds to its type, past the largest finite value
+    to an infinity; an integer literal of a float type must be hexadecimal (the bit pattern), without a minus,
+    within the type's width. Before: '70000.0 : f16' and '3.5e38 : f32' failed with Python's 'float too large to
+    pack with e format' at the op after the literal, '0x100000000 : f32' with 'int too big to convert' there,
+    '0x1FFFFFFFF : f32' (33 bits), '-0x3F80 : f16' and '70000 : f16' were taken. Range errors of integer literals
+    are reported at the literal, not at the next op."""
+    import ptoisa
+
+    path = tmp_path / "k.pto"
+    refused = [("70000 : f16", "unexpected decimal integer literal for a floating point value (add a trailing dot "
+                "to make the literal a float)"), ("-0x3F80 : f16", "hexadecimal float literal should not have a "
+                "leading minus"), ("0x1FFFFFFFF : f32", "hexadecimal float constant out of range for type"),
+               ("0x100000000 : f32", "hexadecimal float constant out of range for type"),
+               ("0x10000 : f16", "hexadecimal float constant out of range for type"),
+               ("300 : i8", "Integer value 300 is out of range for type i8"),
+               ("1.5 : i32", "Floating point value is not valid for integer type.")]
+    for literal, words in refused:
+        path.write_text(f"func.func @f() {{\n  %d = arith.constant {literal}\n  return\n}}\n")
+        code, out, _ = _run(capsys, ["check", str(path)])
+        assert code == 1 and f"{path}:2:23: error: {words}" in out, (literal, out)
+        with pytest.raises(ptoisa.PtoError, match=re.escape(words)):
+            ptoisa.load(path.read_text())
+    accepted = [("70000.0 : f16", "0x7c00"), ("-70000.0 : f16", "0xfc00"), ("65519.0 : f16", "6.550400e+04"),
+                ("3.5e38 : f32", "0x7f800000"), ("0x3C00 : f16", "1.000000e+00"), ("0x3F800000 : f32", "1.000000e+00"),
+                ("1.0e99999999 : f32", "0x7f800000"), ("-0x10 : i32", "-16")]
+    for literal, printed in accepted:
+        path.write_text(f"func.func @f() {{\n  %d = arith.constant {literal}\n  return\n}}\n")
+        code, out, err = _run(capsys, ["convert", str(path), "--to", "dps"])
+        assert code == 0 and f"arith.constant {printed} : {literal.split(': ')[1]}" in out, (literal, out, err)
+
+
+def test_numbers_too_long_for_int_and_float_are_usage_errors_or_taken(capsys):
+    """Python's int() stops at 4300 decimal digits (ValueError) and float() of a huge int overflows: --block of
+    5000 digits and a scalar of 5000 hex digits for an f32 argument were internal errors (exit 3); --grid,
+    --max-steps, --max-bytes said 'not a whole number' of a whole number. Now: usage errors saying the number is
+    too large, and a huge integer for a float argument is an infinity, as 1e999999 already was."""
+    base = ["run", str(EXAMPLE), "zeros:64x16", "zeros:64x16", "zeros:64x2", "2.0", "100.0", "-q"]
+    for extra, words in [(["--block", "9" * 5000], "a block index or count past 64 bits"),
+                         (["--block", "0/" + "9" * 21], "a block index or count past 64 bits"),
+                         (["--grid", "9" * 5000], "--grid: too large: a number of 5000 digits"),
+                         (["--max-steps", "9" * 5000], "--max-steps: too large: a number of 5000 digits"),
+                         (["--max-bytes", "9" * 5000 + "K"], "--max-bytes: too large")]:
+        code, _, err = _run_exit(capsys, [*base, *extra])
+        assert code == 2 and words in err and len(err) < 2000, (extra, err[-300:])
+    for scalar in ("0x" + "f" * 5000, "9" * 5000, "-" + "9" * 5000):
+        code, _, err = _run_exit(capsys, [*base[:5], scalar, *base[6:]])
+        assert code == 0 and "internal error" not in err, err[-300:]
+
+
+def test_an_integer_for_a_float_argument_rounds_once():
+    """A Python int given for an f32 (or half) scalar argument rounds once to the type, as C++'s conversion of an
+    integer does; it went through a double first (two roundings): 2^54 + 2^30 + 1 is nearer 2^54 + 2^31 than
+    2^54 as a float (float's spacing there is 2^31), but its double is 2^54 + 2^30, a tie that rounds to 2^54.
+    Past double's range the result is an infinity (before: struct.error 'required argument is not a float', or
+    OverflowError for f64)."""
+    import math
+
+    from xdsl.dialects.builtin import f16, f32, f64
+
+    from ptoisa.interp.scalars import from_python, kind_of
+
+    value = (1 << 54) + (1 << 30) + 1
+    assert from_python(kind_of(f32), value, "x") == float((1 << 54) + (1 << 31))
+    assert from_python(kind_of(f64), value, "x") == float(value)
+    assert from_python(kind_of(f32), 16777217, "x") == 16777216.0  # (a tie below 2^53: even, as before)
+    assert from_python(kind_of(f64), 16**5000, "x") == math.inf and from_python(kind_of(f64), -(10**400), "x") == -math.inf
+    for kind in (f32, f16):  # (as a finite value that overflows the type: NarrowingWarning)
+        with pytest.warns(ptoisa_narrowing(), match="becomes inf"):
+            assert from_python(kind_of(kind), 16**5000, "x") == math.inf
+        with pytest.warns(ptoisa_narrowing(), match="becomes -inf"):
+            assert from_python(kind_of(kind), -(10**400), "x") == -math.inf
+
+
+def ptoisa_narrowing():
+    from ptoisa.errors import NarrowingWarning
+
+    return NarrowingWarning
+
+
+def test_an_empty_output_name_is_a_usage_error(capsys):
+    """`-o ''`, `--out ''`, `--results ''`, `--image ''` read as the option left out: convert printed to standard
+    output, run and vectors saved nothing, all with exit 0. Now a usage error naming the option."""
+    data = Path(__file__).resolve().parents[2] / "tests" / "data" / "conformance" / "tci.jsonl"
+    for argv, flag in [(["convert", str(EXAMPLE), "--to", "dps", "-o", ""], "--output"),
+                       (["run", str(EXAMPLE), *RUN_ARGS, "--out", ""], "--out"),
+                       (["vectors", "run", str(data), "--results", ""], "--results"),
+                       (["show", str(EXAMPLE.parent / "data" / "x_64x16_f32.npy"), "--image", ""], "--image")]:
+        code, out, err = _run_exit(capsys, argv)
+        assert code == 2 and f"argument {flag}: an empty file name" in err and out == "", (argv, err)

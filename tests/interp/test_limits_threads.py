@@ -43,6 +43,33 @@ def test_the_default_limits_refuse_an_endless_loop_at_once():
         load(LOOP).run(2**63 - 1)
 
 
+EMPTY_LOOPS = """func.func @spin(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %x = arith.constant 7 : i32
+  scf.for %i = %c0 to %n step %c1 {
+  }
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> (i32) {
+    scf.yield %a : i32
+  }
+  return
+}
+"""
+
+
+def test_loops_of_empty_turns_are_bounded_by_the_step_limit_too():
+    """A turn with no op in its body (or only its carried values) is charged one step, its scf.yield, as a
+    scf.while turn is charged its condition; before, such turns cost nothing, so --max-steps never stopped a
+    loop of 2^62 of them and `ptoisa run` spun until --timeout, forever by default."""
+    program = load(EMPTY_LOOPS)
+    with pytest.raises(LimitError, match="more than 100000000 op steps") as info:
+        program.run(2**62, limits=Limits(timeout=5))  # (the time limit: so that the old code fails, not hangs)
+    assert "in scf.for at <string>:5:3" in "\n".join(info.value.__notes__)
+    result = program.run(10)
+    assert result.ops_executed == 1 + 10 + 1 + 10  # two loops of 10 turns (constants are not counted)
+    assert program.run(0).ops_executed == 2
+
+
 def test_a_timeout_stops_a_long_loop_at_the_loop():
     with pytest.raises(LimitError, match="time limit of 0.05 s") as info:
         load(LOOP).run(10**8, limits=Limits(max_steps=None, timeout=0.05))

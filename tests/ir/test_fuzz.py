@@ -51,3 +51,20 @@ def test_unterminated_string_fails_fast() -> None:
     with pytest.raises(ParseError) as info:
         parse_module(text)
     assert info.value.msg == "End of file reached before closing string literal."
+
+
+def test_an_ssa_tcmps_with_no_input_type_is_a_parse_error():
+    """Found by test_mutated_examples: `pto.tcmps %a, %s : f32(...) -> T` (the signature's inputs cut off) raised
+    IndexError from the scalar-type inference (element_of(ts[0]) of no types), out of parse_module and
+    ptoisa.load; now the operand-type count is refused as for any other SSA op."""
+    import pytest
+
+    import ptoisa
+
+    text = ("func.func @ssa(%wide: !pto.tile<16x32xf32>, %s: f32) {\n"
+            "  %b = pto.tcmps %wide, %s : f32(!pto.tile<16x32xf32>, f32) -> !pto.tile<16x32xui8, valid=16x2>\n"
+            "  return\n}\n")
+    with pytest.raises(ParseError):
+        parse_module(text)
+    with pytest.raises(ptoisa.PtoError):
+        ptoisa.load(text)

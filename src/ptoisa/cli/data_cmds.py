@@ -14,6 +14,8 @@ import os
 import sys
 from typing import Any, TextIO
 
+from .numbers import foreign
+
 EXIT_OK, EXIT_DIFFERENT, EXIT_USAGE = 0, 1, 2
 
 COMPARE_DOC = """\
@@ -62,7 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     show.add_argument("--shape", help="shape for a raw .bin file, e.g. 16x16")
     show.add_argument("--bits", action="store_true", help="unpack uint8 predicate bytes: 1 (set) or . (clear) per element")
     show.add_argument("--image", metavar="FILE.png",
-                      help="also draw the array (or, with --bits, the mask) as an image (needs matplotlib)")
+                      help="also draw the array (or, with --bits, the mask) as an image (needs matplotlib); "
+                           "with /dev/stdout the PNG alone goes to standard output, the text to standard error")
     show.set_defaults(func=cmd_show, loads=("numpy",))
 
 
@@ -74,6 +77,7 @@ def _have_matplotlib() -> bool:
 
 def _tolerance(text: str) -> float:
     """A finite, non-negative tolerance (argparse turns the ValueError into a usage error naming the option)."""
+    _ascii(text, _tolerance)
     value = float(text)
     if not value >= 0 or value == float("inf"):
         raise ValueError(text)
@@ -81,10 +85,17 @@ def _tolerance(text: str) -> float:
 
 
 def _count(text: str) -> int:
+    _ascii(text, _count)
     value = int(text)
     if value < 0:
         raise ValueError(text)
     return value
+
+
+def _ascii(text: str, kind: Any) -> None:
+    """Other scripts' digits, which int() and float() read, are refused saying so (ptoisa.cli.numbers)."""
+    if not text.isascii():
+        raise argparse.ArgumentTypeError(f"invalid {kind.__name__} value: {text!r}{foreign(text)}")
 
 
 _tolerance.__name__ = "non-negative number"  # argparse names the type in its message
@@ -149,9 +160,11 @@ def load_array(spec: str, dtype: str | None = None, shape: str | None = None) ->
                            if array.dtype.kind == "V" and array.dtype.names is None else ""))
     if shape:
         try:
-            dims = tuple(int(d) for d in shape.lower().replace(",", "x").split("x") if d)
+            dims = tuple(int(d) for d in shape.lower().replace(",", "x").split("x") if d) if shape.isascii() else None
         except ValueError:
-            raise DataError(f"bad shape {shape!r} (write e.g. 16x16)") from None
+            dims = None
+        if dims is None:
+            raise DataError(f"bad shape {shape!r}{foreign(shape) or ' (write e.g. 16x16)'}")
         if any(d < 0 for d in dims):
             raise DataError(f"bad shape {shape!r}: sizes cannot be negative")
         if math.prod(dims) != array.size:
@@ -304,6 +317,11 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     if args.image and not _have_matplotlib():  # say so before printing anything
         sys.stderr.write("ptoisa: error: --image needs matplotlib (pip install matplotlib)\n")
         return EXIT_USAGE
+    if args.image:
+        from .files import is_stdout
+
+        if is_stdout(args.image):  # standard output holds the image alone; the text goes to standard error
+            out = sys.stderr
     out.write(f"{args.file}: {array.dtype}{list(array.shape)}\n")
     if args.bits:
         raw = np.ascontiguousarray(array).view(np.uint8)
@@ -337,7 +355,7 @@ def _image(args: argparse.Namespace, array: Any, out: TextIO) -> int:
 
     import numpy as np
 
-    from .files import OutputRefused, write_atomically
+    from .files import OutputRefused, write_output
 
     grid = np.asarray(array, dtype=np.float64)
     grid = grid.reshape(1, -1) if grid.ndim < 2 else grid.reshape(grid.shape[0], -1)
@@ -349,7 +367,7 @@ def _image(args: argparse.Namespace, array: Any, out: TextIO) -> int:
     figure.savefig(buffer, format="png")
     plt.close(figure)
     try:
-        replaced = write_atomically(args.image, buffer.getvalue(), inputs=[args.file.split(":")[0]])
+        replaced = write_output(args.image, buffer.getvalue(), inputs=[args.file.split(":")[0]])
     except (OutputRefused, OSError) as exc:
         sys.stderr.write(f"ptoisa: error: {exc}\n")
         return EXIT_USAGE

@@ -91,21 +91,26 @@ class AtomicFile:
 class StreamFile:
     """A context manager writing in place to what is not a file to replace: a character device (/dev/null, a
     terminal), a named pipe, or a name of an open descriptor (/dev/stdout, /dev/fd/N), which may stand for a
-    regular file the shell opened. Text only; the name of the command's own standard output writes through
-    `stdout`, so that its lines and the command's stay in order. `.replaced` is always False."""
+    regular file the shell opened. In text mode the name of the command's own standard output writes through
+    `stdout`, so that its lines and the command's stay in order; bytes (mode "wb") go after whatever standard
+    output holds so far. `.replaced` is always False."""
 
     replaced = False
 
-    def __init__(self, path: str | os.PathLike[str], stdout: IO[str] | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], stdout: IO[str] | None = None, mode: str = "w") -> None:
         self.path = Path(path)
-        self._stdout = stdout if stdout is not None and _is_stdout(self.path) else None
-        self._file: IO[str] | None = None
+        self.binary = "b" in mode
+        self._stdout = stdout if stdout is not None and not self.binary and is_stdout(self.path) else None
+        self._file: IO[Any] | None = None
 
-    def __enter__(self) -> IO[str]:
+    def __enter__(self) -> IO[Any]:
         if self._stdout is not None:
             return self._stdout
+        if self.binary and is_stdout(self.path):
+            sys.stdout.flush()  # (the command's text so far comes first)
         try:  # appending: a regular file behind /dev/stderr keeps what the command wrote there before
-            self._file = open(self.path, "a", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
+            self._file = open(self.path, "ab") if self.binary else \
+                open(self.path, "a", encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
         except OSError as exc:
             raise OutputRefused(f"cannot write {self.path}: {exc.strerror or exc}") from None
         return self._file
@@ -118,11 +123,12 @@ class StreamFile:
             self._stdout.flush()
 
 
-def output_file(path: str | os.PathLike[str], stdout: IO[str] | None = None) -> AtomicFile | StreamFile:
-    """A text output: written in place (`StreamFile`) when `path` is a character device, a named pipe or a name
-    of an open descriptor, else atomically (`AtomicFile`, which refuses any other path that is there but is no
-    regular file, a block device included)."""
-    return StreamFile(path, stdout) if is_stream(path) else AtomicFile(path)
+def output_file(path: str | os.PathLike[str], stdout: IO[str] | None = None, mode: str = "w"
+                ) -> AtomicFile | StreamFile:
+    """An output (text, or bytes with mode "wb"): written in place (`StreamFile`) when `path` is a character
+    device, a named pipe or a name of an open descriptor, else atomically (`AtomicFile`, which refuses any other
+    path that is there but is no regular file, a block device included)."""
+    return StreamFile(path, stdout, mode) if is_stream(path) else AtomicFile(path, mode)
 
 
 _DESCRIPTORS = re.compile(r"/proc/(self|thread-self|\d+)(/task/\d+)?/fd")
@@ -147,7 +153,8 @@ def is_stream(path: str | os.PathLike[str]) -> bool:
     return False
 
 
-def _is_stdout(path: Path) -> bool:
+def is_stdout(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` is the file behind the process's standard output (/dev/stdout, or its file by name)."""
     try:
         return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
     except (OSError, ValueError, AttributeError):  # (a captured stdout has no descriptor)
@@ -160,11 +167,12 @@ def _umask() -> int:
     return mask
 
 
-def write_atomically(path: str | os.PathLike[str], data: str | bytes,
-                     inputs: Iterable[str | os.PathLike[str]] = ()) -> bool:
-    """Write `data` to `path` atomically after checking it is not an input; return whether a file was replaced."""
+def write_output(path: str | os.PathLike[str], data: str | bytes, inputs: Iterable[str | os.PathLike[str]] = (),
+                 stdout: IO[str] | None = None) -> bool:
+    """Write `data` to `path` after checking it is not an input, as `output_file` does (a regular file
+    atomically, a device, pipe or descriptor name in place); return whether a file was replaced."""
     refuse_inputs(path, inputs)
-    sink = AtomicFile(path, "wb" if isinstance(data, bytes) else "w")
+    sink = output_file(path, stdout, "wb" if isinstance(data, bytes) else "w")
     with sink as f:
         f.write(data)
     return sink.replaced

@@ -365,7 +365,14 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpa
         extra = []
     if extra:
         usage.error(f"unrecognized arguments: {' '.join(extra)}")
+    for dest, flag in _OUTPUTS:  # (an empty name would read as the option left out: stdout, or nothing saved)
+        if getattr(args, dest, None) == "":
+            usage.error(f"argument {flag}: an empty file name (give a path, or leave {flag} out)")
     return args
+
+
+_OUTPUTS = (("out", "--out"), ("output", "--output"), ("results", "--results"), ("image", "--image"))
+"""The options naming a file or folder to write (run --out, convert -o, vectors run --results, show --image)."""
 
 
 def _positional_list(parser: argparse.ArgumentParser) -> str | None:

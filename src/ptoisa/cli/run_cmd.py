@@ -10,6 +10,7 @@ import argparse
 from typing import TextIO
 
 from .._names import TARGET_NAMES
+from .numbers import foreign
 
 DESCRIPTION = """\
 Run a function of a PTOAS .pto file: scf loops, arith and the pto ops execute through the ptoisa core, global
@@ -86,9 +87,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _positive_int(text: str) -> int:
     try:
-        value = int(text, 0)
+        value = int(text, 0) if text.isascii() else None
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        value = None
+    if value is None and text.strip().isdigit() and text.isascii():  # (int() stops at 4300 digits)
+        raise argparse.ArgumentTypeError(f"too large: a number of {len(text.strip())} digits")
+    if value is None:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}{foreign(text)}")
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be positive (got {text})")
     return value
@@ -96,16 +101,18 @@ def _positive_int(text: str) -> int:
 
 def _positive_float(text: str) -> float:
     try:
-        value = float(text)
+        value = float(text) if text.isascii() else None
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        value = None
+    if value is None:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}{foreign(text)}")
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds (got {text})")
     return value
 
 
 def _byte_size(text: str) -> int:
-    scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(text[-1:].lower(), 1)
+    scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(text[-1:].lower(), 1) if text.isascii() else 1
     return _positive_int(text[:-1] if scale > 1 else text) * scale
 
 

@@ -16,9 +16,11 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from .._shown import shown
 from ..errors import PtoError
 from ..targets import ENV_VAR, Config, make_config
 from .files import read_npy
+from .numbers import foreign
 from .wording import for_cli
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -246,18 +248,22 @@ def _fill(text: str) -> str | int:
     if text in ("zero", "nan", "poison"):
         return text
     try:
-        value = int(text, 0)
+        value = int(text, 0) if text.isascii() else None
     except ValueError:
-        raise _Usage(f"--fill must be zero, nan, poison or a byte value (got {text!r})") from None
+        value = None
+    if value is None:
+        raise _Usage(f"--fill must be zero, nan, poison or a byte value (got {text!r}){foreign(text)}")
     if not 0 <= value <= 255:
         raise _Usage(f"--fill byte must be in [0, 255] (got {text})")
     return value
 
 
 def _block_arg(text: str) -> tuple[int, int]:
-    m = re.fullmatch(r"(\d+)(?:/(\d+))?", text.strip())
+    m = re.fullmatch(r"([0-9]+)(?:/([0-9]+))?", text.strip())
     if not m:
-        raise _Usage(f"--block must be I or I/N (got {text!r})")
+        raise _Usage(f"--block must be I or I/N (got {text!r}){foreign(text)}")
+    if max(len(m.group(1)), len(m.group(2) or "")) > 20:  # (int() stops at 4300 digits; counts fit in 64 bits)
+        raise _Usage(f"--block {shown(text)}: a block index or count past 64 bits")
     idx = int(m.group(1))
     num = int(m.group(2)) if m.group(2) else idx + 1
     if idx >= num:
@@ -354,21 +360,23 @@ def _scalar(param: Any, text: str) -> Any:
     t = text.strip().lower()
     if t in ("true", "false"):
         return int(t == "true")
-    try:
-        return int(t, 0)
-    except ValueError:
-        pass
-    try:
-        return float(t)
-    except ValueError:
-        raise _Usage(f"argument %{param.name} ({param.type_text}) needs a number (got {text!r})") from None
+    if t.isascii():
+        try:
+            return int(t, 0)
+        except ValueError:
+            pass
+        try:
+            return float(t)
+        except ValueError:
+            pass
+    raise _Usage(f"argument %{param.name} ({param.type_text}) needs a number (got {text!r}){foreign(text)}")
 
 
 def _shape(text: str, what: str) -> tuple[int, ...]:
     parts = [p.strip(" ") for p in re.split(r"[x,*]", text.strip()) if p]
     # sizes in ASCII digits only (int() would also take other scripts' digits, "1_6" and "+16")
     if not parts or not all(re.fullmatch(r"[0-9]+", p) for p in parts):
-        raise _Usage(f"{what}: bad shape {text!r} (write e.g. 16x16)")
+        raise _Usage(f"{what}: bad shape {text!r}{foreign(text) or ' (write e.g. 16x16)'}")
     return tuple(int(p) for p in parts)
 
 
@@ -447,7 +455,8 @@ def _random(dtype: np.dtype, shape: tuple[int, ...], seed_text: str, what: str) 
     except ValueError:  # (int("") too: no seed given)
         seed = -1 if seed_text else 0
     if seed < 0:
-        raise _Usage(f"{what}: bad seed {seed_text!r} (write random:SHAPE[:SEED], e.g. random:16x16:7)")
+        raise _Usage(f"{what}: bad seed {seed_text!r}"
+                     f"{foreign(seed_text) or ' (write random:SHAPE[:SEED], e.g. random:16x16:7)'}")
     rng = np.random.default_rng(seed)
     if dtype.kind == "b":
         return rng.integers(0, 2, shape).astype(dtype)

@@ -189,10 +189,10 @@ def cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_PROBLEMS
     header = f"// converted by ptoisa from {args.file} to {args.to} (target {config.name})\n"
     if args.output:
-        from .files import OutputRefused, write_atomically
+        from .files import OutputRefused, is_stdout, write_output
 
         try:
-            replaced = write_atomically(args.output, header + result, inputs=[args.file])
+            replaced = write_output(args.output, header + result, inputs=[args.file], stdout=out)
         except OutputRefused as exc:
             sys.stderr.write(f"ptoisa: error: {exc}\n")
             return EXIT_USAGE
@@ -200,7 +200,8 @@ def cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
             sys.stderr.write(f"ptoisa: error: cannot write {args.output}: {exc.strerror}\n")
             return EXIT_USAGE
         note = " (replaced the old file)" if replaced else ""
-        out.write(f"{args.file} -> {args.output} ({args.to}, target {config.name}){note}\n")
+        status = sys.stderr if is_stdout(args.output) else out  # (standard output holds the converted text alone)
+        status.write(f"{args.file} -> {args.output} ({args.to}, target {config.name}){note}\n")
     else:
         out.write(header + result)
     return EXIT_OK

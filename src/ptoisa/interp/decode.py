@@ -118,13 +118,14 @@ def charge(env: Any, steps: int) -> float:
 
 def loop_turns(regs: list[Any], lb: int, ub: int, st: int, n: int) -> tuple[range, float]:
     """An `scf.for`'s turns (from its bound registers; a step that is not positive refused) and the deadline
-    `charge` gives for `n` steps a turn: what every loop driver (ops_control's, and `fuse_loop`'s written
-    loops) does before its first turn."""
+    `charge` gives for `n` steps a turn, and at least one (its scf.yield, as scf.while counts its condition: a
+    loop of empty turns is bounded by --max-steps too, not only by --timeout): what every loop driver
+    (ops_control's, and `fuse_loop`'s written loops) does before its first turn."""
     lo, hi, by = regs[lb], regs[ub], regs[st]
     if by <= 0:
         raise ExecutionError(f"scf.for step must be positive (got {by})")
     turns = range(lo, hi, by)
-    return turns, charge(regs[0], n * len(turns))
+    return turns, charge(regs[0], max(n, 1) * len(turns))
 
 
 def time_out(env: Any) -> LimitError:

@@ -63,10 +63,16 @@ def _int_ops(k: ScalarKind) -> dict[str, Callable[[int, int], int]]:
     n, u, w = k.norm, k.unsigned, k.width
     low = -(1 << (w - 1))
 
-    def divsi(x: int, y: int) -> int:
+    def signed(x: int, y: int) -> tuple[int, int]:
+        """The operands of a signed quotient: the minimum divided by -1 overflows, which MLIR leaves undefined
+        for divsi, floordivsi and ceildivsi alike (remsi's remainder, 0, is defined)."""
         x, y = k.signed_value(x), k.signed_value(y)
         if x == low and y == -1:
             raise ExecutionError(f"signed division overflow ({x} / -1 in {k.name})")
+        return x, y
+
+    def divsi(x: int, y: int) -> int:
+        x, y = signed(x, y)
         return n(_div_trunc(x, y))
 
     def remsi(x: int, y: int) -> int:
@@ -74,11 +80,11 @@ def _int_ops(k: ScalarKind) -> dict[str, Callable[[int, int], int]]:
         return n(x - _div_trunc(x, y) * y)
 
     def floordivsi(x: int, y: int) -> int:
-        x, y = k.signed_value(x), k.signed_value(y)
+        x, y = signed(x, y)
         return n(x // _nonzero(y))
 
     def ceildivsi(x: int, y: int) -> int:
-        x, y = k.signed_value(x), k.signed_value(y)
+        x, y = signed(x, y)
         return n(-(-x // _nonzero(y)))
 
     def shift(x: int) -> int:

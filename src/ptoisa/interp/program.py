@@ -32,10 +32,11 @@ from xdsl.dialects.builtin import IntegerType, MemRefType, Signedness, VectorTyp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
+from .._shown import shown
 from ..errors import PtoError
 from ..isa._check import SITE, Site
 from ..ir.convert import dtype_of_type
-from ..ir.entry_rules import is_entry
+from ..ir.entry_rules import is_entry, unread_marks
 from ..ir.legality import module_target
 from ..ir.types import PtrType, TileBufType
 from ..memory import OnChipMemory
@@ -59,13 +60,13 @@ nothing wrote (UninitializedReadError, with the op's location); an int 0..255 fi
 def fill_byte(fill: str | int) -> int:
     """The fill byte (0..255), or POISON (-1) for poison mode."""
     if isinstance(fill, bool) or not isinstance(fill, (str, int)):
-        raise ArgumentError(f"fill must be 'zero', 'nan', 'poison' or a byte value (got {fill!r})")
+        raise ArgumentError(f"fill must be 'zero', 'nan', 'poison' or a byte value (got {shown(fill)})")
     if isinstance(fill, int):
         if not 0 <= fill <= 255:
-            raise ArgumentError(f"fill byte must be in [0, 255] (got {fill})")
+            raise ArgumentError(f"fill byte must be in [0, 255] (got {shown(fill)})")
         return fill
     if fill not in FILL_MODES:
-        raise ArgumentError(f"fill must be 'zero', 'nan', 'poison' or a byte value (got {fill!r})")
+        raise ArgumentError(f"fill must be 'zero', 'nan', 'poison' or a byte value (got {shown(fill)})")
     return {"zero": 0, "nan": 0xFF, "poison": POISON}[fill]
 
 
@@ -146,10 +147,10 @@ class Limits:
             if value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ArgumentError(f"limit {name} must be a positive number or None (got {value!r})")
+                raise ArgumentError(f"limit {name} must be a positive number or None (got {shown(value)})")
         at = self.deadline
         if at is not None and (isinstance(at, bool) or not isinstance(at, (int, float)) or at != at):
-            raise ArgumentError(f"limit deadline must be a time.monotonic() instant or None (got {at!r})")
+            raise ArgumentError(f"limit deadline must be a time.monotonic() instant or None (got {shown(at)})")
 
 
 DEFAULT_LIMITS = Limits()
@@ -291,7 +292,8 @@ class Program:
 
     def entry_name(self, entry: str | None = None) -> str:
         """The function a run starts in: `entry`, else the one marked `pto.entry` (or, as PTOAS marks entries,
-        `hacc.entry` or `pto.internal.entry = true`), else the only public one."""
+        `hacc.entry` or `pto.internal.entry = true`; a `pto.entry` with a value marks nothing there), else the
+        only public one."""
         if entry is None and self._default_entry is not None:
             return self._default_entry
         if entry is not None:
@@ -303,7 +305,7 @@ class Program:
                                         location=self.source.location(self.functions[entry]))
             return entry
         defined = {n: f for n, f in self.functions.items() if f.body.blocks}
-        marked = [n for n, f in defined.items() if "pto.entry" in f.attributes or is_entry(f, [])]
+        marked = [n for n, f in defined.items() if is_entry(f, [])]  # (as PTOAS marks: a valued pto.entry does not)
         if len(marked) == 1:
             self._default_entry = marked[0]
             return marked[0]
@@ -312,8 +314,10 @@ class Program:
         if len(candidates) == 1:
             self._default_entry = candidates[0]
             return candidates[0]
+        unread = "".join(f"; @{f.sym_name.data}: {message}" for f, message in unread_marks(self.module)
+                         if f.sym_name.data in defined)
         raise UnknownEntryError(f"{self.source.path} has {len(candidates)} candidate entry functions "
-                                f"({', '.join(candidates) or 'none'}); choose one with entry=")
+                                f"({', '.join(candidates) or 'none'}); choose one with entry={unread}")
 
     def arguments(self, entry: str | None = None) -> list[Argument]:
         """The entry's arguments, described once per function (a run reuses the description)."""
@@ -394,7 +398,8 @@ class Program:
         values, bound, tensors = self._bind(name, args, named)
         if limits is not None and not isinstance(limits, Limits):
             raise ArgumentError(f"limits must be a ptoisa.interp.Limits (got {type(limits).__name__})")
-        env = Env(config, self.default_fill if fill is None else fill_byte(fill), _block(block), _pair(subblock),
+        env = Env(config, self.default_fill if fill is None else fill_byte(fill), _block(block),
+                  _pair(subblock, "subblock"),
                   limits)
         token = SITE.set(env.site)
         try:
@@ -588,8 +593,8 @@ def _memref_view(p: Argument, tensor: GlobalTensor) -> View:
     return View.make(tensor, 0, tuple(shape), tuple(strides))
 
 
-def _pair(value: Any) -> tuple[int, int]:
-    """(index, count) of the block this run plays: an int i means block i of i + 1."""
+def _pair(value: Any, what: str = "block") -> tuple[int, int]:
+    """(index, count) of the block (or sub-block) this run plays: an int i means block i of i + 1."""
     if type(value) is tuple and len(value) == 2 and type(value[0]) is int and type(value[1]) is int \
             and 0 <= value[0] < value[1] <= _I64_MAX:
         return value  # the common case (the default (0, 1)), without the general checks below
@@ -597,12 +602,13 @@ def _pair(value: Any) -> tuple[int, int]:
         value = (int(value), int(value) + 1)
     if not (isinstance(value, tuple) and len(value) == 2
             and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value)):
-        raise ArgumentError(f"block must be an index or an (index, count) pair of integers (got {value!r})")
+        raise ArgumentError(f"{what} must be an index or an (index, count) pair of integers (got {shown(value)})")
     idx, num = int(value[0]), int(value[1])
     if not 0 <= idx < num:
-        raise ArgumentError(f"block index {idx} must be in [0, {num})")
+        raise ArgumentError(f"{what} index {shown(idx)} must be in [0, {shown(num)})")
     if num > _I64_MAX:
-        raise ArgumentError(f"block count {num} does not fit the i64 that get_block_num gives (at most {_I64_MAX})")
+        raise ArgumentError(f"{what} count {shown(num)} does not fit the i64 that get_{what}_num gives (at most "
+                            f"{_I64_MAX})")
     return idx, num
 
 

@@ -74,7 +74,7 @@ def round_f32(x: float) -> float:
 
 def _rounder(dtype: DType) -> Callable[[Any], float]:
     check = Check("arith", "interp")
-    return lambda x: float(to_element(float(x), dtype, check, "value"))
+    return lambda x: float(to_element(x if type(x) is int else float(x), dtype, check, "value"))
 
 
 def kind_of(t: Attribute) -> ScalarKind | None:
@@ -111,7 +111,9 @@ def from_python(kind: ScalarKind, value: Any, what: str) -> Any:
         value = int(value)
     if kind.is_float:
         if isinstance(value, (int, float, np.integer, np.floating)):
-            return kind.norm(float(value)) if not isinstance(value, (int, np.integer)) else kind.norm(int(value))
+            # (an integer rounds once, as C++'s conversion does: not to a double first)
+            return kind.norm(float(value)) if not isinstance(value, (int, np.integer)) else \
+                int_to_float(kind, int(value))
         raise ValueError(f"{what} must be a number for type {kind.name} (got {type(value).__name__})")
     if isinstance(value, (np.floating, float)):
         if not float(value).is_integer():
@@ -132,15 +134,9 @@ def from_python(kind: ScalarKind, value: Any, what: str) -> Any:
 def int_to_float(kind: ScalarKind, value: int) -> float:
     """Convert an integer to the float type in one rounding (as C++ and LLVM do)."""
     if kind.name == "f64":
-        return float(value)
-    return kind.norm(value) if abs(value) < (1 << 53) else _rounder(_FLOAT_DTYPES[kind.name])(_odd(value))
-
-
-def _odd(value: int) -> float:
-    magnitude = abs(value)
-    shift = magnitude.bit_length() - 53
-    mantissa = magnitude >> shift
-    if mantissa << shift != magnitude:
-        mantissa |= 1
-    result = math.ldexp(float(mantissa), shift)
-    return -result if value < 0 else result
+        try:
+            return float(value)  # (Python rounds an int to the nearest double)
+        except OverflowError:  # (past double's range: a Python int no C++ integer holds)
+            return math.inf if value > 0 else -math.inf
+    # (to_element rounds an int once, to odd through a double, and warns when it overflows the type)
+    return kind.norm(value) if abs(value) < (1 << 53) else _rounder(_FLOAT_DTYPES[kind.name])(value)

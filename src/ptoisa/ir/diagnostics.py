@@ -15,17 +15,19 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IndexType, IntegerAttr, IntegerType, ModuleOp, f64, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from ptoisa.targets import Config, current_config, make_config
 
@@ -114,9 +116,26 @@ class PtoParser(Parser):
         if (wide := _too_wide(text)) is not None:  # xDSL would build the type's 2**width bounds first
             raise ParseError(Span(wide.start(), wide.end(), Input(text, name)),
                              f"integer type {wide.group(0)} is wider than MLIR allows (at most {_MAX_INT_WIDTH} bits)")
-        super().__init__(ctx, text, name)
+        self._foreign = first_foreign(text)
+        try:  # (the first token is lexed here)
+            super().__init__(ctx, text, name)
+        except Exception as exc:  # noqa: BLE001 - replaced when a character MLIR does not lex came first
+            raise _plain(exc, self._foreign, text, name, _lexed(exc, None)) from None
         self.asm = asm
         self.op_positions: dict[Operation, int] = {}
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """As xDSL's, with MLIR's lexer rule on characters: outside string literals and comments the text is ASCII
+        (the first other character is an error where it stands, named: U+FEFF, a byte-order mark, is invisible;
+        xDSL lexed some, '١٢' as a number, '²' failing in int(), or gave messages without them)."""
+        try:
+            module = super().parse_module(allow_implicit_module)
+        except Exception as exc:  # noqa: BLE001
+            raise _plain(exc, self._foreign, self.lexer.input.content, self.lexer.input.name,
+                         _lexed(exc, self)) from None
+        if self._foreign is not None:  # (xDSL took it, inside a token)
+            raise _foreign_error(self._foreign, self.lexer.input.content, self.lexer.input.name)
+        return module
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
@@ -127,14 +146,52 @@ class PtoParser(Parser):
     def parse_optional_builtin_int_or_float_attr(self) -> IntegerAttr | FloatAttr | None:
         """As xDSL's, and an `index` literal outside 64 bits is refused as MLIR refuses it (xDSL checks the range
         of every integer type but index: `arith.constant 99999999999999999999 : index` verified, and a run held
-        a value no index register holds)."""
+        a value no index register holds); a literal of a float type follows MLIR's rules (`_float_literal`)."""
         start = self._current_token.span.start
-        attr = super().parse_optional_builtin_int_or_float_attr()
+        if self._current_token.kind in (MLIRTokenKind.INTEGER_LIT, MLIRTokenKind.FLOAT_LIT, MLIRTokenKind.MINUS):
+            value = self.parse_optional_number()
+            if value is None or self._current_token.kind != MLIRTokenKind.COLON:  # (xDSL's i64 / f64 defaults)
+                return None if value is None else FloatAttr(value, f64) if isinstance(value, float) else \
+                    IntegerAttr(value, i64)
+            end = self._current_token.span.start
+            kind = self._parse_attribute_type()
+            if isinstance(kind, AnyFloat):
+                return self._float_literal(value, kind, self.lexer.input.content[start:end].strip(), start, end)
+            if not isinstance(kind, (IntegerType, IndexType)):
+                self.raise_error("Invalid type given for integer or float attribute.", start, end)
+            if isinstance(value, float):
+                self.raise_error("Floating point value is not valid for integer type.", start, end)
+            try:  # (the literal is where its range error belongs, not the op after it)
+                attr: IntegerAttr | FloatAttr | None = IntegerAttr(value, kind)
+            except VerifyException as exc:
+                self.raise_error(_text(exc), start, end)
+        else:
+            attr = super().parse_optional_builtin_int_or_float_attr()
         if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType) and \
                 not -(1 << 63) <= attr.value.data < 1 << 64:
             self.raise_error(f"Integer value {attr.value.data} is out of range for type index which supports values "
                              f"in the range [{-(1 << 63)}, {1 << 64})", start, self._current_token.span.start)
         return attr
+
+    def _float_literal(self, value: int | float, kind: AnyFloat, text: str, start: int, end: int) -> FloatAttr:
+        """A literal of a float type as MLIR's parser takes it (parseFloatFromLiteral): a decimal float rounds to
+        the type, past its largest finite value to an infinity (xDSL raised Python's 'float too large to pack'
+        at the next op); an integer literal must be hexadecimal, the type's bit pattern, without a minus and
+        within the type's width (xDSL took decimal integers as floats, a minus, and 33 bits for f32 or failed
+        with 'int too big to convert')."""
+        if isinstance(value, int):
+            if text.lstrip("-").strip()[:2].lower() != "0x":
+                self.raise_error("unexpected decimal integer literal for a floating point value (add a trailing "
+                                 "dot to make the literal a float)", start, end)
+            if text.startswith("-"):
+                self.raise_error("hexadecimal float literal should not have a leading minus", start, end)
+            if value.bit_length() > kind.bitwidth:
+                self.raise_error("hexadecimal float constant out of range for type", start, end)
+            return FloatAttr(next(kind.iter_unpack(value.to_bytes(kind.compile_time_size, "little"))), kind)
+        try:
+            return FloatAttr(value, kind)
+        except OverflowError:  # (rounded past the type's largest finite value)
+            return FloatAttr(math.copysign(math.inf, value), kind)
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
         if name in asm_names():
@@ -143,6 +200,80 @@ class PtoParser(Parser):
             at = self.lexer.input.content.rfind(name, 0, self._current_token.span.start)
             self.raise_error(msg("ssa.asm_name", name=name), max(at, 0), max(at, 0) + len(name))
         return super()._get_op_by_name(name)
+
+
+def first_foreign(text: str) -> int | None:
+    """Offset of the first character outside ASCII that is neither in a string literal nor in a `//` comment (the
+    characters MLIR's lexer refuses), or None. String literals end on their line; only lines with such a
+    character are walked."""
+    if text.isascii():
+        return None
+    start = 0
+    for line in text.split("\n"):
+        if not line.isascii():
+            inside, escaped = False, False
+            for i, c in enumerate(line):
+                if inside:
+                    inside = escaped or c != '"'
+                    escaped = not escaped and c == "\\"
+                elif c == '"':
+                    inside = True
+                elif c == "/" and line.startswith("//", i):
+                    break
+                elif not c.isascii():
+                    return start + i
+        start += len(line) + 1
+    return None
+
+
+def _character(char: str) -> str:
+    """'١' (U+0661 ARABIC-INDIC DIGIT ONE), or the code point and name alone for what does not show."""
+    import unicodedata
+
+    name = unicodedata.name(char, "")
+    code = f"U+{ord(char):04X}{' ' + name if name else ''}"
+    return f"{char!r} ({code})" if char.isprintable() and not char.isspace() else code
+
+
+def _foreign_error(at: int, text: str, name: str) -> ParseError:
+    char = text[at]
+    if char == "\ufeff" and at == 0:
+        why = ("a UTF-8 byte-order mark (BOM) starts the file, which MLIR does not take; save the file as UTF-8 "
+               "without a BOM")
+    else:
+        why = "outside string literals and comments, MLIR text is ASCII"
+    return ParseError(Span(at, at + 1, Input(text, name)), f"Unexpected character {_character(char)}: {why}")
+
+
+def _lexed(exc: BaseException, parser: PtoParser | None) -> int:
+    """How far the text was read when `exc` was raised: its position (a parse error's), else the lexer's."""
+    if isinstance(exc, ParseError):
+        return exc.span.start
+    try:
+        return parser.lexer.pos if parser is not None else -1
+    except Exception:  # noqa: BLE001
+        return -1
+
+
+def _plain(exc: BaseException, foreign: int | None, text: str, name: str, at: int) -> BaseException:
+    """The error to report for `exc`, raised at `at`: the first foreign character when the text was read up to it
+    (MLIR's lexer stops there first), else `exc` with xDSL's unfinished messages mended: a character that does not
+    show named by its code point, the 'after {first_char}' of a prefixed name given its character, what was
+    expected before ' in block definition'."""
+    if foreign is not None and at >= foreign:
+        return _foreign_error(foreign, text, name)
+    if isinstance(exc, ParseError) and type(exc) is ParseError:
+        message = exc.msg
+        unexpected = message.removeprefix("Unexpected character: ")
+        if unexpected != message and len(unexpected) == 1 and not (unexpected.isprintable() and unexpected != " "):
+            message = f"Unexpected character {_character(unexpected)}"
+        if "{first_char}" in message:
+            message = message.replace("{first_char}", text[exc.span.start:exc.span.start + 1])
+        if message == " in block definition":  # (xDSL's context, without what was expected)
+            message = "expected an operation, a block label (^name:) or '}' here"
+        if message != exc.msg:
+            return ParseError(exc.span, message)
+    return exc
 
 
 def is_asm_path(path: str) -> bool:
@@ -373,7 +504,7 @@ def check_text(text: str, path: str = "<string>", target: str | None = None, *, 
     if not errata or undefined != config.undefined:
         config = make_config(config.name, errata, undefined)
     notes = [d for d in [target_mismatch(parsed, config)] if d is not None]
-    found = verify_ops(parsed, config) + _predicted(parsed, config)
+    found = verify_ops(parsed, config) + _predicted(parsed, config) + _unread_marks(parsed)
     return CheckResult(path, config.name, notes + sorted(found, key=lambda d: (d.line, d.col)), parsed.source,
                        parsed.module)
 
@@ -387,6 +518,14 @@ def _predicted(parsed: Parsed, config: Config) -> list[Diagnostic]:
         for message in predicted_warnings(op, config):
             out.append(parsed.source.diagnostic(parsed.position(op), message, "warning"))
     return out
+
+
+def _unread_marks(parsed: Parsed) -> list[Diagnostic]:
+    """Warnings at functions whose entry attributes PTOAS reads as absent (`pto.entry = 1 : i32`)."""
+    from .entry_rules import unread_marks
+
+    return [parsed.source.diagnostic(parsed.position(func), message, "warning")
+            for func, message in unread_marks(parsed.module)]
 
 
 def target_mismatch(parsed: Parsed, config: Config) -> Diagnostic | None:

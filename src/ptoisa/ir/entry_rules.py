@@ -16,7 +16,7 @@ order as (op, message) pairs: `ptoisa check` reports them all, loading raises th
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, i1
 from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Operation
 
@@ -37,6 +37,14 @@ def _marked(func: FuncOp) -> bool:
     return any(isinstance(func.attributes.get(name), UnitAttr) for name in _MARKS)
 
 
+def _decided(func: FuncOp) -> bool | None:
+    """`pto.internal.entry` as PTOAS reads it (getAttrOfType<BoolAttr>: a signless i1), else None."""
+    decided = func.attributes.get(_DECIDED)
+    if isinstance(decided, IntegerAttr) and decided.type == i1:
+        return decided.value.data != 0
+    return None
+
+
 def _defined(func: FuncOp) -> bool:
     return bool(func.body.blocks)
 
@@ -45,10 +53,25 @@ def is_entry(func: FuncOp, definitions: list[FuncOp]) -> bool:
     """PTOAS's isPTOEntryFunction: a definition, marked, or the module's only definition."""
     if not _defined(func):
         return False
-    decided = func.attributes.get(_DECIDED)
-    if isinstance(decided, IntegerAttr) and decided.type.width.data == 1:
-        return decided.value.data != 0
+    decided = _decided(func)
+    if decided is not None:
+        return decided
     return _marked(func) or (len(definitions) == 1 and definitions[0] is func)
+
+
+def unread_marks(module: ModuleOp) -> list[tuple[FuncOp, str]]:
+    """Entry attributes PTOAS reads as absent, with what it reads instead: `pto.entry` / `hacc.entry` with a value
+    (only the unit attribute marks: hasAttrOfType<UnitAttr>), `pto.internal.entry` not true or false."""
+    out = []
+    for func in _functions(module):
+        for name, value in func.attributes.items():
+            text = str(value) if len(str(value)) <= 40 else str(value)[:37] + "..."
+            if name in _MARKS and not isinstance(value, UnitAttr):
+                out.append((func, f"`{name} = {text}` marks no entry: PTOAS takes `{name}` without a value "
+                                  f"(attributes {{{name}}}) and reads this one as absent"))
+            elif name == _DECIDED and _decided(func) is None:
+                out.append((func, f"`{name} = {text}` decides nothing: PTOAS reads it only as true or false"))
+    return out
 
 
 def entry_problems(module: ModuleOp) -> list[tuple[Operation, str]]:
@@ -79,15 +102,19 @@ def call_problems(module: ModuleOp) -> list[tuple[Operation, str]]:
     graph = _callees(definitions)
     out: list[tuple[Operation, str]] = [(f, SELF_CALL) for f in definitions if f.sym_name.data in graph[f.sym_name.data]]
     left = {name: {c for c in called if c != name} for name, called in graph.items()}  # what each still waits for
+    callers: dict[str, list[str]] = {}
+    for name, waits in left.items():
+        for callee in waits:
+            callers.setdefault(callee, []).append(name)
     ready = [name for name, waits in left.items() if not waits]
-    while ready:  # emit callees before callers (Kahn); whatever never becomes ready waits on a cycle
-        done = ready.pop()
+    while ready:  # emit callees before callers (Kahn, over the callers of each: linear in the calls, where a walk
+        done = ready.pop()  # over every function for each one done took 13 s for 10,000 functions)
         del left[done]
-        for name, waits in left.items():
-            if done in waits:
-                waits.discard(done)
-                if not waits:
-                    ready.append(name)
+        for name in callers.get(done, ()):
+            waits = left[name]
+            waits.discard(done)
+            if not waits:
+                ready.append(name)
     if left:
         out.append((module, CALL_CYCLE))
     return out
@@ -128,4 +155,4 @@ def check_module(module: ModuleOp) -> None:
 
 
 __all__ = ["CALL_CYCLE", "ENTRY_NOT_VOID", "ENTRY_ON_DECLARATION", "SELF_CALL", "call_problems", "check_module",
-           "entry_problems", "is_entry", "module_problems", "on_cycles"]
+           "entry_problems", "is_entry", "module_problems", "on_cycles", "unread_marks"]

@@ -70,7 +70,8 @@ class TCmpsOp(DpsOp):
         if not at_keyword(parser, "ins"):  # SSA: %d = pto.tcmps %src, %s {cmpMode = ...} : (T, f32) -> U
             parts = parse_ssa(parser)
             require_operands(parser, cls.name, parts, (2,))
-            operands = resolve_ssa(parser, cls.name, parts, 1, lambda ts: [*ts, element_of(ts[0])])
+            # (no input type at all: nothing to infer from; resolve_ssa refuses the count)
+            operands = resolve_ssa(parser, cls.name, parts, 1, lambda ts: [*ts, element_of(ts[0])] if ts else ts)
             props, attrs = cls.split_attrs(parts.attrs)
             return cls.create(operands=operands, result_types=parts.results, properties=props, attributes=attrs)
         ins = parse_group(parser, "ins", inner_attrs=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from typing import Any
 
@@ -10,6 +11,7 @@ import ml_dtypes
 import numpy as np
 
 from .._quiet import quiet
+from .._shown import shown
 from ..dtypes import DType
 from ..errors import NarrowingWarning
 from ..hifloat8 import from_float
@@ -42,7 +44,7 @@ def _bits(value: Any, dtype: _Bits, check: Check, operand: str) -> int:
         check.fail(operand, f"must be an integer (a {dtype.cname} bit pattern; got {type(value).__name__})")
     number = int(value)
     if not -2**(dtype.bits - 1) <= number < 2**dtype.bits:
-        check.fail(operand, f"{number} does not fit in {dtype.bits} bits")
+        check.fail(operand, f"{shown(number)} does not fit in {dtype.bits} bits")
     return number % 2**dtype.bits
 
 
@@ -76,17 +78,50 @@ def to_element(value: Any, dtype: DType, check: Check, operand: str) -> np.gener
             _narrowing(check, operand, value, result, dtype)
         return result
     if isinstance(value, (np.floating, float)):
-        result = _from_float(float(value), dtype, check, operand)
-        if not dtype.is_float and result != float(value) or dtype.is_float and _overflowed(float(value), result):
-            _narrowing(check, operand, value, result, dtype)
-        return result
-    if isinstance(value, (str, bytes)):
-        check.fail(operand, f"must be a number (got {type(value).__name__})")
-    try:  # ml_dtypes scalars (bfloat16, fp8) are np.generic with their own kinds
         as_float = float(value)
+    elif value is not (element := element_of(value)):
+        return to_element(element, dtype, check, operand)
+    elif isinstance(value, numbers.Integral):  # another integer type (its value, as an int)
+        return to_element(int(value), dtype, check, operand)
+    else:
+        as_float, past_double = _other_number(value, check, operand)
+        if past_double and not dtype.is_float:
+            check.fail(operand, f"value {shown(value)} does not convert to {dtype.cname} (C++ leaves that undefined)")
+        if past_double:  # (a finite value whose double is infinite: it overflowed the type)
+            result = _round_double(as_float, dtype)
+            _narrowing(check, operand, value, result, dtype)
+            return result
+    result = _from_float(as_float, dtype, check, operand)
+    if not dtype.is_float and result != as_float or dtype.is_float and _overflowed(as_float, result):
+        _narrowing(check, operand, value, result, dtype)
+    return result
+
+
+def element_of(value: Any) -> Any:
+    """A 0-d NumPy array of numbers stands for its element (a NumPy scalar of its type, as NumPy's ufuncs take it);
+    any other value is itself."""
+    if type(value) is np.ndarray and value.ndim == 0 and value.dtype.kind in "biuf":
+        return value[()]
+    return value
+
+
+def _other_number(value: Any, check: Check, operand: str) -> tuple[float, bool]:
+    """A number of no NumPy or Python float type as the double float() gives, and whether that double is an
+    infinity the number is not (past double's range: a Decimal's float() gives the infinity, a Fraction's raised
+    OverflowError): ml_dtypes scalars (bfloat16, fp8) and 0-d arrays of their types, Fraction, Decimal. Text,
+    complex numbers, masked values (NumPy's `masked` would read as NaN), arrays of other kinds or shapes and
+    what float() does not take are refused."""
+    if isinstance(value, (str, bytes, complex, np.complexfloating, np.ma.MaskedArray)) or isinstance(
+            value, np.ndarray) and (type(value) is not np.ndarray or value.ndim or value.dtype.kind != "V"):
+        check.fail(operand, f"must be a number (got {type(value).__name__})")
+    try:
+        as_float = float(value)
+    except OverflowError:
+        return (math.inf if value > 0 else -math.inf), True
     except (TypeError, ValueError):
         check.fail(operand, f"must be a number (got {type(value).__name__})")
-    return _from_float(as_float, dtype, check, operand)
+    finite = getattr(value, "is_finite", None)  # (Decimal)
+    return as_float, math.isinf(as_float) and callable(finite) and bool(finite())
 
 
 def quiet_element(value: Any, dtype: DType) -> Any:
@@ -123,7 +158,7 @@ def _shown(result: np.generic) -> str:
 
 def _narrowing(check: Check, operand: str, value: Any, result: np.generic, dtype: DType) -> None:
     warnings.warn(NarrowingWarning(
-        f"{check.instr} on {check.target}: {operand} {value!r} becomes {_shown(result)} as {dtype.cname} (the implicit "
+        f"{check.instr} on {check.target}: {operand} {shown(value)} becomes {_shown(result)} as {dtype.cname} (the implicit "
         "conversion C++ would make; pass a value of the element type to silence this)"), stacklevel=_user_stacklevel())
 
 
@@ -152,7 +187,7 @@ def _int_to_double_odd(value: int) -> float:
     mantissa = magnitude >> shift
     if mantissa << shift != magnitude:
         mantissa |= 1
-    result = math.ldexp(float(mantissa), shift) if shift < 1100 else math.inf
+    result = math.ldexp(float(mantissa), shift) if magnitude.bit_length() <= 1024 else math.inf  # (past: > max)
     return -result if value < 0 else result
 
 
@@ -184,7 +219,7 @@ def _from_float(value: float, dtype: DType, check: Check, operand: str) -> np.ge
         return _round_double(value, dtype)
     info = np.iinfo(dtype.np)
     if math.isnan(value) or math.isinf(value) or not info.min <= math.trunc(value) <= info.max:
-        check.fail(operand, f"value {value!r} does not convert to {dtype.cname} (C++ leaves that undefined)")
+        check.fail(operand, f"value {shown(value)} does not convert to {dtype.cname} (C++ leaves that undefined)")
     return np.array(math.trunc(value), dtype=dtype.np)[()]
 
 

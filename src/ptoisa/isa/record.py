@@ -36,6 +36,7 @@ from ..errors import IllegalInstructionError
 from ..events import Pipe, RecordEvent, check_events, record
 from ..targets import Config, resolve
 from ..tile.enums import TileType
+from .._shown import shown
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import SITE, Check
@@ -122,7 +123,7 @@ class Attr:
                 if key in (member.name.upper(), str(member.value).upper()):
                     return member
         allowed = ", ".join(m.name for m in self.enum)
-        check.fail(self.name, f"must be a {self.enum.__name__} (one of {allowed}; got {value!r})")
+        check.fail(self.name, f"must be a {self.enum.__name__} (one of {allowed}; got {shown(value)})")
 
 
 @dataclass(frozen=True)

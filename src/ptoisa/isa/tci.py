@@ -28,12 +28,13 @@ from ..errors import PtoError
 from ..targets import Config
 from ..tile.layout import store, write_region
 from ..tile.spec import TileSpec
+from .._shown import shown
 from ..tile.tile import Tile
 from ..dtypes import names
 from ..targets.rules import VEC_ONLY
 from ..memory import spill, window
 from ._check import Check, announce_erratum, commit_variant
-from ._scalar import to_element, weak_range
+from ._scalar import element_of, to_element, weak_range
 
 INSTR = "TCI"
 
@@ -162,11 +163,12 @@ def _descending(check: Check, descending: Any) -> bool:
         return bool(descending)
     if isinstance(descending, (int, np.integer)) and descending in (0, 1):
         return bool(descending)
-    check.fail("descending", f"must be 0/1 or a bool (got {descending!r})")
+    check.fail("descending", f"must be 0/1 or a bool (got {shown(descending)})")
 
 
 def _start(check: Check, start: Any, dst: Tile) -> np.generic:
     dtype = dst.spec.dtype
+    start = element_of(start)
     if isinstance(start, np.generic) and start.dtype != dtype.np:
         check.fail("start", f"type must be exactly the dst dtype {dtype.cname} (got {start.dtype})")
     return to_element(start, dtype, check, "start")

@@ -32,6 +32,7 @@ from ..dtypes import DType
 from ..targets import Config
 from ..errors import NotModelledError, PtoError
 from ..tile.layout import plain_view, region, write_stream
+from .._shown import shown
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum, announce_fallback, commit_variant, errata_ignored, fallbacks_ignored
@@ -117,7 +118,7 @@ def _general(config: Config, dst: Any, src0: Any, src1: Any, mode: Any) -> None:
 def _mode(check: Check, mode: Any) -> CmpMode:
     member = coerce_enum(CmpMode, mode)
     if member is None:
-        check.fail("cmpMode", f"must be one of EQ, NE, LT, LE, GT, GE (got {mode!r}; a CmpMode or its name)")
+        check.fail("cmpMode", f"must be one of EQ, NE, LT, LE, GT, GE (got {shown(mode)}; a CmpMode or its name)")
     return member  # type: ignore[return-value]
 
 

@@ -25,6 +25,7 @@ from ..errors import NotModelledError, PtoError
 from ..memory import spill, window
 from ..targets import Config
 from ..tile.layout import certainly_apart, offset_table, region, store, write_region
+from .._shown import shown
 from ..tile.spec import TileSpec
 from ..tile.tile import Tile
 from ._check import Check, announce_erratum, errata_ignored
@@ -671,7 +672,7 @@ def _gather_col_npu(config: Config, dst: Tile, src: Tile, pattern: MaskPattern, 
 def _enum(check: Check, enum: Any, value: Any, role: str) -> Any:
     member = coerce_enum(enum, value)
     if member is None:
-        check.fail(role, f"must be one of {', '.join(m.name for m in enum)} (got {value!r}; a {enum.__name__} "
+        check.fail(role, f"must be one of {', '.join(m.name for m in enum)} (got {shown(value)}; a {enum.__name__} "
                          "or its name)")
     return member
 
@@ -1439,7 +1440,7 @@ def _slot_numbers(cols: int) -> np.ndarray:
 
 def _offset(check: Check, offset: Any) -> int:
     if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
-        check.fail("offset", f"must be an integer (got {offset!r})")
+        check.fail("offset", f"must be an integer (got {shown(offset)})")
     return int(offset) & 0xFFFFFFFF
 
 

@@ -19,8 +19,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
+from .._shown import shown
 from ..errors import TargetError
 from . import a2a3, a5, cpu
 from .profile import Target, TargetProfile
@@ -60,25 +61,43 @@ def get_profile(target: str | Target) -> TargetProfile:
         return REGISTRY[Target(target.lower() if isinstance(target, str) else target)]
     except (ValueError, AttributeError):
         known = ", ".join(t.value for t in Target)
-        raise TargetError(f"unknown target {target!r} (known: {known})") from None
+        raise TargetError(f"unknown target {shown(target)} (known: {known})") from None
+
+
+def make_config(target: Any, errata: Any = True, undefined: Any = "raise") -> Config:
+    """Build (and intern) a Config. `target` is a target name or Target; `errata` is True (all), False (none) or
+    the set of errata to reproduce; `undefined` is "raise" or "emulate". Anything else is a TargetError."""
+    try:
+        return _make_config(target, errata, undefined)
+    except TypeError:  # (the cache hashes the arguments first: a list, a dict, ...)
+        for what, value in (("target", target), ("errata", errata), ("undefined", undefined)):
+            try:
+                hash(value)
+            except TypeError:
+                kind = "True, False or a set of erratum names" if what == "errata" else "a name"
+                raise TargetError(f"{what} must be {kind} (got {type(value).__name__})") from None
+        raise
 
 
 @lru_cache(maxsize=256)
-def make_config(target: str | Target, errata: bool | frozenset[str] = True, undefined: Undefined = "raise") -> Config:
-    """Build (and intern) a Config. `errata` is True (all), False (none) or the set of errata to reproduce."""
+def _make_config(target: str | Target, errata: bool | frozenset[str] = True, undefined: Undefined = "raise"
+                 ) -> Config:
     profile = get_profile(target)
     if errata is True:
         enabled = frozenset(profile.errata)
     elif errata is False:
         enabled = frozenset()
     else:
+        if isinstance(errata, str) or not isinstance(errata, (frozenset, set, tuple)) or \
+                not all(isinstance(name, str) for name in errata):
+            raise TargetError(f"errata must be True, False or a set of erratum names (got {shown(errata)})")
         unknown = set(errata) - set(profile.errata)
         if unknown:
             known = ", ".join(sorted(profile.errata)) or "none"
             raise TargetError(f"unknown errata for {profile.name}: {', '.join(sorted(unknown))} (known: {known})")
         enabled = frozenset(errata)
     if undefined not in ("raise", "emulate"):
-        raise TargetError(f"undefined must be 'raise' or 'emulate', but got {undefined!r}")
+        raise TargetError(f"undefined must be 'raise' or 'emulate', but got {shown(undefined)}")
     return Config(profile, enabled, undefined, profile.target.value)
 
 
@@ -100,10 +119,10 @@ def current_config() -> Config:
         if cached is not None and cached[0] is raw:
             return cached[1]
         name = DEFAULT_TARGET if raw is None else os.environ.decodevalue(raw)  # type: ignore[attr-defined]
-        config = make_config(name or DEFAULT_TARGET)
+        config = _make_config(name or DEFAULT_TARGET)
         _DEFAULT[0] = (raw, config)
         return config
-    return make_config(os.environ.get(ENV_VAR) or DEFAULT_TARGET)
+    return _make_config(os.environ.get(ENV_VAR) or DEFAULT_TARGET)
 
 
 _DEFAULT: list[tuple[object, Config] | None] = [None]
@@ -125,7 +144,7 @@ def resolve(target: str | Target | Config | None) -> Config:
         return current_config()
     if not isinstance(target, str):
         raise TargetError(f"target must be a target name or a Config (got {type(target).__name__})")
-    return make_config(target)
+    return _make_config(target)
 
 
 @contextmanager
@@ -139,7 +158,10 @@ def target(
     chosen = name if name is not None else current_config().profile.target
     if isinstance(errata, str):  # one erratum name, not its characters
         errata = (errata,)
-    errata_key = errata if isinstance(errata, bool) else frozenset(errata)
+    try:
+        errata_key = errata if isinstance(errata, bool) else frozenset(errata)
+    except TypeError:  # (not iterable, or holding what no set holds)
+        raise TargetError(f"errata must be True, False or erratum names (got {shown(errata)})") from None
     config = make_config(chosen, errata_key, undefined)
     token = _CURRENT.set(config)
     try:

@@ -25,6 +25,7 @@ from weakref import WeakValueDictionary
 
 import numpy as np
 
+from .._shown import shown
 from ..dtypes import DType, as_dtype
 from ..errors import TileSpecError
 from .enums import (
@@ -152,15 +153,15 @@ class TileSpec:
     # --- the reference's static_asserts (pto_tile.hpp), with its rule numbers from reference-facts 1.3 -------
     def _validate(self) -> None:
         if self.rows <= 0 or self.cols <= 0:
-            self._fail(f"Rows and Cols must be positive (got {self.rows}x{self.cols})")
+            self._fail(f"Rows and Cols must be positive (got {shown(self.rows)}x{shown(self.cols)})")
         if self.nbytes > MAX_TILE_BYTES:
-            self._fail(f"its storage would take {self.nbytes} bytes; ptoisa refuses tiles over "
+            self._fail(f"its storage would take {shown(self.nbytes)} bytes; ptoisa refuses tiles over "
                        f"{MAX_TILE_BYTES >> 20} MiB (no on-chip buffer holds more than a few MiB)")
         for name, valid, static in (("ValidRow", self.valid_row, self.rows), ("ValidCol", self.valid_col, self.cols)):
             if valid != DYNAMIC and not 0 <= valid <= static:
-                self._fail(f"{name} must be -1 (dynamic) or within [0, {static}] (got {valid})")
+                self._fail(f"{name} must be -1 (dynamic) or within [0, {static}] (got {shown(valid)})")
         if self.fractal_size not in FRACTAL_SIZES:
-            self._fail(f"SFractalSize must be one of 512, 1024, 32 (got {self.fractal_size})")
+            self._fail(f"SFractalSize must be one of 512, 1024, 32 (got {shown(self.fractal_size)})")
         if self.slayout is SLayout.NoneBox:
             self._check_alignment()
         else:
@@ -196,10 +197,10 @@ class TileSpec:
 
     def describe(self) -> str:
         """A compact C++-like rendering: Tile<Vec, float, 16, 16, RowMajor, -1, -1>."""
-        parts = [self.loc.name, self.dtype.cname, str(self.rows), str(self.cols), self.blayout.name,
-                 str(self.valid_row), str(self.valid_col)]
+        parts = [self.loc.name, self.dtype.cname, shown(self.rows), shown(self.cols), self.blayout.name,
+                 shown(self.valid_row), shown(self.valid_col)]  # (shown: a refused spec may hold any size)
         if self.slayout is not SLayout.NoneBox or self.fractal_size != 512:
-            parts += [self.slayout.name, str(self.fractal_size)]
+            parts += [self.slayout.name, shown(self.fractal_size)]
         return "Tile<" + ", ".join(parts) + ">"
 
     def __repr__(self) -> str:
@@ -226,15 +227,19 @@ def _inner_box(fractal_size: int, slayout: SLayout, itemsize: int) -> tuple[int,
 
 
 def _coerce_enum(enum_type: type[Enum], value: Any, what: str) -> Any:
+    """A member of `enum_type`, by itself, its name or its integer value. A member of another enum, a bool or a
+    float is refused, even where its value matches one (CmpMode.EQ, False and 0.0 are not TileType.Vec)."""
     if isinstance(value, enum_type):
         return value
     try:
         if isinstance(value, str):
             return enum_type[value]
-        return enum_type(value)
+        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, Enum)):
+            return enum_type(int(value))
     except (KeyError, ValueError):
-        names = ", ".join(m.name for m in enum_type)
-        raise TileSpecError(f"unknown {what} {value!r} (known: {names})") from None
+        pass
+    names = ", ".join(m.name for m in enum_type)
+    raise TileSpecError(f"unknown {what} {shown(value)} (known: {names})") from None
 
 
 MAX_TILE_BYTES = 256 << 20
@@ -244,7 +249,7 @@ low enough that a typo in a size is refused instead of exhausting memory."""
 
 def _require_int(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TileSpecError(f"tile {name} must be an integer (got {value!r})")
+        raise TileSpecError(f"tile {name} must be an integer (got {shown(value)})")
     return int(value)
 
 

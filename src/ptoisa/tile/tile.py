@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from .. import _alloc  # noqa: F401 - tunes the allocator for kernels' temporaries (see its docstring)
-from ..dtypes import DType
+from .._shown import shown
+from ..dtypes import DType, dtype_of_numpy
 from ..errors import TileSpecError
 from .enums import DYNAMIC
 from .layout import logical_copy, plain_view, read_region, write_region
@@ -119,7 +120,7 @@ class Tile:
     def _check_valid_value(self, which: str, value: int) -> None:
         limit = self.spec.rows if which == "row" else self.spec.cols
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= limit:
-            raise TileSpecError(f"valid {which} count of {self.spec} must be an integer in [0, {limit}] (got {value!r})")
+            raise TileSpecError(f"valid {which} count of {self.spec} must be an integer in [0, {limit}] (got {shown(value)})")
 
     # --- data access ---------------------------------------------------------------------------------------
     @property
@@ -128,13 +129,20 @@ class Tile:
 
     @property
     def data(self) -> np.ndarray:
-        """The whole logical (rows, cols) tile; a view for ND/DN layouts, a copy for boxed ones."""
-        return read_region(self.storage, self.spec, self.spec.rows, self.spec.cols)
+        """The whole logical (rows, cols) tile; a view for ND/DN layouts, a read-only copy for boxed ones (a write
+        into a copy would be lost: NumPy refuses it; write with set_logical)."""
+        return self._read(self.spec.rows, self.spec.cols)
 
     @property
     def valid(self) -> np.ndarray:
-        """The logical valid region; a view for ND/DN layouts, a copy for boxed ones."""
-        return read_region(self.storage, self.spec, self._valid_row, self._valid_col)
+        """The logical valid region; a view for ND/DN layouts, a read-only copy for boxed ones."""
+        return self._read(self._valid_row, self._valid_col)
+
+    def _read(self, rows: int, cols: int) -> np.ndarray:
+        region = read_region(self.storage, self.spec, rows, cols)
+        if self.view is None:  # (a boxed layout: the region is a copy)
+            region.flags.writeable = False
+        return region
 
     def to_numpy(self) -> np.ndarray:
         """A copy of the whole logical tile."""
@@ -144,12 +152,19 @@ class Tile:
         """Write a logical array: shape (rows, cols) fills the tile, a smaller 2-D array fills its top-left corner.
         Values convert to the element type as C++ converts them; a NarrowingWarning says when one changed (an
         integer wrapped or lost its fraction, a finite number overflowed to infinity)."""
-        arr = np.asarray(values)
+        if isinstance(values, np.ma.MaskedArray) and np.ma.getmaskarray(values).any():
+            raise TileSpecError(f"cannot store a masked array into {self.spec}: a masked element has no value")
+        try:
+            arr = np.asarray(values)
+        except ValueError as exc:  # (rows of different lengths)
+            raise TileSpecError(f"cannot store {type(values).__name__} into {self.spec}: not an array ({exc})"
+                                ) from None
         if arr.ndim == 0:
             arr = np.broadcast_to(arr, (self.spec.rows, self.spec.cols))
         if arr.ndim != 2 or arr.shape[0] > self.spec.rows or arr.shape[1] > self.spec.cols:
             raise TileSpecError(f"cannot store an array of shape {arr.shape} into {self.spec}")
-        if arr.dtype.kind not in "biufV" and arr.dtype != self.spec.np_dtype:
+        if (arr.dtype.kind not in "biufV" or arr.dtype.kind == "V" and dtype_of_numpy(arr.dtype) is None) and \
+                arr.dtype != self.spec.np_dtype:  # (kind V: ml_dtypes' types, not raw bytes or records)
             raise TileSpecError(f"cannot store an array of {arr.dtype} into {self.spec}: numbers expected")
         if self.spec.dtype is DType.HIF8 and arr.dtype != self.spec.np_dtype:  # hifloat8: numbers through its table
             from ..hifloat8 import from_float
@@ -166,10 +181,15 @@ class Tile:
         return self.storage.tobytes()
 
     def load_bytes(self, raw: bytes) -> None:
-        """Overwrite the raw storage bytes (exactly `spec.nbytes` of them)."""
-        if len(raw) != self.spec.nbytes:
-            raise TileSpecError(f"{self.spec} holds {self.spec.nbytes} bytes (got {len(raw)})")
-        self.storage.view(np.uint8)[:] = np.frombuffer(raw, dtype=np.uint8)
+        """Overwrite the raw storage bytes (exactly `spec.nbytes` of them, from any contiguous bytes-like object)."""
+        try:
+            flat = memoryview(raw).cast("B")
+        except (TypeError, ValueError):  # (text, a list, a strided array)
+            raise TileSpecError(f"{self.spec}: load_bytes takes bytes or a contiguous buffer (got "
+                                f"{type(raw).__name__})") from None
+        if flat.nbytes != self.spec.nbytes:
+            raise TileSpecError(f"{self.spec} holds {self.spec.nbytes} bytes (got {flat.nbytes})")
+        self.storage.view(np.uint8)[:] = np.frombuffer(flat, dtype=np.uint8)
 
     def __repr__(self) -> str:
         where = f" @ {self.binding}" if self.binding is not None else ""
@@ -244,7 +264,7 @@ def _runtime_valid(spec: TileSpec, valid: tuple[int, ...]) -> tuple[int, int]:
     vc = values.pop(0) if dyn_c and values else (spec.cols if dyn_c else spec.valid_col)
     for which, value, limit in (("row", vr, spec.rows), ("col", vc, spec.cols)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= limit:
-            raise TileSpecError(f"valid {which} count of {spec} must be an integer in [0, {limit}] (got {value!r})")
+            raise TileSpecError(f"valid {which} count of {spec} must be an integer in [0, {limit}] (got {shown(value)})")
     return int(vr), int(vc)
 
 

@@ -902,6 +902,8 @@ def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: Ti
     lay = _Scratch(tspec, sspec, kspec, vr, vc, k_signed)
 
     def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
+        if np.may_share_memory(dst.storage, cdst.storage):
+            return False  # the general path, which announces from the final bytes
         found = _cmp_rows(op, src0.view[:vr, :vc], k_value, vr, stype, signed, bounds, dcols)
         if found is None:
             return False  # the general path announces what it compared, then refuses
@@ -941,18 +943,12 @@ _ONE_IMAGE = True  # tests switch it off to hold the image form of `_lean_scratc
 
 
 def _write_picks(out: Any, slots: np.ndarray, index: np.ndarray, dst: Tile, cdst: Tile, vr: int,
-                 counts: np.ndarray, shared: bool | None = None) -> None:
-    """The comparison form's writes: the picked indices into their dst slots and each row's count into cdst's
-    first `vr` elements; where cdst shares bytes with dst (`shared`, when the caller knows it), the counts land
-    after the picks (cdst's other bytes as they were before either write)."""
-    if np.may_share_memory(dst.storage, cdst.storage) if shared is None else shared:
-        new_cdst = cdst.storage.copy()
-        new_cdst[:vr] = counts
-        out[slots] = index
-        cdst.storage[:] = new_cdst
-    else:
-        out[slots] = index
-        cdst.storage[:vr] = counts
+                 counts: np.ndarray) -> None:
+    """The comparison form's writes: the picked indices into their dst slots, then each row's count into cdst's
+    first `vr` elements (the kernels write no other element of cdst: where cdst shares bytes with dst, its
+    elements past `vr` keep the picks written there)."""
+    out[slots] = index
+    cdst.storage[:vr] = counts
 
 
 def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpec, kspec: TileSpec,
@@ -1063,6 +1059,8 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
     def lean(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
         if tmp.binding is not None or not _A2A3_ROWS_AT_ONCE:  # (tests switch the latter off: the row loop)
             return placed(dst, src0, k_value, cdst, tmp, offset)
+        if np.may_share_memory(dst.storage, cdst.storage):
+            return False  # the general path, which announces from the final bytes
         values = src0.view if whole else src0.view[:vr, :vc]
         name = None
         token = quiet_set()
@@ -1264,6 +1262,9 @@ def _fast_image(config: Config, lean: Any, made: dict[str, Any]) -> Any:
         if views[0] is not src0.storage or views[1] is not dst.storage or views[2] is not cdst.storage \
                 or views[3] is not tmp.storage:
             views = last = views_of(dst, src0, cdst, tmp)
+        if views[6]:  # cdst shares dst's bytes: the general path, which announces from the final bytes
+            images.append(held)
+            return False
         name = None
         token = quiet_set()
         try:
@@ -1314,7 +1315,7 @@ def _fast_image(config: Config, lean: Any, made: dict[str, Any]) -> Any:
             slots = slot_rows.take(counts, 0)
         else:
             slots = numbers < (counts[:, None] if small else counts.astype(numbers.dtype)[:, None])
-        _write_picks(views[5], slots, index, dst, cdst, vr, counts, views[6])  # (int32 or uint32: either way)
+        _write_picks(views[5], slots, index, dst, cdst, vr, counts)  # (int32 or uint32: either way)
         if image_own:
             views[8][...] = image_out
         if row_pos.size:
@@ -1372,6 +1373,7 @@ def _cmp_general(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, t
         if short or (config.erratum("tgather_cmp_bitmap_rows") and _bitmap_overlaps(src0, tmp.spec)):
             target, commit = _a2a3_cmp_scratch(config, dst, src0, k_tile, cdst, tmp, offset, mode)
             if not short:  # what the other errata alone give (they announce themselves), to announce this one
+                # when the final dst and cdst differ (where cdst shares dst's bytes, the bytes after both writes)
                 saved = dst.storage.copy(), cdst.storage.copy()
                 without = config.without("tgather_cmp_bitmap_rows")
                 try:
@@ -1619,7 +1621,25 @@ def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst:
     """The A2/A3 comparison gather as its kernel runs it (see `_scratch_run`): dst's and cdst's would-be bytes and
     a function that commits every write."""
     run = _scratch_run(config, dst, src0, k_tile, cdst, tmp, offset, mode)
-    return run.image().tobytes() + run.new_cdst.tobytes(), run.commit
+    return final_bytes(dst, cdst, run.image(), run.new_cdst, src0.valid_row), run.commit
+
+
+def final_bytes(dst: Tile, cdst: Tile, image: np.ndarray, new_cdst: np.ndarray, vr: int) -> bytes:
+    """dst's and cdst's bytes after the comparison form's writes: dst's would-be storage `image` (the picks
+    written), then cdst's first `vr` elements from `new_cdst` (the counts). Where cdst shares dst's bytes, the
+    picks show through cdst's other elements and the counts overwrite dst's bytes under them."""
+    d = np.frombuffer(image.tobytes(), np.uint8).copy()
+    c = cdst.storage.view(np.uint8).copy()
+    written = vr * cdst.spec.dtype.itemsize
+    c[:written] = new_cdst.view(np.uint8)[:written]
+    if np.may_share_memory(dst.storage, cdst.storage) and dst.storage.ndim == 1 and dst.storage.flags.c_contiguous:
+        at = cdst.storage.ctypes.data - dst.storage.ctypes.data  # cdst's first byte among dst's
+        lo, hi = max(0, -at), min(c.size, d.size - at)
+        if lo < hi:
+            keep = np.arange(lo, hi) >= written  # cdst's bytes the counts leave: dst's picks show there
+            c[lo:hi] = np.where(keep, d[at + lo:at + hi], c[lo:hi])
+            d[at + lo:at + hi] = c[lo:hi]
+    return d.tobytes() + c.tobytes()
 
 
 def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile, tmp: Tile, offset: int,
@@ -1765,7 +1785,7 @@ def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile
             dst.storage.view(np.uint32)[:] = run.out[:dst.spec.numel]
         else:
             spill(dst, run.out.view(np.uint8), run.dst_written)
-        cdst.storage[:] = new_cdst
+        cdst.storage[:vr] = new_cdst[:vr]  # the kernel writes cdst[i] for i < vr only
         if written is None:  # past an unplaced tmp the writes are dropped (as `spill` drops them)
             own[:] = scratch[:own.size]
         else:

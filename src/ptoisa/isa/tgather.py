@@ -120,6 +120,7 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
         return raw, dst.view[:vr, :vc], src0.storage.take, overlap, raw.item, raw.argmax
 
     last: tuple[Any, ...] = (None, None, None, None)
+    in_order = config.name == "cpu"  # an overlap runs the simulator's element loop (`_gather_index_in_order`)
     if vr * vc < _FUSED_BELOW:
         # take(mode="raise") checks every index against src0's size and writes dst only when all are in range
         # (NumPy buffers `out` in that mode, so dst may also overlap src0: the gather reads src0 first); the
@@ -129,7 +130,10 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
             held = last
             if held[0] is not dst.storage or held[1] is not src0.storage or held[2] is not indices.storage:
                 held = last = (dst.storage, src0.storage, indices.storage, views(dst, src0, indices))
-            raw, out, take, _, _, _ = held[3]
+            raw, out, take, overlap, _, _ = held[3]
+            if overlap and in_order:
+                _gather_index(check, config, dst, src0, indices)
+                return
             try:
                 take(raw, None, out, "raise")
             except IndexError:
@@ -180,6 +184,11 @@ def _index_general(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) 
 
 def _gather_index(check: Check, config: Config, dst: Tile, src0: Tile, indices: Tile) -> None:
     vr, vc = dst.valid_shape
+    if config.name == "cpu" and (np.may_share_memory(dst.storage, src0.storage)
+                                 or np.may_share_memory(dst.storage, indices.storage)) \
+            and dst.storage.ndim == src0.storage.ndim == indices.storage.ndim == 1:
+        _gather_index_in_order(dst, src0, indices)
+        return
     if (dst.spec.layout_name != "ND" or indices.spec.layout_name != "ND") and \
             config.erratum("tgather_index_raw_rows"):
         _gather_index_raw_rows(check, config, dst, src0, indices)
@@ -194,6 +203,21 @@ def _gather_index(check: Check, config: Config, dst: Tile, src0: Tile, indices: 
             np.take(src0.storage, positions, out=dst.view[:vr, :vc], mode="clip")  # in range: checked above
             return
     store(dst, vr, vc, _index_values(check, config, src0, indices, raw))
+
+
+def _gather_index_in_order(dst: Tile, src0: Tile, indices: Tile) -> None:
+    """cpu, dst sharing bytes with src0 or the indices (the same tile, or TASSIGNed over them): the simulator's loop
+    (include/pto/cpu/TGather.hpp TGather), element by element in row-major order over dst's valid region, each
+    read seeing the writes before it; an index outside src0's elements writes 0 (DECISIONS 12)."""
+    vr, vc = dst.valid_shape
+    at_dst, at_idx = offset_table(dst.spec), offset_table(indices.spec)
+    at_src = offset_table(src0.spec).reshape(-1)
+    out, source, idx = dst.storage, src0.storage, indices.storage
+    numel, zero = src0.spec.numel, out.dtype.type(0)
+    for r in range(vr):
+        for c in range(vc):
+            raw = int(idx[at_idx[r, c]])
+            out[at_dst[r, c]] = source[at_src[raw]] if 0 <= raw < numel else zero
 
 
 def _index_values(check: Check, config: Config, src0: Tile, indices: Tile, raw: np.ndarray) -> np.ndarray:

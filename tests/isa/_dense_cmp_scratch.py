@@ -11,7 +11,7 @@ import numpy as np
 
 from ptoisa._quiet import quiet
 from ptoisa.isa.enums import CmpMode
-from ptoisa.isa.tgather import _slot_numbers
+from ptoisa.isa.tgather import _slot_numbers, final_bytes
 from ptoisa.memory import spill, window
 from ptoisa.targets import Config
 from ptoisa.tile.tile import Tile
@@ -117,13 +117,13 @@ def dense_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst:
 
     def commit() -> None:
         spill(dst, out.view(np.uint8), dst_written)
-        cdst.storage[:] = new_cdst
+        cdst.storage[:vr] = new_cdst[:vr]  # `*(cdstPtr + i) = count` for i < srcValidRow only
         if written is None:  # past an unplaced tmp the writes are dropped (as `spill` drops them)
             tmp.storage.view(np.uint8)[:] = scratch[:tmp.spec.nbytes]
         else:
             spill(tmp, scratch, written)
 
-    return out.view(np.uint8)[:dst.spec.nbytes].tobytes() + new_cdst.tobytes(), commit
+    return final_bytes(dst, cdst, out.view(np.uint32)[:dst.spec.numel], new_cdst, vr), commit
 
 
 

@@ -179,6 +179,12 @@ SHAPES = [(32, 32, None, None, ROW, ROW), (32, 32, 5, 11, ROW, ROW), (32, 64, No
           (64, 64, 60, 50, ROW, ROW)]
 
 
+# The tile-scalar tests below hold the arithmetic to NumPy on logical regions, a dst and src of different major
+# orders included: without the erratum by which the simulator reads src in dst's order (tile_scalar_src_dst_order,
+# tests/isa/test_tile_scalar_src_order.py)
+_CPU_SRC_ORDER_OFF = resolve("cpu").without("tile_scalar_src_dst_order")
+
+
 @pytest.mark.parametrize("name", UNARY + BINARY + COMPOUND)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("kind", ["clean", "finite", "special", "positive"])
@@ -309,7 +315,7 @@ def test_scalar_kernels(name, dtype, kind):
                     warnings.simplefilter("ignore")
                     s = np.array(scalar).astype(dtype)[()]
                     want = np.asarray(plain(dst_region, src_region, s)).astype(dtype)
-                    rec(dst, a, scalar, target="cpu")
+                    rec(dst, a, scalar, target=_CPU_SRC_ORDER_OFF)
                 r, c = dst.valid_row, dst.valid_col
                 got = dst.data
                 assert got[:r, :c].tobytes() == want.tobytes(), (name, scalar, rows, cols, alias)
@@ -361,7 +367,7 @@ def test_shift_left_by_scalar(dtype):
             before = d.data.copy()
             r, c = d.valid_row, d.valid_col
             want = np.left_shift(a.data[:r, :c], np.array(count).astype(dtype))
-            REGISTRY["TSHLS"](d, a, count, target="cpu")
+            REGISTRY["TSHLS"](d, a, count, target=_CPU_SRC_ORDER_OFF)
             assert d.data[:r, :c].tobytes() == want.tobytes(), count
             before[:r, :c] = want
             assert d.data.tobytes() == before.tobytes()

@@ -261,8 +261,44 @@ def binary(rng, op: str, dtypes: list[str], shapes=None) -> list[Case]:
 
 
 def scalar_op(rng, op: str, dtypes: list[str]) -> list[Case]:
-    return same_shape_cases(rng, op, f"{op.upper()}(dst, src0, scalar)", ["dst", "src0"], dtypes,
-                            ["random", "special", "small"], scalar="scalar")
+    """Same-shape cases; under --wide also `scalar_mixed_cases`, which alone make the --compact files."""
+    if COMPACT:
+        return scalar_mixed_cases(rng, op, dtypes)
+    cases = same_shape_cases(rng, op, f"{op.upper()}(dst, src0, scalar)", ["dst", "src0"], dtypes,
+                             ["random", "special", "small"], scalar="scalar")
+    return cases + (scalar_mixed_cases(rng, op, dtypes) if WIDE else [])
+
+
+ROW_MAJOR_ONLY = ("tadds", "tmuls", "tdivs", "tmaxs")  # TBinSOps.hpp CONSTRAINT_VEC_ROWMAJOR
+
+
+def scalar_mixed_cases(rng, op: str, dtypes: list[str]) -> list[Case]:
+    """--wide tile-scalar cases with dst and src0 of different static shapes and layouts (one valid shape; the
+    simulator's loop reads src0 in dst's order, erratum tile_scalar_src_dst_order) and scalars from the type's
+    edges or of another element type (converted as the C++ parameter `typename TileSrc::DType` converts them;
+    a conversion C++ leaves undefined makes the case `expect: reject`). --compact: the op's first three types."""
+    layouts = ["RowMajor", "Zz", "Zn"] if op in ROW_MAJOR_ONLY else ["RowMajor", "ColMajor", "Nz", "Zz", "Zn", "Nn"]
+    division = op in ("tdivs", "trems", "tfmods")
+    cases = []
+    for dtype in dtypes[:3] if COMPACT else dtypes:
+        for k in range(4):
+            vr, vc = int(rng.integers(1, 5)), int(rng.integers(1, 24))
+            dst = _shaped(rng, dtype, _pick(rng, layouts[:2] if k % 2 else layouts), vr=vr, vc=vc, kind="dynamic")
+            src = _shaped(rng, dtype, _pick(rng, layouts), vr=vr, vc=vc, kind=_pick(rng, ["dynamic", "static"]))
+            case = Case(op, f"{op.upper()}(dst, src0, scalar)", {"dst": dst, "src0": src}, ["src0"])
+            case.data = {"dst": filler(rng, dst), "src0": fill(rng, src, "special")}
+            other = k >= 2 and not division and op not in ("tshls", "tshrs")
+            s_type = _pick(rng, [t for t in FLOAT + INTS if t != dtype]) if other else dtype
+            value = edge_values(rng, s_type, 1) if not division else values(rng, dtype, 1, "positive")
+            if op in ("tshls", "tshrs"):
+                value = np.array([int(rng.integers(0, 8))]).astype(NP[dtype])
+            case.scalars["scalar"] = (s_type, value.tobytes())
+            if np.dtype(NP[s_type]).kind == "f" and np.dtype(NP[dtype]).kind in "iu":
+                info, x = np.iinfo(NP[dtype]), float(value[0])
+                if not (np.isfinite(x) and info.min <= np.trunc(x) <= info.max):
+                    case.expect, case.reason = "reject", "the scalar's conversion to the tiles' type is undefined in C++"
+            cases.append(case)
+    return cases
 
 
 def unary(rng, op: str, dtypes: list[str], mode: str = "random") -> list[Case]:

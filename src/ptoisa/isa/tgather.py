@@ -121,6 +121,7 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
         return raw, dst.view[:vr, :vc], src0.storage.take, overlap, raw.item, raw.argmax
 
     last: tuple[Any, ...] = (None, None, None, None)
+    in_order = config.name == "cpu"  # an overlap runs the simulator's element loop (`_gather_index_in_order`)
     if vr * vc < _FUSED_BELOW:
         # take(mode="raise") checks every index against src0's size and writes dst only when all are in range
         # (NumPy buffers `out` in that mode, so dst may also overlap src0: the gather reads src0 first); the
@@ -130,7 +131,10 @@ def _index_run(check: Check, config: Config, valid: tuple[int, int], dspec: Tile
             held = last
             if held[0] is not dst.storage or held[1] is not src0.storage or held[2] is not indices.storage:
                 held = last = (dst.storage, src0.storage, indices.storage, views(dst, src0, indices))
-            raw, out, take, _, _, _ = held[3]
+            raw, out, take, overlap, _, _ = held[3]
+            if overlap and in_order:
+                _gather_index(check, config, dst, src0, indices)
+                return
             try:
                 take(raw, None, out, "raise")
             except IndexError:
@@ -181,6 +185,11 @@ def _index_general(config: Config, dst: Any, src0: Any, indices: Any, tmp: Any) 
 
 def _gather_index(check: Check, config: Config, dst: Tile, src0: Tile, indices: Tile) -> None:
     vr, vc = dst.valid_shape
+    if config.name == "cpu" and (np.may_share_memory(dst.storage, src0.storage)
+                                 or np.may_share_memory(dst.storage, indices.storage)) \
+            and dst.storage.ndim == src0.storage.ndim == indices.storage.ndim == 1:
+        _gather_index_in_order(dst, src0, indices)
+        return
     if (dst.spec.layout_name != "ND" or indices.spec.layout_name != "ND") and \
             config.erratum("tgather_index_raw_rows"):
         _gather_index_raw_rows(check, config, dst, src0, indices)
@@ -195,6 +204,21 @@ def _gather_index(check: Check, config: Config, dst: Tile, src0: Tile, indices: 
             np.take(src0.storage, positions, out=dst.view[:vr, :vc], mode="clip")  # in range: checked above
             return
     store(dst, vr, vc, _index_values(check, config, src0, indices, raw))
+
+
+def _gather_index_in_order(dst: Tile, src0: Tile, indices: Tile) -> None:
+    """cpu, dst sharing bytes with src0 or the indices (the same tile, or TASSIGNed over them): the simulator's loop
+    (include/pto/cpu/TGather.hpp TGather), element by element in row-major order over dst's valid region, each
+    read seeing the writes before it; an index outside src0's elements writes 0 (DECISIONS 12)."""
+    vr, vc = dst.valid_shape
+    at_dst, at_idx = offset_table(dst.spec), offset_table(indices.spec)
+    at_src = offset_table(src0.spec).reshape(-1)
+    out, source, idx = dst.storage, src0.storage, indices.storage
+    numel, zero = src0.spec.numel, out.dtype.type(0)
+    for r in range(vr):
+        for c in range(vc):
+            raw = int(idx[at_idx[r, c]])
+            out[at_dst[r, c]] = source[at_src[raw]] if 0 <= raw < numel else zero
 
 
 def _index_values(check: Check, config: Config, src0: Tile, indices: Tile, raw: np.ndarray) -> np.ndarray:
@@ -903,6 +927,8 @@ def _cmp_scratch_run(config: Config, dspec: TileSpec, sspec: TileSpec, kspec: Ti
     lay = _Scratch(tspec, sspec, kspec, vr, vc, k_signed)
 
     def run(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
+        if np.may_share_memory(dst.storage, cdst.storage):
+            return False  # the general path, which announces from the final bytes
         found = _cmp_rows(op, src0.view[:vr, :vc], k_value, vr, stype, signed, bounds, dcols)
         if found is None:
             return False  # the general path announces what it compared, then refuses
@@ -942,18 +968,12 @@ _ONE_IMAGE = True  # tests switch it off to hold the image form of `_lean_scratc
 
 
 def _write_picks(out: Any, slots: np.ndarray, index: np.ndarray, dst: Tile, cdst: Tile, vr: int,
-                 counts: np.ndarray, shared: bool | None = None) -> None:
-    """The comparison form's writes: the picked indices into their dst slots and each row's count into cdst's
-    first `vr` elements; where cdst shares bytes with dst (`shared`, when the caller knows it), the counts land
-    after the picks (cdst's other bytes as they were before either write)."""
-    if np.may_share_memory(dst.storage, cdst.storage) if shared is None else shared:
-        new_cdst = cdst.storage.copy()
-        new_cdst[:vr] = counts
-        out[slots] = index
-        cdst.storage[:] = new_cdst
-    else:
-        out[slots] = index
-        cdst.storage[:vr] = counts
+                 counts: np.ndarray) -> None:
+    """The comparison form's writes: the picked indices into their dst slots, then each row's count into cdst's
+    first `vr` elements (the kernels write no other element of cdst: where cdst shares bytes with dst, its
+    elements past `vr` keep the picks written there)."""
+    out[slots] = index
+    cdst.storage[:vr] = counts
 
 
 def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpec, kspec: TileSpec,
@@ -1064,6 +1084,8 @@ def _lean_scratch(config: Config, lay: _Scratch, dspec: TileSpec, sspec: TileSpe
     def lean(dst: Tile, src0: Tile, k_value: Tile, cdst: Tile, tmp: Tile, offset: int) -> bool:
         if tmp.binding is not None or not _A2A3_ROWS_AT_ONCE:  # (tests switch the latter off: the row loop)
             return placed(dst, src0, k_value, cdst, tmp, offset)
+        if np.may_share_memory(dst.storage, cdst.storage):
+            return False  # the general path, which announces from the final bytes
         values = src0.view if whole else src0.view[:vr, :vc]
         name = None
         token = quiet_set()
@@ -1265,6 +1287,9 @@ def _fast_image(config: Config, lean: Any, made: dict[str, Any]) -> Any:
         if views[0] is not src0.storage or views[1] is not dst.storage or views[2] is not cdst.storage \
                 or views[3] is not tmp.storage:
             views = last = views_of(dst, src0, cdst, tmp)
+        if views[6]:  # cdst shares dst's bytes: the general path, which announces from the final bytes
+            images.append(held)
+            return False
         name = None
         token = quiet_set()
         try:
@@ -1315,7 +1340,7 @@ def _fast_image(config: Config, lean: Any, made: dict[str, Any]) -> Any:
             slots = slot_rows.take(counts, 0)
         else:
             slots = numbers < (counts[:, None] if small else counts.astype(numbers.dtype)[:, None])
-        _write_picks(views[5], slots, index, dst, cdst, vr, counts, views[6])  # (int32 or uint32: either way)
+        _write_picks(views[5], slots, index, dst, cdst, vr, counts)  # (int32 or uint32: either way)
         if image_own:
             views[8][...] = image_out
         if row_pos.size:
@@ -1373,6 +1398,7 @@ def _cmp_general(config: Config, dst: Any, src0: Any, k_value: Any, cdst: Any, t
         if short or (config.erratum("tgather_cmp_bitmap_rows") and _bitmap_overlaps(src0, tmp.spec)):
             target, commit = _a2a3_cmp_scratch(config, dst, src0, k_tile, cdst, tmp, offset, mode)
             if not short:  # what the other errata alone give (they announce themselves), to announce this one
+                # when the final dst and cdst differ (where cdst shares dst's bytes, the bytes after both writes)
                 saved = dst.storage.copy(), cdst.storage.copy()
                 without = config.without("tgather_cmp_bitmap_rows")
                 try:
@@ -1620,7 +1646,25 @@ def _a2a3_cmp_scratch(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst:
     """The A2/A3 comparison gather as its kernel runs it (see `_scratch_run`): dst's and cdst's would-be bytes and
     a function that commits every write."""
     run = _scratch_run(config, dst, src0, k_tile, cdst, tmp, offset, mode)
-    return run.image().tobytes() + run.new_cdst.tobytes(), run.commit
+    return final_bytes(dst, cdst, run.image(), run.new_cdst, src0.valid_row), run.commit
+
+
+def final_bytes(dst: Tile, cdst: Tile, image: np.ndarray, new_cdst: np.ndarray, vr: int) -> bytes:
+    """dst's and cdst's bytes after the comparison form's writes: dst's would-be storage `image` (the picks
+    written), then cdst's first `vr` elements from `new_cdst` (the counts). Where cdst shares dst's bytes, the
+    picks show through cdst's other elements and the counts overwrite dst's bytes under them."""
+    d = np.frombuffer(image.tobytes(), np.uint8).copy()
+    c = cdst.storage.view(np.uint8).copy()
+    written = vr * cdst.spec.dtype.itemsize
+    c[:written] = new_cdst.view(np.uint8)[:written]
+    if np.may_share_memory(dst.storage, cdst.storage) and dst.storage.ndim == 1 and dst.storage.flags.c_contiguous:
+        at = cdst.storage.ctypes.data - dst.storage.ctypes.data  # cdst's first byte among dst's
+        lo, hi = max(0, -at), min(c.size, d.size - at)
+        if lo < hi:
+            keep = np.arange(lo, hi) >= written  # cdst's bytes the counts leave: dst's picks show there
+            c[lo:hi] = np.where(keep, d[at + lo:at + hi], c[lo:hi])
+            d[at + lo:at + hi] = c[lo:hi]
+    return d.tobytes() + c.tobytes()
 
 
 def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile, tmp: Tile, offset: int,
@@ -1766,7 +1810,7 @@ def _scratch_run(config: Config, dst: Tile, src0: Tile, k_tile: Tile, cdst: Tile
             dst.storage.view(np.uint32)[:] = run.out[:dst.spec.numel]
         else:
             spill(dst, run.out.view(np.uint8), run.dst_written)
-        cdst.storage[:] = new_cdst
+        cdst.storage[:vr] = new_cdst[:vr]  # the kernel writes cdst[i] for i < vr only
         if written is None:  # past an unplaced tmp the writes are dropped (as `spill` drops them)
             own[:] = scratch[:own.size]
         else:

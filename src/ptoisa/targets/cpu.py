@@ -88,6 +88,10 @@ PROFILE = TargetProfile(
                                      "pairs, and the row's pairs end at column 64 * blocks + 64",
         "tsort32_idx_shape_noop": "TSORT32 writes nothing when idx's valid shape differs from src's (a 1-row idx "
                                   "under a taller src is not broadcast)",
+        "tile_scalar_src_dst_order": "the tile-scalar instructions (TADDS ... TSHRS, TLRELU) with a non-boxed dst read "
+                                     "src element (r, c) at r * src Cols + c (row-major dst) or c * src Rows + r "
+                                     "(column-major dst), whatever src's own layout: a boxed src, or one of the other "
+                                     "major order, is read as if it had dst's",
     },
     evidence={
         "tscatter_no_zero_init": "include/pto/cpu/TScatter.hpp TSCATTER_IMPL (no fill of dst)",
@@ -100,5 +104,8 @@ PROFILE = TargetProfile(
         "tsort32_half_block_offset": "include/pto/cpu/TSort32.hpp TSort32: dstOffset = GetTileElementOffset(i, 2 * j) "
                                      "for every type, while a 2-byte pair takes 4 elements",
         "tsort32_idx_shape_noop": "include/pto/cpu/TSort32.hpp TSORT32_IMPL: returns when idx.GetValidRow/Col differ",
+        "tile_scalar_src_dst_order": "include/pto/cpu/TBinSOps.hpp UnaryTileScalarOpImpl: the NoneBox branch "
+                                     "(chosen by TileDst::SFractal) indexes src with baseSrc = r * TileSrc::Cols "
+                                     "or c * TileSrc::Rows",
     },
 )

@@ -13,7 +13,7 @@ from ...dtypes import STANDARD_DTYPES, DType
 from ...errors import UndefinedBehaviourError
 from ...tile.layout import region, store
 from ...tile.tile import Tile
-from .._check import Check
+from .._check import Check, announce_erratum
 from ..record import Plan, Scalars, Tiles
 
 FLOATS: tuple[DType, ...] = (DType.F16, DType.BF16, DType.F32)
@@ -36,6 +36,41 @@ def equal_valid(*roles: str) -> Callable[[Check, Plan, Tiles], None]:
 def valid_of(tile: Tile, shape: tuple[int, int] | None = None) -> np.ndarray:
     vr, vc = shape if shape is not None else tile.valid_shape
     return region(tile, vr, vc)
+
+
+DST_ORDER = "tile_scalar_src_dst_order"
+
+
+def dst_order_differs(dspec: Any, sspec: Any, row_major: bool = False) -> bool:
+    """Whether the simulator's tile-scalar loop reads src (spec `sspec`) other than through its own layout: dst
+    is not boxed, and src is boxed or of the other major order (erratum `tile_scalar_src_dst_order`). `row_major`:
+    the instruction's simulator form takes row-major tiles only (TBinSOps.hpp CONSTRAINT_VEC_ROWMAJOR), so any
+    column-major operand is a program it does not compile, which runs with the contract's meaning."""
+    if row_major and not (dspec.is_row_major and sspec.is_row_major):
+        return False
+    return not dspec.is_boxed and (sspec.is_boxed or sspec.is_row_major is not dspec.is_row_major)
+
+
+def scalar_source(plan: Plan, tiles: Tiles, role: str, shape: tuple[int, int], announce: bool = True,
+                  row_major: bool = False) -> np.ndarray:
+    """The valid region of a tile-scalar instruction's source as the target reads it: through its layout, but on
+    `cpu` (erratum `tile_scalar_src_dst_order`, announced where it changes a value's bits) element (r, c) of a
+    non-boxed dst's loop is src's storage element r * src Cols + c (row-major dst) or c * src Rows + r (see
+    `dst_order_differs` for `row_major`)."""
+    src, out = tiles[role], tiles["dst"]
+    logical = valid_of(src, shape)
+    sspec, dspec = src.spec, out.spec
+    if not dst_order_differs(dspec, sspec, row_major) or src.storage.ndim != 1 or not plan.config.erratum(DST_ORDER):
+        return logical
+    vr, vc = shape
+    if dspec.is_row_major:
+        at = np.arange(vr)[:, None] * sspec.cols + np.arange(vc)
+    else:
+        at = np.arange(vc) * sspec.rows + np.arange(vr)[:, None]
+    raw = src.storage[at]
+    if announce and raw.tobytes() != np.ascontiguousarray(logical).tobytes():
+        announce_erratum(plan.config, plan.record.name, DST_ORDER)
+    return raw
 
 
 def write(tile: Tile, values: np.ndarray) -> None:

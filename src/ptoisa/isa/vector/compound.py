@@ -38,8 +38,8 @@ import numpy as np
 from ..._quiet import QUIET, quiet
 from ...dtypes import DType as D
 from ..record import Legality, Plan, ScalarSlot, Scalars, Tiles, dst, instruction, scalar, src
-from ._common import (ALL9, FLOATS, Fast, Spare, elementwise_hook, equal_valid, highest, lowest, select, valid_of,
-                      write)
+from ._common import (ALL9, DST_ORDER, FLOATS, Fast, Spare, dst_order_differs, elementwise_hook, equal_valid, highest,
+                      lowest, scalar_source, select, valid_of, write)
 
 _A2A3 = (D.I32, D.I16, D.F16, D.F32)
 _A5 = (D.I32, D.U32, D.F32, D.I16, D.U16, D.F16, D.BF16, D.U8, D.I8)
@@ -66,14 +66,17 @@ def relu(v: np.ndarray) -> np.ndarray:
 
 
 def _kernel(roles: tuple[str, ...], fn: Callable[..., np.ndarray], reads_dst: bool = False,
-            with_scalar: bool = False, fast: Callable[..., bool] | None = None) -> Callable[[Plan, Tiles, Scalars], None]:
+            with_scalar: bool = False, fast: Callable[..., bool] | None = None,
+            dst_order: bool = False) -> Callable[[Plan, Tiles, Scalars], None]:
     """The kernel of `fn(*sources[, dst][, scalar])`. `fast(y, *args)`, when given, may write dst's valid region
-    `y` (a view; plain layouts) itself and return True; it returns False only before writing y."""
+    `y` (a view; plain layouts) itself and return True; it returns False only before writing y. `dst_order`: the
+    one source is read as the simulator's tile-scalar loop for row-major tiles reads it (`scalar_source`)."""
 
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         out = tiles["dst"]
         shape = out.valid_shape
-        args = [valid_of(tiles[r], shape) for r in roles]
+        args = [scalar_source(plan, tiles, r, shape, row_major=True) if dst_order else valid_of(tiles[r], shape)
+                for r in roles]
         if reads_dst:  # a view: every fn makes new arrays, and dst is written only after
             args.append(valid_of(out, shape))
         if with_scalar:
@@ -88,7 +91,7 @@ def _kernel(roles: tuple[str, ...], fn: Callable[..., np.ndarray], reads_dst: bo
 
 
 def _scalar_compiled(roles: tuple[str, ...], fast: Callable[..., bool], general: Callable[[Plan, Tiles, Scalars], None],
-                     fast_whole: Callable[[int], Callable[..., bool] | None] | None = None
+                     fast_whole: Callable[[int], Callable[..., bool] | None] | None = None, dst_order: bool = False
                      ) -> Callable[..., Callable[[tuple], None] | None]:
     """The compiled hook (`compiled_scalars`) of a `_kernel` with a scalar operand and a `fast` path: per signature
     with plain layouts and a NumPy element type, the arrays are chosen once (whole storages when every tile has
@@ -104,7 +107,8 @@ def _scalar_compiled(roles: tuple[str, ...], fast: Callable[..., bool], general:
         spec = specs["dst"]
         tiles = ("dst", *roles)
         if "scalar" not in scalars or spec.np_dtype.kind not in "fiu" or \
-                any(specs[r].slayout is not SLayout.NoneBox for r in tiles):
+                any(specs[r].slayout is not SLayout.NoneBox for r in tiles) or \
+                (dst_order and dst_order_differs(spec, specs[roles[0]], True) and plan.config.erratum(DST_ORDER)):
             return None
         vr, vc = spec.valid_row, spec.valid_col
         same = (vr, vc) == (spec.rows, spec.cols) and all(specs[r] is spec for r in roles)
@@ -176,11 +180,11 @@ def _leaky_whole(size: int) -> Callable[..., bool] | None:
 def _reg(name: str, operands: tuple, roles: tuple[str, ...], fn: Callable[..., np.ndarray], summary: str,
          reads_dst: bool = False, with_scalar: bool = False,
          fast_for: Callable[[np.dtype], Fast | None] | None = None, fast: Callable[..., bool] | None = None,
-         fast_whole: Callable[[int], Callable[..., bool] | None] | None = None,
+         fast_whole: Callable[[int], Callable[..., bool] | None] | None = None, dst_order: bool = False,
          **tables: tuple[D, ...]):  # noqa: ANN202
-    kernel = _kernel(roles, fn, reads_dst, with_scalar, fast)
+    kernel = _kernel(roles, fn, reads_dst, with_scalar, fast, dst_order)
     if with_scalar and fast is not None and not reads_dst:  # the compiled calls with their scalar
-        kernel.compiled = _scalar_compiled(roles, fast, kernel, fast_whole)  # type: ignore[attr-defined]
+        kernel.compiled = _scalar_compiled(roles, fast, kernel, fast_whole, dst_order)  # type: ignore[attr-defined]
         kernel.compiled_scalars = True  # type: ignore[attr-defined]
     elif fast_for is not None:  # the compiled calls' fast paths, falling back on the kernel itself
         kernel.compiled = elementwise_hook(roles, fast_for, kernel)  # type: ignore[attr-defined]
@@ -278,6 +282,7 @@ TSUBSC = _reg("TSUBSC", _SC, ("src0", "src1"), lambda a, b, s: (a - s) + b, "dst
               with_scalar=True, fast=_scalar_then(np.subtract))
 TLRELU = _reg("TLRELU", (dst(), src("src"), scalar("scalar", "src")), ("src",),
               lambda x, s: select(x > 0, x, x * s), "dst = src if src > 0 else src * scalar", with_scalar=True, fast=_leaky,
+              dst_order=True,
               fast_whole=_leaky_whole,
               a2a3=(D.F16, D.F32), a5=(D.F16, D.F32), cpu=FLOATS)
 

@@ -41,7 +41,7 @@ from ...errors import NotModelledError
 from ...dtypes import STANDARD_DTYPES
 from ...dtypes import DType as D
 from ...tile.enums import PadValue, SLayout, TileType
-from ...tile.layout import plain_view, store, write_region
+from ...tile.layout import offset_table, plain_view, store, write_region
 from ...tile.layout import region as layout_region
 from ...tile.tile import Tile
 from .._check import Check, announce_fallback, commit_variant
@@ -739,7 +739,24 @@ def _trans_rule(check: Check, plan: Plan, tiles: Tiles) -> None:
 
 
 def _trans(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
-    write(tiles["dst"], np.array(valid_of(tiles["src"]).T))
+    out, source = tiles["dst"], tiles["src"]
+    if plan.config.name == "cpu" and np.may_share_memory(out.storage, source.storage) \
+            and out.storage.ndim == source.storage.ndim == 1:
+        _trans_in_order(out, source)
+        return
+    write(out, np.array(valid_of(source).T))
+
+
+def _trans_in_order(out: Tile, source: Tile) -> None:
+    """cpu, dst sharing bytes with src (the same tile, or TASSIGNed over it): the simulator's loop (include/pto/
+    cpu/TTrans.hpp TTrans_Impl: for each column c of src, for each row r, dst(c, r) = src(r, c)), each read seeing
+    the writes before it."""
+    vr, vc = source.valid_shape
+    at_dst, at_src = offset_table(out.spec), offset_table(source.spec)
+    d, s = out.storage, source.storage
+    for c in range(vc):
+        for r in range(vr):
+            d[at_dst[c, r]] = s[at_src[r, c]]
 
 
 def _trans_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], None] | None:
@@ -763,8 +780,13 @@ def _trans_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], 
     d, s = positions["dst"], positions["src"]
     copyto = np.copyto
 
+    in_order = plan.config.name == "cpu"  # an overlap runs the simulator's element loop (`_trans_in_order`)
+
     def run(args: tuple) -> None:
         out, source = args[d].view[into].view(bits), args[s].view[part].T.view(bits)
+        if in_order and np.may_share_memory(out, source):
+            _trans(plan, {"dst": args[d], "src": args[s]}, {})
+            return
         if blocked and not np.may_share_memory(out, source):
             for start in range(0, vr, 32):
                 copyto(out[:, start:start + 32], source[:, start:start + 32])

@@ -29,8 +29,8 @@ from ...dtypes import DType as D
 from .._check import Check
 from .._scalar import weak_range
 from ..record import Legality, Plan, ScalarSlot, Scalars, Tiles, dst, instruction, scalar, src, tmp
-from ._common import (ALL9, INTS, cpp_max, cpp_min, equal_valid, fmod_float, half_toward_zero, highest, npu_fmod32,
-                      trunc_div, trunc_rem, undefined, valid_of, write)
+from ._common import (ALL9, DST_ORDER, INTS, cpp_max, cpp_min, dst_order_differs, equal_valid, fmod_float,
+                      half_toward_zero, highest, npu_fmod32, scalar_source, trunc_div, trunc_rem, undefined, write)
 from .binary import rem, shift_left, shift_right
 
 OPERANDS = (dst(), src("src0"), scalar("scalar", dtype_of="src0"))
@@ -56,15 +56,16 @@ _VALID = equal_valid("src0")
 
 
 def _with_scalar(fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
-                 fast: Callable[..., bool] | None = None) -> Callable[[Plan, Tiles, Scalars], None]:
+                 fast: Callable[..., bool] | None = None,
+                 row_major: bool = False) -> Callable[[Plan, Tiles, Scalars], None]:
     """The kernel of `fn(src0, scalar)` (`fn(scalar, src0)` for the reversed form). `fast(y, a, s, form)`, when
     given, may write dst's valid region `y` (a view) itself first and return True; False leaves the general
-    computation to run (a `fast` returns False only before writing y)."""
+    computation to run (a `fast` returns False only before writing y). `row_major`: see `dst_order_differs`."""
     ufunc = fn if isinstance(fn, np.ufunc) else None
 
     def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
         out = tiles["dst"]
-        a = valid_of(tiles["src0"], out.valid_shape)
+        a = scalar_source(plan, tiles, "src0", out.valid_shape, row_major=row_major)
         s = scalars["scalar"]  # a NumPy scalar of the tiles' element type: the arithmetic stays in that type
         with quiet():
             if out.view is not None and a.dtype.kind != "V":
@@ -214,13 +215,16 @@ def _shift_guard(plan: Plan, s: np.generic, src0_of: Callable[[], np.ndarray]) -
     return True
 
 
-def _guarded(guard: Callable[..., bool]) -> Callable[[Callable[[Plan, Tiles, Scalars], None]],
-                                                     Callable[[Plan, Tiles, Scalars], None]]:
+def _guarded(guard: Callable[..., bool], row_major: bool = False
+             ) -> Callable[[Callable[[Plan, Tiles, Scalars], None]], Callable[[Plan, Tiles, Scalars], None]]:
     """The kernel wrapped in `guard`, which runs first (its refusals come before any byte is written)."""
 
     def wrap(fn: Callable[[Plan, Tiles, Scalars], None]) -> Callable[[Plan, Tiles, Scalars], None]:
         def kernel(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
-            if guard(plan, scalars["scalar"], lambda: valid_of(tiles["src0"], tiles["dst"].valid_shape)):
+            def source() -> np.ndarray:
+                return scalar_source(plan, tiles, "src0", tiles["dst"].valid_shape, False, row_major)
+
+            if guard(plan, scalars["scalar"], source):
                 fn(plan, tiles, scalars)
 
         return kernel
@@ -250,8 +254,8 @@ def _npu_fmods(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable[..., bool] | None,
                      guard: Callable[..., bool] | None,
                      fast_whole: Callable[[int], Callable[..., bool] | None] | None = None,
-                     fast_for: Callable[[np.dtype], Callable[..., bool] | None] | None = None
-                     ) -> Callable[..., Callable[[tuple], None] | None]:
+                     fast_for: Callable[[np.dtype], Callable[..., bool] | None] | None = None,
+                     row_major: bool = False) -> Callable[..., Callable[[tuple], None] | None]:
     """The compiled hook (`compiled_scalars`) of a `_with_scalar` kernel: per signature with plain layouts and a
     NumPy element type, the arrays are chosen once (whole storages when dst and src0 are one fully valid type,
     else the valid region's views); each call converts the scalar (the binder's conversion), runs the guard (the
@@ -268,7 +272,8 @@ def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: C
         specs = plan.specs
         spec, source = specs["dst"], specs["src0"]
         if "scalar" not in scalars or spec.np_dtype.kind not in "fiu" or \
-                any(specs[r].slayout is not SLayout.NoneBox for r in ("dst", "src0")):
+                any(specs[r].slayout is not SLayout.NoneBox for r in ("dst", "src0")) or \
+                (dst_order_differs(spec, source, row_major) and plan.config.erratum(DST_ORDER)):
             return None
         d, a_at, s_at = positions["dst"], positions["src0"], positions["scalar"]
         slot = scalars["scalar"]
@@ -335,34 +340,36 @@ def _reg(name: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], summary:
          fast: Callable[..., bool] | None = None,
          fast_whole: Callable[[int], Callable[..., bool] | None] | None = None,
          fast_for: Callable[[np.dtype], Callable[..., bool] | None] | None = None,
+         row_major: bool = False,
          npu: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None):  # noqa: ANN202
-    """`npu`, when given, is the element function on a2a3 and a5 (their backends' own formula), `fn` the cpu one."""
-    general = _with_scalar(fn, fast)
-    compiled = _scalar_compiled(fn, fast, guard, fast_whole, fast_for)
+    """`row_major`: the simulator's form takes row-major tiles only (TBinSOps.hpp CONSTRAINT_VEC_ROWMAJOR). `npu`,
+    when given, is the element function on a2a3 and a5 (their backends' own formula), `fn` the cpu one."""
+    general = _with_scalar(fn, fast, row_major)
+    compiled = _scalar_compiled(fn, fast, guard, fast_whole, fast_for, row_major)
     if npu is not None:
-        cpu_general, npu_general = general, _with_scalar(npu)
-        cpu_compiled, npu_compiled = compiled, _scalar_compiled(npu, None, guard)
+        cpu_general, npu_general = general, _with_scalar(npu, None, row_major)
+        cpu_compiled, npu_compiled = compiled, _scalar_compiled(npu, None, guard, row_major=row_major)
 
         def general(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:  # type: ignore[misc]
             (cpu_general if plan.config.name == "cpu" else npu_general)(plan, tiles, scalars)
 
         def compiled(plan: Plan, *args: Any) -> Callable[[tuple], None] | None:  # type: ignore[misc]
             return (cpu_compiled if plan.config.name == "cpu" else npu_compiled)(plan, *args)
-    kernel = _guarded(guard)(general) if guard is not None else general
+    kernel = _guarded(guard, row_major)(general) if guard is not None else general
     kernel.compiled = compiled  # type: ignore[attr-defined]
     kernel.compiled_scalars = True  # type: ignore[attr-defined]
     return instruction(name, operands=operands, forms=forms, legality=_table(a2a3, a5, cpu), dynamic=_VALID,
                        family="scalar", summary=summary)(kernel)
 
 
-TADDS = _reg("TADDS", np.add, "dst = src0 + scalar")
+TADDS = _reg("TADDS", np.add, "dst = src0 + scalar", row_major=True)
 TSUBS = _reg("TSUBS", np.subtract, "dst = src0 - scalar")
-TMULS = _reg("TMULS", np.multiply, "dst = src0 * scalar", a5=_A5_MULS)
+TMULS = _reg("TMULS", np.multiply, "dst = src0 * scalar", a5=_A5_MULS, row_major=True)
 TDIVS = _reg("TDIVS", _int_div, "dst = src0 / scalar, or scalar / src0 for TDIVS(dst, scalar, src0)", a5=_A5_DIVS,
              forms=(OPERANDS, (dst(), scalar("scalar", dtype_of="dst"), src("src0"))),
-             guard=_division_guard("division"), fast=_float_div)
+             guard=_division_guard("division"), fast=_float_div, row_major=True)
 TMAXS = _reg("TMAXS", cpp_max, "dst = std::max(src0, scalar)", fast=_extreme(np.maximum),
-             fast_whole=_extreme_whole(np.maximum))
+             fast_whole=_extreme_whole(np.maximum), row_major=True)
 TMINS = _reg("TMINS", cpp_min, "dst = std::min(src0, scalar)", fast=_extreme(np.minimum),
              fast_whole=_extreme_whole(np.minimum))
 TREMS = _reg("TREMS", rem, "dst = src0 rem scalar, with the sign of scalar", a2a3=_A2A3_REMS, a5=_A5_REMS,

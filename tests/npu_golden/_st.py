@@ -56,3 +56,17 @@ def result_cmp(golden: np.ndarray, actual: np.ndarray, eps: float = 0.001, count
 
 def same_bytes(golden: np.ndarray, actual: np.ndarray) -> bool:
     return np.ascontiguousarray(golden).tobytes() == np.ascontiguousarray(actual).tobytes()
+
+
+EXPAND_OPS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def expand_golden(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The row/column expand tests' golden (their gen_data.py): a op b broadcast; EXPDIF is exp(a - b), and DIV of
+    integers floor-divides (the same as truncation for the tests' positive data)."""
+    with np.errstate(all="ignore"):
+        if op == "expdif":
+            return np.exp(a - b)
+        if op == "div":
+            return np.floor_divide(a, b) if a.dtype.kind in "iu" else a / b
+        return EXPAND_OPS[op](a, b)

@@ -96,3 +96,24 @@ def test_dst_and_src_have_one_shape(target, instr):
     with pytest.raises(ptoisa.IllegalInstructionError, match="TFILLPAD_EXPAND"):
         instr(dst, src, target=target)
     assert (dst.storage == 5).all()
+
+
+@pytest.mark.parametrize("target", ["a2a3", "a5"])
+def test_an_erratum_raised_as_an_error_leaves_dst_unchanged(target):
+    """Both errata change bytes here; with warnings as errors the first announcement refuses the call, before any
+    byte of dst moves (a2a3 announces two errata: neither may follow a write)."""
+    dst, src = _tiles()
+    before = dst.storage.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ptoisa.ErratumWarning)
+        with pytest.raises(ptoisa.ErratumWarning):
+            TFILLPAD(dst, src, target=target)
+    assert dst.storage.tobytes() == before.tobytes()
+    dst2, src2 = _tiles()  # the tail alone (rows erratum off) on a2a3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ptoisa.ErratumWarning)
+        with ptoisa.target(target, errata=("tfillpad_expand_src_block_tail",) if target == "a2a3" else ()):
+            if target == "a2a3":
+                with pytest.raises(ptoisa.ErratumWarning):
+                    TFILLPAD(dst2, src2)
+                assert (dst2.storage == 5).all()

@@ -558,9 +558,14 @@ def _npu_fillpad(plan: Plan, out: Tile, source: Tile) -> None:
     rows = npu_fill(plan, out, source, pad, True, False)
     tail = npu_fill(plan, out, source, pad, config.erratum("tfillpad_expand_dst_valid_rows"), True) \
         if config.name == "a2a3" else None
-    commit_variant(config, name, "tfillpad_expand_dst_valid_rows", out.storage, contract, rows)
-    if tail is not None:
-        commit_variant(config, name, "tfillpad_expand_src_block_tail", out.storage, out.storage.copy(), tail)
+    if tail is None:
+        commit_variant(config, name, "tfillpad_expand_dst_valid_rows", out.storage, contract, rows)
+        return
+    # both announced before dst changes (a warning raised as an error must leave dst's bytes as they were): the
+    # first decision lands in a scratch copy, the second in dst
+    first = np.empty_like(contract)
+    commit_variant(config, name, "tfillpad_expand_dst_valid_rows", first, contract, rows)
+    commit_variant(config, name, "tfillpad_expand_src_block_tail", out.storage, first, tail)
 
 
 def _fillpad_compiled(plan: Plan, positions: dict[str, int]) -> Callable[[tuple], None] | None:

@@ -80,15 +80,19 @@ PROFILE = TargetProfile(
     errata={
         "tpartarg_ties_src0": "TPARTARGMAX and TPARTARGMIN take src0's value and index where the two values are "
                               "equal (the page and the simulator take src1's)",
-        "tfillpad_expand_dst_valid_rows": "TFILLPAD, TFILLPAD_INPLACE and TFILLPAD_EXPAND pad the rows below src's valid rows only down to dst's "
-                                          "valid rows: dst's rows past its valid rows keep their bytes",
-        "tfillpad_expand_src_block_tail": "TFILLPAD, TFILLPAD_INPLACE and TFILLPAD_EXPAND copy whole src rows and pads from the next 32-byte "
-                                          "boundary past src's valid columns: when dst's and src's PadValue are "
-                                          "equal, the elements between keep src's values instead of the pad",
+        "tfillpad_expand_dst_valid_rows": "TFILLPAD, TFILLPAD_INPLACE and TFILLPAD_EXPAND pad the rows below src's "
+                                          "valid rows only down to dst's valid rows: dst's rows past its valid "
+                                          "rows keep their bytes",
+        "tfillpad_expand_src_block_tail": "TFILLPAD, TFILLPAD_INPLACE and TFILLPAD_EXPAND copy whole src rows and "
+                                          "pad from the next 32-byte boundary past src's valid columns: when dst's "
+                                          "and src's PadValue are equal, the elements between keep src's values "
+                                          "instead of the pad",
         "tscatter_col_b8_pairs": "mask TSCATTER (SCATTER_COL) of 8-bit elements copies each src row with 16-bit "
                                  "lanes counting the valid columns: 2 * V bytes of src row i (from i * Cols) land "
                                  "in dst's row, past its valid columns and past the row when 2 * V > Cols",
-        "tpairreducesum_pairs_only": "TPAIRREDUCESUM writes only the floor(V / 2) pair sums of each row (vcpadd stores half the elements it loads): a lone last column, the rest of the valid region and everything outside it keep their bytes instead of the contract's 0",
+        "tpairreducesum_pairs_only": "TPAIRREDUCESUM writes only the floor(V / 2) pair sums of each row (vcpadd "
+                                     "stores half the elements it loads): a lone last column, the rest of the valid "
+                                     "region and everything outside it keep their bytes instead of the contract's 0",
         "tmatmul_acc_ignores_cin": NPU_ERRATA["tmatmul_acc_ignores_cin"],
         "tmatmul_m1_sixteen_rows": "TMATMUL, TMATMUL_ACC and TMATMUL_BIAS with one valid row in A (m = 1) run the "
                                    "cube with m = 16 (to keep it out of its GEMV mode): C rows 1..15 receive A's "
@@ -135,8 +139,10 @@ PROFILE = TargetProfile(
     evidence={
         "tpartarg_ties_src0": "include/pto/npu/a2a3/TPartArgOp.hpp:64-75, 225, 251 (vcmp_ge / vcmp_le, then "
                               "vsel of src0 over src1)",
-        "tfillpad_expand_dst_valid_rows": "include/pto/npu/a2a3/TFillPad.hpp PadBottomRows (dstValidRow - srcValidRow rows)",
-        "tfillpad_expand_src_block_tail": "include/pto/npu/a2a3/TFillPad.hpp TFillPad (vcopy of src Cols, srcValidCol32B, Handle32BAlignedPad only when the PadVals differ)",
+        "tfillpad_expand_dst_valid_rows": "include/pto/npu/a2a3/TFillPad.hpp PadBottomRows (dstValidRow - srcValidRow"
+                                          " rows)",
+        "tfillpad_expand_src_block_tail": "include/pto/npu/a2a3/TFillPad.hpp TFillPad (vcopy of src Cols, "
+                                          "srcValidCol32B, Handle32BAlignedPad only when the PadVals differ)",
         "tscatter_col_b8_pairs": "include/pto/npu/a2a3/TScatter.hpp TScatterMaskImpl (copyType int16_t, "
                                  "set_vector_mask(0, validCol))",
         "tpairreducesum_pairs_only": "include/pto/npu/a2a3/TPairReduceSum.hpp (evenRemain = remainElem & ~1, vcpadd)",

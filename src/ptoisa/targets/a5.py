@@ -70,10 +70,16 @@ PROFILE = TargetProfile(
     errata={
         "tpartarg_ties_src0": "TPARTARGMAX and TPARTARGMIN take src0's value and index where the two values are "
                               "equal (the page and the simulator take src1's)",
-        "tfillpad_expand_dst_valid_rows": "TFILLPAD, TFILLPAD_INPLACE and TFILLPAD_EXPAND pad the rows below src's valid rows only down to dst's "
-                                          "valid rows: dst's rows past its valid rows keep their bytes",
-        "tpairreducesum_pairs_only": "TPAIRREDUCESUM writes only the floor(V / 2) pair sums of each row (vcpadd stores half the elements it loads): a lone last column, the rest of the valid region and everything outside it keep their bytes instead of the contract's 0",
-        "tpairreducesum_flat_rows": "TPAIRREDUCESUM with both tiles' valid columns statically their Cols (or both one row high) runs the flat path: every row's pair sums are packed one after the other from dst's first element (row i's at i * V / 2), and nothing else of dst is written",
+        "tfillpad_expand_dst_valid_rows": "TFILLPAD, TFILLPAD_INPLACE and TFILLPAD_EXPAND pad the rows below src's "
+                                          "valid rows only down to dst's valid rows: dst's rows past its valid "
+                                          "rows keep their bytes",
+        "tpairreducesum_pairs_only": "TPAIRREDUCESUM writes only the floor(V / 2) pair sums of each row (vcpadd "
+                                     "stores half the elements it loads): a lone last column, the rest of the valid "
+                                     "region and everything outside it keep their bytes instead of the contract's 0",
+        "tpairreducesum_flat_rows": "TPAIRREDUCESUM with both tiles' valid columns statically their Cols (or both one"
+                                    " row high) runs the flat path: every row's pair sums are packed one after the "
+                                    "other from dst's first element (row i's at i * V / 2), and nothing else of dst "
+                                    "is written",
         "tmatmul_acc_ignores_cin": NPU_ERRATA["tmatmul_acc_ignores_cin"],
         "tgather_cmp_raw_rows": "comparison TGATHER reads src0 row i and writes dst row i at i * Cols whatever "
                                 "their layout: a col-major or boxed src0 or dst is treated as plain row-major",
@@ -116,9 +122,11 @@ PROFILE = TargetProfile(
     evidence={
         "tpartarg_ties_src0": "include/pto/npu/a5/TPartArgMax.hpp, TPartArgMin.hpp (vcmp_gt / vcmp_lt of src1 "
                               "with src0); TPartArgBinOps.hpp:121-122 (vsel of src1 over src0)",
-        "tfillpad_expand_dst_valid_rows": "include/pto/npu/a5/TFillPad.hpp TFillPad (padRows = dstValidRow - srcValidRow)",
+        "tfillpad_expand_dst_valid_rows": "include/pto/npu/a5/TFillPad.hpp TFillPad (padRows = dstValidRow - "
+                                          "srcValidRow)",
         "tpairreducesum_pairs_only": "include/pto/npu/a5/TPairReduceSum.hpp (curStoreCount = curLoadCount >> 1)",
-        "tpairreducesum_flat_rows": "include/pto/npu/a5/TPairReduceSum.hpp TPairReduceSum_1D_NoPostUpdate, isContiguous",
+        "tpairreducesum_flat_rows": "include/pto/npu/a5/TPairReduceSum.hpp TPairReduceSum_1D_NoPostUpdate, "
+                                    "isContiguous",
         "tmatmul_acc_ignores_cin": "include/pto/npu/a5/TMatmul.hpp:185-205, 240-250, 289-302, 343-355",
         "tgather_cmp_raw_rows": "include/pto/npu/a5/TGather.hpp:350-390, 551-600",
         "tpartmul_boxed_raw_rows": "include/pto/npu/a5/TPartBinOps.hpp:95-131",

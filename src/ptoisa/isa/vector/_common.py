@@ -10,7 +10,7 @@ import numpy as np
 from ..._quiet import QUIET, quiet, quiet_reset, quiet_set
 
 from ...dtypes import STANDARD_DTYPES, DType
-from ...errors import UndefinedBehaviourError
+from ...errors import NotModelledError, UndefinedBehaviourError
 from ...tile.layout import region, store
 from ...tile.tile import Tile
 from .._check import Check, announce_erratum
@@ -490,6 +490,13 @@ def npu_fmod32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.subtract(a, q, dtype=np.float32)
 
 
+def npu_fmod(a: np.ndarray, b: np.ndarray | np.generic) -> np.ndarray:
+    """The NPUs' float fmod (TFMOD, TFMODS: a2a3/TFmod*.hpp, a5/TFMod*.hpp): `npu_fmod32` in float, a half widened
+    and its result converted back rounding towards zero (A5's vcvt ROUND_Z)."""
+    r = npu_fmod32(a.astype(np.float32), np.asarray(b).astype(np.float32))
+    return r if a.dtype == np.float32 else half_toward_zero(r)
+
+
 def half_toward_zero(x: np.ndarray) -> np.ndarray:
     """float -> half rounding towards zero (A5's vcvt ROUND_Z): NumPy's nearest rounding, stepped back one unit
     where it went away from zero (a finite float past half's range becomes +-65504)."""
@@ -499,3 +506,21 @@ def half_toward_zero(x: np.ndarray) -> np.ndarray:
     bits = h.view(np.uint16)
     bits[over] -= np.uint16(1)
     return h
+
+
+def modelled(plan: Plan) -> None:
+    """Raise the NotModelledError a record's static rule found (its plan's data, a message), if any."""
+    if isinstance(plan.data, str):
+        raise NotModelledError(plan.data)
+
+
+def apart(plan: Plan, tiles: Tiles, allowed: tuple[tuple[str, str], ...] = ()) -> None:
+    """Refuse an output sharing bytes with another operand (but the `allowed` pairs when they are one tile):
+    the reference's loops read and write element by element, which these staged kernels do not reproduce."""
+    for out in (o.name for o in plan.record.forms[plan.form] if o.out):
+        for role, tile in tiles.items():
+            if role == out or (out, role) in allowed and tile is tiles[out]:
+                continue
+            if np.shares_memory(tiles[out].storage, tile.storage):
+                raise NotModelledError(f"{plan.record.name} on {plan.config.name}: '{out}' shares storage with "
+                                       f"'{role}' (the element-by-element loop over aliased tiles)")

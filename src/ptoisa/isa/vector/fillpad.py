@@ -30,17 +30,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ...dtypes import STANDARD_DTYPES
-from ...dtypes import DType as D
-from ...errors import NotModelledError
 from ...tile.enums import PadValue
-from ...tile.layout import region, write_region
-from .._check import Check, commit_variant
+from .._check import Check
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src
-from .interleave import apart, modelled
-from .move import _npu_fillpad, _padded, pad_value
+from ._common import apart, modelled
+from .move import _fillpad
 
 
 def _static(check: Check, config: Any, specs: Any, attrs: Any, form: int) -> str | None:
@@ -65,28 +60,11 @@ def _rule(check: Check, plan: Plan, tiles: Tiles) -> None:
 
 
 def _fillpad_expand(plan: Plan, tiles: Tiles, scalars: Scalars) -> None:
-    out, source = tiles["dst"], tiles["src"]
+    """TFILLPAD's kernel (the same routine on every target), once the layouts are known to be modelled and no
+    output shares bytes with another operand but dst = src (TFILLPAD_INPLACE's in-place fill)."""
     modelled(plan)
-    apart(plan, tiles, allowed=(("dst", "src"),))  # one tile as both: TFILLPAD_INPLACE's in-place fill
-    if out.valid_row == 0 or out.valid_col == 0:
-        if plan.config.name == "a5" and out.valid_row > 0:  # no early return there: it pads src's rows and more
-            raise NotModelledError(f"{plan.record.name} on a5: a dst with valid rows but no valid column (the "
-                                   "backend has no early return and pads anyway) is not modelled")
-        return
-    spec = out.spec
-    pad = pad_value(spec.dtype, spec.pad)
-    contract = out.storage.copy()
-    write_region(contract, spec, spec.rows, spec.cols, _padded(out, source, pad))
-    config = plan.config
-    if config.name == "cpu":
-        if spec.dtype is D.F16 and spec.pad in (PadValue.Max, PadValue.Min):
-            target = out.storage.copy()
-            write_region(target, spec, spec.rows, spec.cols, _padded(out, source, 0))
-            commit_variant(config, plan.record.name, "tfillpad_half_limits", out.storage, contract, target)
-            return
-        out.storage[...] = contract
-        return
-    _npu_fillpad(plan, out, source)  # the NPUs: each erratum on its own
+    apart(plan, tiles, allowed=(("dst", "src"),))
+    _fillpad(plan, tiles, scalars)
 
 
 _TYPES = STANDARD_DTYPES

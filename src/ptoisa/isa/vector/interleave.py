@@ -45,7 +45,7 @@ from ...errors import NotModelledError
 from ...tile.layout import region, store, write_region
 from .._check import Check, commit_variant
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, src
-from ._common import ALL9
+from ._common import ALL9, apart, modelled
 
 _NINE = ALL9  # the A5 headers' static_asserts name exactly the nine standard types
 _NO_A2A3 = "include/pto/npu/a2a3 has no {}; the instruction exists for A5 and the CPU simulator only"
@@ -73,12 +73,6 @@ def _no_boxes(check: Check, config: Any, specs: Any, attrs: Any, form: int) -> s
     return None
 
 
-def modelled(plan: Plan) -> None:
-    """Raise the NotModelledError a record's static rule found (its plan's data, a message), if any."""
-    if isinstance(plan.data, str):
-        raise NotModelledError(plan.data)
-
-
 def _shapes(*roles: str, even: bool = True):  # type: ignore[no-untyped-def]
     """Run-time rule: every named tile's valid shape equals the first's, whose valid columns are even."""
 
@@ -93,18 +87,6 @@ def _shapes(*roles: str, even: bool = True):  # type: ignore[no-untyped-def]
         check.distinct_storage({r: tiles[r] for r in roles if r.startswith("dst")})
 
     return rule
-
-
-def apart(plan: Plan, tiles: Tiles, allowed: tuple[tuple[str, str], ...] = ()) -> None:
-    """Refuse an output sharing bytes with another operand (but the `allowed` pairs when they are one tile):
-    the reference's loops read and write element by element, which these staged kernels do not reproduce."""
-    for out in (o.name for o in plan.record.forms[plan.form] if o.out):
-        for role, tile in tiles.items():
-            if role == out or (out, role) in allowed and tile is tiles[out]:
-                continue
-            if np.shares_memory(tiles[out].storage, tile.storage):
-                raise NotModelledError(f"{plan.record.name} on {plan.config.name}: '{out}' shares storage with "
-                                       f"'{role}' (the element-by-element loop over aliased tiles)")
 
 
 # --- TINTERLEAVE ---------------------------------------------------------------------------------------------

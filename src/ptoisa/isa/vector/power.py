@@ -60,7 +60,7 @@ from ...targets import Config
 from ...tile.spec import TileSpec
 from .._check import Check
 from ..record import Legality, Plan, Scalars, Tiles, dst, instruction, scalar, src, tmp
-from ._common import (ALL9, cpp_float_cast, equal_valid, fmod_float, from_double, half_toward_zero, npu_fmod32,
+from ._common import (ALL9, cpp_float_cast, equal_valid, fmod_float, from_double, npu_fmod,
                       trunc_rem, undefined, valid_of, write)
 from .binary import _nonzero_divisor
 from .convert import _x86_int
@@ -123,10 +123,7 @@ def _fmod(plan: Plan, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     safe = np.where(b == 0, 1, b).astype(b.dtype) if a.dtype.kind in "iu" else b
     if a.dtype.kind in "iu":
         return trunc_rem(a, safe)
-    if plan.config.name == "cpu":
-        return fmod_float(a, b)
-    r = npu_fmod32(a.astype(np.float32), b.astype(np.float32))
-    return r if a.dtype == np.float32 else half_toward_zero(r)
+    return fmod_float(a, b) if plan.config.name == "cpu" else npu_fmod(a, b)
 
 
 # --- TPOW / TPOWS -----------------------------------------------------------------------------------------------

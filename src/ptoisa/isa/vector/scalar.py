@@ -30,7 +30,7 @@ from .._check import Check
 from .._scalar import weak_range
 from ..record import Legality, Plan, ScalarSlot, Scalars, Tiles, dst, instruction, scalar, src, tmp
 from ._common import (ALL9, DST_ORDER, INTS, cpp_max, cpp_min, dst_order_differs, equal_valid, fmod_float,
-                      half_toward_zero, highest, npu_fmod32, scalar_source, trunc_div, trunc_rem, undefined, write)
+                      highest, npu_fmod, scalar_source, trunc_div, trunc_rem, undefined, write)
 from .binary import rem, shift_left, shift_right
 
 OPERANDS = (dst(), src("src0"), scalar("scalar", dtype_of="src0"))
@@ -245,10 +245,7 @@ def _npu_fmods(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """TFMODS on the NPUs (a2a3/TFmodS.hpp, a5/TFModS.hpp): integers `a - (a / b) * b` with a truncating
     division, i.e. C++ `%`; floats `a - trunc(a / b) * b` in float, one rounding per step, a half widened to
     float and the result converted back rounding towards zero (A5's vcvt ROUND_Z)."""
-    if a.dtype.kind in "iu":
-        return _rem_int(a, b)
-    r = npu_fmod32(a.astype(np.float32), np.float32(b))
-    return r if a.dtype == np.float32 else half_toward_zero(r)
+    return _rem_int(a, b) if a.dtype.kind in "iu" else npu_fmod(a, b)
 
 
 def _scalar_compiled(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable[..., bool] | None,

@@ -55,8 +55,8 @@ from ...errors import NotModelledError
 from ...tile.layout import region, write_region
 from .._check import Check, commit_variant
 from ..record import Attr, Legality, Plan, Scalars, Tiles, dst, instruction, src
-from ._common import ALL9
-from .interleave import apart, modelled
+from ._common import ALL9, apart, modelled
+
 
 _NINE = (D.I8, D.U8, D.I16, D.U16, D.I32, D.U32, D.F16, D.BF16, D.F32)
 _IDX = (D.I16, D.U16, D.I32, D.U32)
